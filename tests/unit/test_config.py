@@ -1,0 +1,94 @@
+"""Config parsing: valid configs load; every bad value is reported with its file and dotted key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vocab.config import ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GOOD = """
+[project]
+max_calls = 50
+[models.w]
+kind = "embedded"
+asset = "smollm2-135m-instruct"
+port = 8201
+[models.w.sampling]
+temperature = 0.3
+top_k = 20
+[models.api]
+kind = "endpoint"
+base_url = "https://example.invalid/v1"
+api_key_env = "MY_KEY"
+model = "big-judge"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "cfg.toml"
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("name", ["embedded.toml", "gpu.toml"])
+def test_shipped_configs_load(name):
+    cfg = load_config(ROOT / "configs" / name)
+    assert cfg.models and all(m.served for m in cfg.models.values())
+
+
+def test_good_config(tmp_path):
+    cfg = load_config(write(tmp_path, GOOD))
+    assert cfg.max_calls == 50
+    w, api = cfg.model("w"), cfg.model("api")
+    assert w.base_url == "http://127.0.0.1:8201/v1" and w.sampling.top_k == 20 and w.sampling.temperature == 0.3
+    assert not api.served and api.base_url == "https://example.invalid/v1" and api.request_model == "big-judge"
+
+
+@pytest.mark.parametrize(
+    "change, key",
+    [
+        (('port = 8201', 'port = "8201"'), "models.w.port"),
+        (('port = 8201', 'port = 80'), "models.w.port"),
+        (('kind = "embedded"', 'kind = "docker"'), "models.w.kind"),
+        (('asset = "smollm2-135m-instruct"', 'asset = "llama-70b"'), "models.w.asset"),
+        (('temperature = 0.3', 'temperature = -1'), "models.w.sampling.temperature"),
+        (('temperature = 0.3', 'temprature = 0.3'), "models.w.sampling.temprature"),
+        (('max_calls = 50', 'max_calls = true'), "project.max_calls"),
+        (('base_url = "https://example.invalid/v1"', ''), "models.api.base_url"),
+        (('[project]', '[project]\nprofile = "tpu"'), "project.profile"),
+    ],
+)
+def test_bad_value_names_file_and_key(tmp_path, change, key):
+    path = write(tmp_path, GOOD.replace(*change, 1))
+    with pytest.raises(ConfigError) as e:
+        load_config(path)
+    msg = str(e.value)
+    assert msg.startswith(str(path)) and key in msg and "\n" not in msg
+
+
+def test_missing_file_and_bad_toml(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read config"):
+        load_config(tmp_path / "nope.toml")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(write(tmp_path, "[models.w\nkind="))
+
+
+def test_two_servers_on_one_port(tmp_path):
+    text = GOOD + '[models.x]\nkind = "vllm"\nmodel = "some/model"\nport = 8201\n'
+    with pytest.raises(ConfigError, match="share a port"):
+        load_config(write(tmp_path, text))
+
+
+def test_no_models(tmp_path):
+    with pytest.raises(ConfigError, match="no model configured"):
+        load_config(write(tmp_path, "[project]\nmax_calls = 3\n"))
+
+
+def test_unknown_model_lookup(tmp_path):
+    cfg = load_config(write(tmp_path, GOOD))
+    with pytest.raises(ConfigError, match="no model named 'z'"):
+        cfg.model("z")

