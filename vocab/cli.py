@@ -68,8 +68,9 @@ def cmd_serve(args) -> int:
     with Servers(cfg, args.profile, names) as servers:
         for spec in servers.specs:
             how = "reused" if spec.name in servers.reused else "started"
-            print(f"{spec.name}: {how}, {spec.health_url.removesuffix('/health')}/v1 (log: {spec.log_path})",
-                  flush=True)
+            print(
+                f"{spec.name}: {how}, {spec.health_url.removesuffix('/health')}/v1 (log: {spec.log_path})", flush=True
+            )
         print("serving; Ctrl-C stops the servers this command started", flush=True)
         try:
             while True:
@@ -86,8 +87,17 @@ def cmd_roundtrip(args) -> int:
     results = asyncio.run(roundtrip(cfg, args.model or None))
     ok = True
     for r in results:
-        print(json.dumps({"model": r.model, "answer": r.value, "error": r.error,
-                          "usage": r.usage.as_dict() if r.usage else None}, sort_keys=True))
+        print(
+            json.dumps(
+                {
+                    "model": r.model,
+                    "answer": r.value,
+                    "error": r.error,
+                    "usage": r.usage.as_dict() if r.usage else None,
+                },
+                sort_keys=True,
+            )
+        )
         ok &= r.error is None
     return 0 if ok else 1
 
@@ -107,15 +117,62 @@ def cmd_demo(args) -> int:
     ok = True
     with Servers(cfg, args.profile) as servers:
         started = [s.name for s in servers.specs if s.name not in servers.reused]
-        print(f"[demo] servers healthy: started {started or 'none'}, reused {servers.reused or 'none'} "
-              f"({time.perf_counter() - t0:.0f} s)", flush=True)
+        print(
+            f"[demo] servers healthy: started {started or 'none'}, reused {servers.reused or 'none'} "
+            f"({time.perf_counter() - t0:.0f} s)",
+            flush=True,
+        )
         for r in asyncio.run(roundtrip(cfg)):
             status = "ok" if r.error is None else f"FAILED ({r.error['kind']}: {r.error['message']})"
-            print(f"[demo] round-trip {r.model}: {status} answer={json.dumps(r.value)} "
-                  f"tokens={r.usage.completion_tokens if r.usage else None}", flush=True)
+            print(
+                f"[demo] round-trip {r.model}: {status} answer={json.dumps(r.value)} "
+                f"tokens={r.usage.completion_tokens if r.usage else None}",
+                flush=True,
+            )
             ok &= r.error is None
     print(f"[demo] servers stopped; done in {time.perf_counter() - t0:.0f} s", flush=True)
     return 0 if ok else 1
+
+
+def cmd_levels(args) -> int:
+    from vocab.levels import LevelError, design, generate, lexicon, parse_ranges
+
+    try:
+        if args.tiers is not None:
+            if args.range:
+                raise UsageError("give a level range or --tiers/--per-tier, not both")
+            numbers = design(parse_ranges(args.tiers, "tier"), args.per_tier, args.seed)
+        else:
+            if not args.range:
+                raise UsageError("give a level range (e.g. 1-140) or --tiers 1-28 --per-tier 5 --seed 0")
+            numbers = parse_ranges(args.range)
+    except LevelError as e:
+        raise UsageError(str(e)) from None
+    lex = lexicon()
+    out = sys.stdout
+    for n in numbers:
+        out.write(json.dumps(generate(n, lex).as_dict(), sort_keys=False) + "\n")
+    return 0
+
+
+def cmd_check(args) -> int:
+    from vocab.script import ScriptInputError, adjudicate_record
+
+    lines = sys.stdin.read().splitlines()
+    outputs = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+            outputs.append(adjudicate_record(obj))
+        except json.JSONDecodeError as e:
+            raise UsageError(f"stdin line {i}: not JSON ({e.msg})") from None
+        except ScriptInputError as e:
+            raise UsageError(f"stdin line {i}: {e}") from None
+    for o in outputs:  # nothing is written unless every line is valid
+        sys.stdout.write(json.dumps(o) + "\n")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,14 +203,25 @@ def build_parser() -> argparse.ArgumentParser:
     _add_config(demo)
     demo.add_argument("--profile", choices=("cpu", "gpu"), help="override the config's serving profile")
     demo.set_defaults(func=cmd_demo)
+
+    lv = sub.add_parser("levels", help="print levels as JSON Lines: `vocab levels 1-140` or a sampled design")
+    lv.add_argument("range", nargs="?", help="level numbers: 7, 1-140, 1-3,10")
+    lv.add_argument("--tiers", help="the sampled design: tiers to draw from, e.g. 1-28")
+    lv.add_argument("--per-tier", type=int, default=5, help="levels per tier in the design (default 5)")
+    lv.add_argument("--seed", type=int, default=0, help="seed of the design draw (default 0)")
+    lv.set_defaults(func=cmd_levels)
+
+    ck = sub.add_parser("check", help="the script adjudicator: JSON Lines on stdin, one verdict line per input")
+    ck.set_defaults(func=cmd_check)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         return args.func(args)
     except (ConfigError, UsageError) as e:
@@ -161,6 +229,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # e.g. `vocab levels 1-10000 | head`: the reader left, which is not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -137,8 +137,13 @@ def response_format(schema: dict[str, Any], name: str) -> dict[str, Any]:
 class ModelClient:
     """Structured calls to one configured model."""
 
-    def __init__(self, model: ModelConfig, budget: CallBudget, semaphore: asyncio.Semaphore | None = None,
-                 api_key: str | None = None):
+    def __init__(
+        self,
+        model: ModelConfig,
+        budget: CallBudget,
+        semaphore: asyncio.Semaphore | None = None,
+        api_key: str | None = None,
+    ):
         self.model = model
         self.budget = budget
         self.semaphore = semaphore or asyncio.Semaphore(model.concurrency)
@@ -208,17 +213,30 @@ class ModelClient:
             if choice.finish_reason == "length":
                 raise TruncatedOutput(
                     f"finish_reason=length after {usage.completion_tokens} tokens (max_tokens={max_tokens}) "
-                    "before a complete answer", model=name, usage=usage, text=text) from None
-            raise MalformedOutput(f"answer is not JSON ({e.msg} at char {e.pos}): {_short(text)}",
-                                  model=name, usage=usage, text=text) from None
+                    "before a complete answer",
+                    model=name,
+                    usage=usage,
+                    text=text,
+                ) from None
+            raise MalformedOutput(
+                f"answer is not JSON ({e.msg} at char {e.pos}): {_short(text)}", model=name, usage=usage, text=text
+            ) from None
         errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(value), key=lambda x: list(x.path))
         if errors:
             where = "/".join(str(p) for p in errors[0].path) or "(root)"
             if choice.finish_reason == "length":
-                raise TruncatedOutput(f"finish_reason=length; partial answer fails the schema at {where}",
-                                      model=name, usage=usage, text=text)
-            raise SchemaViolation(f"answer violates the schema at {where}: {_short(errors[0].message)}",
-                                  model=name, usage=usage, text=text)
+                raise TruncatedOutput(
+                    f"finish_reason=length; partial answer fails the schema at {where}",
+                    model=name,
+                    usage=usage,
+                    text=text,
+                )
+            raise SchemaViolation(
+                f"answer violates the schema at {where}: {_short(errors[0].message)}",
+                model=name,
+                usage=usage,
+                text=text,
+            )
         return StructuredResult(value=value, text=text, usage=usage, reasoning=reasoning)
 
 

@@ -163,8 +163,17 @@ class _Reader:
 
 
 def _names(types: tuple[type, ...]) -> str:
-    return " or ".join({int: "an integer", float: "a number", str: "a string", dict: "a table",
-                        list: "a list", bool: "true/false"}.get(t, t.__name__) for t in types)
+    return " or ".join(
+        {
+            int: "an integer",
+            float: "a number",
+            str: "a string",
+            dict: "a table",
+            list: "a list",
+            bool: "true/false",
+        }.get(t, t.__name__)
+        for t in types
+    )
 
 
 def _positive(r: _Reader, key: str, value, allow_zero: bool = False):
@@ -294,7 +303,16 @@ def load_config(path: str | Path) -> Config:
     cfg_path = path.resolve()
     cache = Path(cache_dir)
     if not cache.is_absolute():
-        cache = (cfg_path.parent.parent / cache).resolve() if cfg_path.parent.name == "configs" else (
-            cfg_path.parent / cache).resolve()
-    return Config(path=path, cache_dir=cache, profile=profile, max_calls=max_calls, models=models,
-                  raw={k: v for k, v in root.table.items()})
+        cache = (
+            (cfg_path.parent.parent / cache).resolve()
+            if cfg_path.parent.name == "configs"
+            else (cfg_path.parent / cache).resolve()
+        )
+    return Config(
+        path=path,
+        cache_dir=cache,
+        profile=profile,
+        max_calls=max_calls,
+        models=models,
+        raw={k: v for k, v in root.table.items()},
+    )

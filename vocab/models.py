@@ -113,8 +113,13 @@ def prepare(asset_name: str, cache_dir: Path, force: bool = False) -> Path:
     gguf = asset.locate_gguf(work)
     gguf_sha = sha256_file(gguf)
     record = read_record(out)
-    if (not force and record and record.get("gguf_sha256") == gguf_sha
-            and record.get("format") == PREPARE_FORMAT and _files_match(out, record)):
+    if (
+        not force
+        and record
+        and record.get("gguf_sha256") == gguf_sha
+        and record.get("format") == PREPARE_FORMAT
+        and _files_match(out, record)
+    ):
         log.info("%s: already prepared in %s", asset_name, out)
         return out
 

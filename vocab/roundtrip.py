@@ -26,8 +26,11 @@ ROUNDTRIP_SCHEMA: dict[str, Any] = {
 }
 
 ROUNDTRIP_MESSAGES = [
-    {"role": "system", "content": "You write one English sentence that uses every word you are given. "
-                                  "Reply with a JSON object: the sentence, and the list of given words it uses."},
+    {
+        "role": "system",
+        "content": "You write one English sentence that uses every word you are given. "
+        "Reply with a JSON object: the sentence, and the list of given words it uses.",
+    },
     {"role": "user", "content": "Words: stone, tones, notes. Write the sentence."},
 ]
 

@@ -9,6 +9,7 @@ it started when the ``with`` block ends (Ctrl-C included). A server that dies du
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -76,17 +77,29 @@ def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: in
     profile = profile or cfg.profile
     o = m.serve
     argv = [
-        sys.executable, "-m", "vocab.vllm_launcher", "serve", model_path(cfg, m),
-        "--served-model-name", m.name,
-        "--host", "127.0.0.1",
-        "--port", str(m.port),
-        "--dtype", o.dtype,
-        "--max-model-len", str(o.max_model_len),
+        sys.executable,
+        "-m",
+        "vocab.vllm_launcher",
+        "serve",
+        model_path(cfg, m),
+        "--served-model-name",
+        m.name,
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(m.port),
+        "--dtype",
+        o.dtype,
+        "--max-model-len",
+        str(o.max_model_len),
         # Sampling comes from our config alone, never from a generation_config.json in the model folder.
-        "--generation-config", "vllm",
-        "--structured-outputs-config.backend", "xgrammar",
+        "--generation-config",
+        "vllm",
+        "--structured-outputs-config.backend",
+        "xgrammar",
         # JSON without free whitespace: shorter critic answers, and no runaway newlines from tiny models.
-        "--structured-outputs-config.disable_any_whitespace", "true",
+        "--structured-outputs-config.disable_any_whitespace",
+        "true",
         "--disable-uvicorn-access-log",
     ]
     template = chat_template_path(cfg, m)
@@ -156,8 +169,9 @@ def log_tail(path: Path, lines: int = 25) -> str:
 class Servers:
     """Context manager: the configured vLLM servers, healthy inside the block, stopped after it."""
 
-    def __init__(self, cfg: Config, profile: str | None = None, names: list[str] | None = None,
-                 startup_timeout: float = 900.0):
+    def __init__(
+        self, cfg: Config, profile: str | None = None, names: list[str] | None = None, startup_timeout: float = 900.0
+    ):
         self.cfg = cfg
         self.specs = served_specs(cfg, profile, names)
         self.startup_timeout = startup_timeout
@@ -181,7 +195,8 @@ class Servers:
                 names = served_names(spec.port)
                 if spec.name not in names:
                     raise ServerStartError(
-                        f"port {spec.port} already serves {names}, not {spec.name!r}: stop it or change the port")
+                        f"port {spec.port} already serves {names}, not {spec.name!r}: stop it or change the port"
+                    )
                 log.info("%s: reusing the healthy server on port %d", spec.name, spec.port)
                 self.reused.append(spec.name)
                 continue
@@ -193,8 +208,12 @@ class Servers:
             logf.flush()
             log.info("%s: starting on port %d (log: %s)", spec.name, spec.port, spec.log_path)
             self.procs[spec.name] = subprocess.Popen(
-                list(spec.argv), env={**os.environ, **spec.env}, stdout=logf, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, start_new_session=True,  # its own process group, stopped as one
+                list(spec.argv),
+                env={**os.environ, **spec.env},
+                stdout=logf,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,  # its own process group, stopped as one
                 preexec_fn=_die_with_parent,
             )
             logf.close()
@@ -209,7 +228,8 @@ class Servers:
                 if proc.poll() is not None:
                     raise ServerStartError(
                         f"{name}: vllm serve exited with code {proc.returncode} during start-up; "
-                        f"last lines of {spec.log_path}:\n{log_tail(spec.log_path)}")
+                        f"last lines of {spec.log_path}:\n{log_tail(spec.log_path)}"
+                    )
                 if health(spec.port):
                     log.info("%s: healthy", name)
                     del pending[name]
@@ -217,7 +237,8 @@ class Servers:
                 name, spec = next(iter(pending.items()))
                 raise ServerStartError(
                     f"{name}: not healthy after {self.startup_timeout:.0f} s; last lines of {spec.log_path}:\n"
-                    f"{log_tail(spec.log_path)}")
+                    f"{log_tail(spec.log_path)}"
+                )
             if pending:
                 time.sleep(1.0)
 
@@ -252,7 +273,5 @@ def _die_with_parent() -> None:
 
 
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, sig)  # start_new_session=True made the server its group's leader
-    except ProcessLookupError:
-        pass

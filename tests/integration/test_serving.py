@@ -34,8 +34,10 @@ def test_server_serves_the_configured_model(servers, embedded_config, name):
 
 @pytest.mark.parametrize("name", MODELS)
 def test_schema_valid_structured_answer_with_usage(servers, embedded_config, name):
-    r = run(lambda c: c.get(name).structured(ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA, "roundtrip",
-                                             max_tokens=128), embedded_config)
+    r = run(
+        lambda c: c.get(name).structured(ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA, "roundtrip", max_tokens=128),
+        embedded_config,
+    )
     assert isinstance(r.value["sentence"], str) and isinstance(r.value["answer_key"], list)
     assert len(r.value["answer_key"]) <= 3  # the schema's maxItems, enforced by xgrammar
     u = r.usage

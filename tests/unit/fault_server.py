@@ -25,12 +25,18 @@ VALID = json.dumps({"sentence": "Stone tones make notes.", "answer_key": ["stone
 
 
 def completion(content: str, finish_reason: str = "stop", model: str = "ok") -> bytes:
-    return json.dumps({
-        "id": "chatcmpl-fault", "object": "chat.completion", "created": 0, "model": model,
-        "choices": [{"index": 0, "finish_reason": finish_reason,
-                     "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
-    }).encode()
+    return json.dumps(
+        {
+            "id": "chatcmpl-fault",
+            "object": "chat.completion",
+            "created": 0,
+            "model": model,
+            "choices": [
+                {"index": 0, "finish_reason": finish_reason, "message": {"role": "assistant", "content": content}}
+            ],
+            "usage": {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18},
+        }
+    ).encode()
 
 
 class FaultServer:

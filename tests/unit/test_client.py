@@ -28,8 +28,16 @@ def server():
 
 
 def endpoint(url: str, mode: str = "ok", timeout_s: float = 1.0, concurrency: int = 8, **sampling) -> ModelConfig:
-    return ModelConfig(name=mode, kind="endpoint", model=mode, base_url_=url, timeout_s=timeout_s,
-                       concurrency=concurrency, max_tokens=64, sampling=Sampling(**sampling))
+    return ModelConfig(
+        name=mode,
+        kind="endpoint",
+        model=mode,
+        base_url_=url,
+        timeout_s=timeout_s,
+        concurrency=concurrency,
+        max_tokens=64,
+        sampling=Sampling(**sampling),
+    )
 
 
 async def call(cfg: ModelConfig, budget: CallBudget | None = None):
@@ -55,8 +63,15 @@ def test_valid_answer_is_parsed_with_usage(server):
 
 @pytest.mark.parametrize(
     "mode, kind",
-    [("drop", "connection"), ("stall", "timeout"), ("http500", "http_status"), ("not_json", "malformed"),
-     ("bad_body", "malformed"), ("schema", "schema"), ("length", "truncated")],
+    [
+        ("drop", "connection"),
+        ("stall", "timeout"),
+        ("http500", "http_status"),
+        ("not_json", "malformed"),
+        ("bad_body", "malformed"),
+        ("schema", "schema"),
+        ("length", "truncated"),
+    ],
 )
 def test_each_fault_has_its_kind(server, mode, kind):
     assert kind_of(endpoint(server.base_url, mode)) == kind
@@ -94,8 +109,9 @@ def test_budget_is_hard_and_counts_failed_calls(server):
 
 
 def test_sampling_recipe_splits_into_openai_and_vllm_fields(server):
-    cfg = endpoint(server.base_url, "ok", temperature=0.7, top_p=0.9, top_k=20, min_p=0.05, seed=3,
-                   stop_token_ids=(106,))
+    cfg = endpoint(
+        server.base_url, "ok", temperature=0.7, top_p=0.9, top_k=20, min_p=0.05, seed=3, stop_token_ids=(106,)
+    )
     asyncio.run(call(cfg))
     body = server.requests[-1]
     assert (body["temperature"], body["top_p"], body["seed"]) == (0.7, 0.9, 3)
@@ -111,7 +127,8 @@ def test_concurrency_is_bounded_per_endpoint(tmp_path):
         cfg_path = tmp_path / "c.toml"
         cfg_path.write_text(
             f'[models.a]\nkind = "endpoint"\nmodel = "slow"\nbase_url = "{server.base_url}"\nconcurrency = 2\n'
-            f'[models.b]\nkind = "endpoint"\nmodel = "slow"\nbase_url = "{server.base_url}"\nconcurrency = 3\n')
+            f'[models.b]\nkind = "endpoint"\nmodel = "slow"\nbase_url = "{server.base_url}"\nconcurrency = 3\n'
+        )
         cfg = load_config(cfg_path)
 
         async def run():

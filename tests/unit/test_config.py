@@ -51,15 +51,15 @@ def test_good_config(tmp_path):
 @pytest.mark.parametrize(
     "change, key",
     [
-        (('port = 8201', 'port = "8201"'), "models.w.port"),
-        (('port = 8201', 'port = 80'), "models.w.port"),
+        (("port = 8201", 'port = "8201"'), "models.w.port"),
+        (("port = 8201", "port = 80"), "models.w.port"),
         (('kind = "embedded"', 'kind = "docker"'), "models.w.kind"),
         (('asset = "smollm2-135m-instruct"', 'asset = "llama-70b"'), "models.w.asset"),
-        (('temperature = 0.3', 'temperature = -1'), "models.w.sampling.temperature"),
-        (('temperature = 0.3', 'temprature = 0.3'), "models.w.sampling.temprature"),
-        (('max_calls = 50', 'max_calls = true'), "project.max_calls"),
-        (('base_url = "https://example.invalid/v1"', ''), "models.api.base_url"),
-        (('[project]', '[project]\nprofile = "tpu"'), "project.profile"),
+        (("temperature = 0.3", "temperature = -1"), "models.w.sampling.temperature"),
+        (("temperature = 0.3", "temprature = 0.3"), "models.w.sampling.temprature"),
+        (("max_calls = 50", "max_calls = true"), "project.max_calls"),
+        (('base_url = "https://example.invalid/v1"', ""), "models.api.base_url"),
+        (("[project]", '[project]\nprofile = "tpu"'), "project.profile"),
     ],
 )
 def test_bad_value_names_file_and_key(tmp_path, change, key):

@@ -28,8 +28,12 @@ def test_cpu_profile(embedded):
     assert set(specs) == {"smollm2", "gemma3"}
     for s in specs.values():
         a = s.argv
-        assert a[1:5] == ("-m", "vocab.vllm_launcher", "serve", str(embedded.cache_dir / "models" /
-                                                                     embedded.model(s.name).asset))
+        assert a[1:5] == (
+            "-m",
+            "vocab.vllm_launcher",
+            "serve",
+            str(embedded.cache_dir / "models" / embedded.model(s.name).asset),
+        )
         assert flag(a, "--host") == "127.0.0.1" and flag(a, "--port") == str(s.port)
         assert "--enforce-eager" in a and flag(a, "--distributed-executor-backend") == "uni"
         assert flag(a, "--structured-outputs-config.backend") == "xgrammar"

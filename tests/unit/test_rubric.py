@@ -1,0 +1,44 @@
+"""The rubric: 12 checks, one shared text, a stable hash, schemas xgrammar accepts, the pass rule."""
+
+from __future__ import annotations
+
+import jsonschema
+
+from vocab import rubric
+
+
+def test_twelve_checks_with_kinds():
+    assert [c.id for c in rubric.CHECKS] == [str(i) for i in range(1, 13)]
+    kinds = {c.id: c.kind for c in rubric.CHECKS}
+    assert {k for k, v in kinds.items() if v == "decidable"} == {"1", "2", "3"}
+    assert {k for k, v in kinds.items() if v == "mechanical"} == {"4", "6", "7", "8"}
+    assert {k for k, v in kinds.items() if v == "judgment"} == {"5", "9", "10", "11", "12"}
+
+
+def test_text_lists_every_check_and_hash_is_stable():
+    text = rubric.rubric_text()
+    for c in rubric.CHECKS:
+        assert f"{c.id}. " in text and c.question in text
+    assert rubric.rubric_hash() == rubric.rubric_hash() and len(rubric.rubric_hash()) == 64
+
+
+def test_pass_rule_ignores_check_1_by_default():
+    all_pass = {c: "PASSED" for c in rubric.CHECK_IDS}
+    assert rubric.passes(all_pass)
+    assert rubric.passes({**all_pass, "1": "FAILED"})
+    assert not rubric.passes({**all_pass, "1": "FAILED"}, scope=rubric.CHECK_IDS)
+    assert not rubric.passes({**all_pass, "9": "FAILED"})
+    assert not rubric.passes({k: v for k, v in all_pass.items() if k != "12"})  # missing counts as a fail
+    assert rubric.failed_checks({**all_pass, "9": "FAILED", "11": "FAILED"}) == ["9", "11"]
+
+
+def test_schemas_validate_good_and_reject_bad_answers():
+    w = rubric.writer_schema(3)
+    jsonschema.validate({"sentence": "A stone.", "answer_key": ["stone"]}, w)
+    for bad in ({"sentence": "x"}, {"sentence": "x", "answer_key": ["a"] * 7}, {"sentence": "", "answer_key": ["a"]}):
+        assert not jsonschema.Draft202012Validator(w).is_valid(bad)
+    c = rubric.critic_schema()
+    good = {k: {"verdict": "PASSED", "reason": "ok"} for k in rubric.CHECK_IDS}
+    jsonschema.validate(good, c)
+    assert not jsonschema.Draft202012Validator(c).is_valid({**good, "3": {"verdict": "MAYBE", "reason": ""}})
+    assert not jsonschema.Draft202012Validator(c).is_valid({k: v for k, v in good.items() if k != "5"})
