@@ -14,6 +14,7 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from vocab.config import ConfigError, load_config
 
@@ -102,36 +103,67 @@ def cmd_roundtrip(args) -> int:
     return 0 if ok else 1
 
 
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+DEMO_NOTEBOOKS = ("00_levels", "01_run")
+
+
 def cmd_demo(args) -> int:
-    """The main job on a config: prepare models, start the servers, run the job, stop the servers."""
+    """The main job on a config: prepare models, start the servers, run the design, stop the servers,
+    then execute the pipeline notebooks on the run (their executed copies go into the run directory)."""
+    from vocab.client import Clients
+    from vocab.loop import run_design
     from vocab.models import prepare
+    from vocab.nb import execute
+    from vocab.records import RunDirError
     from vocab.roundtrip import roundtrip
     from vocab.serve import Servers
 
     cfg = load_config(args.config)
+    loop = loop_from_args(cfg, args)
     t0 = time.perf_counter()
+
+    def say(msg: str) -> None:
+        print(f"[demo {time.perf_counter() - t0:6.0f} s] {msg}", flush=True)
+
     for m in cfg.models.values():
         if m.kind == "embedded":
             prepare(m.asset, cfg.cache_dir)
-    print(f"[demo] models ready ({time.perf_counter() - t0:.0f} s)", flush=True)
-    ok = True
+    say("models ready")
     with Servers(cfg, args.profile) as servers:
         started = [s.name for s in servers.specs if s.name not in servers.reused]
-        print(
-            f"[demo] servers healthy: started {started or 'none'}, reused {servers.reused or 'none'} "
-            f"({time.perf_counter() - t0:.0f} s)",
-            flush=True,
-        )
+        say(f"servers healthy: started {started or 'none'}, reused {servers.reused or 'none'}")
         for r in asyncio.run(roundtrip(cfg)):
-            status = "ok" if r.error is None else f"FAILED ({r.error['kind']}: {r.error['message']})"
-            print(
-                f"[demo] round-trip {r.model}: {status} answer={json.dumps(r.value)} "
-                f"tokens={r.usage.completion_tokens if r.usage else None}",
-                flush=True,
-            )
-            ok &= r.error is None
-    print(f"[demo] servers stopped; done in {time.perf_counter() - t0:.0f} s", flush=True)
-    return 0 if ok else 1
+            if r.error is not None:
+                raise UsageError(f"round-trip through {r.model} failed ({r.error['kind']}: {r.error['message']})")
+            say(f"round-trip {r.model}: ok ({r.usage.completion_tokens} tokens)")
+
+        async def go():
+            clients = Clients.from_config(cfg, args.max_calls)
+            try:
+                return await run_design(
+                    cfg,
+                    loop,
+                    args.run_dir,
+                    clients,
+                    retry_abandoned=args.retry_abandoned,
+                    progress=not args.no_progress,
+                )
+            finally:
+                await clients.aclose()
+
+        try:
+            summary = asyncio.run(go())
+        except RunDirError as e:
+            raise UsageError(str(e)) from None
+        print_summary(summary)
+    say("servers stopped")
+    run_dir = Path(args.run_dir).resolve()
+    for name in DEMO_NOTEBOOKS:
+        params = {"run_dir": str(run_dir)} if name != "00_levels" else {}
+        out = execute(NOTEBOOKS / f"{name}.ipynb", params, run_dir / "notebooks" / f"{name}.ipynb")
+        say(f"notebook {name}: {out}")
+    say(f"done: {run_dir}")
+    return 0
 
 
 def cmd_levels(args) -> int:
@@ -175,6 +207,90 @@ def cmd_check(args) -> int:
     return 0
 
 
+def loop_from_args(cfg, args):
+    """The config's [loop] table with the command line's overrides; validated."""
+    import dataclasses
+
+    from vocab.config import LoopConfig
+    from vocab.levels import LevelError, design, parse_ranges
+
+    loop = cfg.loop or LoopConfig(writers=tuple(sorted(cfg.models)), critics=tuple(sorted(cfg.models)))
+    changes = {}
+    for attr in ("writers", "critics"):
+        value = getattr(args, attr, None)
+        if value:
+            names = tuple(v.strip() for v in value.split(",") if v.strip())
+            for n in names:
+                cfg.model(n)
+            changes[attr] = names
+    if getattr(args, "levels", None):
+        changes["levels"] = args.levels
+    if getattr(args, "tiers", None):
+        changes["tiers"], changes["levels"] = args.tiers, None
+    for attr in ("per_tier", "design_seed", "max_attempts"):
+        value = getattr(args, attr, None)
+        if value is not None:
+            if value < (0 if attr == "design_seed" else 1):
+                raise UsageError(f"--{attr.replace('_', '-')} must be positive, got {value}")
+            changes[attr] = value
+    loop = dataclasses.replace(loop, **changes)
+    try:  # validate the design now, so a bad range fails before anything is written
+        if loop.levels:
+            parse_ranges(loop.levels)
+        else:
+            design(parse_ranges(loop.tiers, "tier"), loop.per_tier, loop.design_seed)
+    except LevelError as e:
+        raise UsageError(str(e)) from None
+    return loop
+
+
+def cmd_run(args) -> int:
+    from vocab.client import Clients
+    from vocab.loop import run_design
+    from vocab.records import RunDirError
+
+    cfg = load_config(args.config)
+    loop = loop_from_args(cfg, args)
+    if args.max_calls is not None and args.max_calls < 0:
+        raise UsageError(f"--max-calls must be non-negative, got {args.max_calls}")
+
+    async def go():
+        clients = Clients.from_config(cfg, args.max_calls)
+        try:
+            return await run_design(
+                cfg, loop, args.run_dir, clients, retry_abandoned=args.retry_abandoned, progress=not args.no_progress
+            )
+        finally:
+            await clients.aclose()
+
+    try:
+        summary = asyncio.run(go())
+    except RunDirError as e:
+        raise UsageError(str(e)) from None
+    print_summary(summary)
+    return 0
+
+
+def print_summary(summary) -> None:
+    print(
+        f"run {summary.run_dir}: {summary.attempts_new} new attempts, {summary.errors_new} errors, "
+        f"{summary.calls} calls in {summary.seconds:.0f} s",
+        flush=True,
+    )
+    for cell, counts in summary.statuses.items():
+        print(f"  {cell}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())), flush=True)
+
+
+def _add_design(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--levels", help="an explicit level range instead of the design, e.g. 1-10")
+    p.add_argument("--tiers", help="the design's tiers (default from config: 1-28)")
+    p.add_argument("--per-tier", type=int, help="levels per tier (default from config: 5)")
+    p.add_argument("--design-seed", type=int, help="seed of the design draw (default from config: 0)")
+    p.add_argument("--writers", help="comma-separated writer models (default from config)")
+    p.add_argument("--critics", help="comma-separated critic models (default from config)")
+    p.add_argument("--max-attempts", type=int, help="attempts per level before a Hard FAIL (default 3)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="vocab", description="Audit an LLM judge on the Vocabscapes write-critique loop.")
     p.add_argument("-v", "--verbose", action="store_true", help="log diagnostics to stderr")
@@ -199,10 +315,24 @@ def build_parser() -> argparse.ArgumentParser:
     rt.add_argument("--model", action="append", help="only this model (repeatable)")
     rt.set_defaults(func=cmd_roundtrip)
 
-    demo = sub.add_parser("demo", help="the main job: prepare models, serve, run, stop the servers")
+    demo = sub.add_parser("demo", help="the main job: prepare models, serve, run the design, stop, notebooks")
     _add_config(demo)
     demo.add_argument("--profile", choices=("cpu", "gpu"), help="override the config's serving profile")
+    demo.add_argument("--run-dir", type=Path, default=Path("data/runs/demo"), help="default: data/runs/demo")
+    _add_design(demo)
+    demo.add_argument("--retry-abandoned", action="store_true", help="rerun the levels that were abandoned")
+    demo.add_argument("--max-calls", type=int, help="hard call budget (default from config)")
+    demo.add_argument("--no-progress", action="store_true", help="no progress bars")
     demo.set_defaults(func=cmd_demo)
+
+    run = sub.add_parser("run", help="run (or resume) the writer x critic design into a run directory")
+    _add_config(run)
+    run.add_argument("--run-dir", required=True, type=Path, help="the run directory, e.g. data/runs/my-run")
+    _add_design(run)
+    run.add_argument("--retry-abandoned", action="store_true", help="rerun the levels that were abandoned")
+    run.add_argument("--max-calls", type=int, help="hard call budget for this process (default from config)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bars")
+    run.set_defaults(func=cmd_run)
 
     lv = sub.add_parser("levels", help="print levels as JSON Lines: `vocab levels 1-140` or a sampled design")
     lv.add_argument("range", nargs="?", help="level numbers: 7, 1-140, 1-3,10")

@@ -207,37 +207,39 @@ class ModelClient:
         usage = _usage(resp, choice, name, endpoint, seconds)
         text = choice.message.content or ""
         reasoning = getattr(choice.message, "reasoning_content", None) or getattr(choice.message, "reasoning", None)
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as e:
-            if choice.finish_reason == "length":
-                raise TruncatedOutput(
-                    f"finish_reason=length after {usage.completion_tokens} tokens (max_tokens={max_tokens}) "
-                    "before a complete answer",
-                    model=name,
-                    usage=usage,
-                    text=text,
-                ) from None
-            raise MalformedOutput(
-                f"answer is not JSON ({e.msg} at char {e.pos}): {_short(text)}", model=name, usage=usage, text=text
-            ) from None
-        errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(value), key=lambda x: list(x.path))
-        if errors:
-            where = "/".join(str(p) for p in errors[0].path) or "(root)"
-            if choice.finish_reason == "length":
-                raise TruncatedOutput(
-                    f"finish_reason=length; partial answer fails the schema at {where}",
-                    model=name,
-                    usage=usage,
-                    text=text,
-                )
-            raise SchemaViolation(
-                f"answer violates the schema at {where}: {_short(errors[0].message)}",
+        value = parse_answer(text, schema, usage, max_tokens)
+        return StructuredResult(value=value, text=text, usage=usage, reasoning=reasoning)
+
+
+def parse_answer(text: str, schema: dict[str, Any], usage: Usage, max_tokens: int) -> dict[str, Any]:
+    """The answer text → the parsed object, or ``malformed`` / ``schema`` / ``truncated``."""
+    name = usage.model
+    cut = usage.finish_reason == "length"
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        if cut:
+            raise TruncatedOutput(
+                f"finish_reason=length after {usage.completion_tokens} tokens (max_tokens={max_tokens}) "
+                "before a complete answer",
                 model=name,
                 usage=usage,
                 text=text,
+            ) from None
+        raise MalformedOutput(
+            f"answer is not JSON ({e.msg} at char {e.pos}): {_short(text)}", model=name, usage=usage, text=text
+        ) from None
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(value), key=lambda x: list(x.path))
+    if errors:
+        where = "/".join(str(p) for p in errors[0].path) or "(root)"
+        if cut:
+            raise TruncatedOutput(
+                f"finish_reason=length; partial answer fails the schema at {where}", model=name, usage=usage, text=text
             )
-        return StructuredResult(value=value, text=text, usage=usage, reasoning=reasoning)
+        raise SchemaViolation(
+            f"answer violates the schema at {where}: {_short(errors[0].message)}", model=name, usage=usage, text=text
+        )
+    return value
 
 
 def _usage(resp: Any, choice: Any, name: str, endpoint: str, seconds: float) -> Usage:

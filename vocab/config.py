@@ -103,6 +103,26 @@ class ModelConfig:
 
 
 @dataclass(frozen=True)
+class LoopConfig:
+    """The write→critique design: which models write, which critique, on which levels, how many tries."""
+
+    writers: tuple[str, ...]
+    critics: tuple[str, ...]
+    tiers: str = "1-28"  # the level design: tiers and levels per tier, drawn with design_seed
+    per_tier: int = 5
+    design_seed: int = 0
+    levels: str | None = None  # an explicit level range instead of the design
+    max_attempts: int = 3
+    writer_max_tokens: int | None = None  # default: the writer model's max_tokens
+    critic_max_tokens: int | None = None
+    seed_word_in_scope: bool = False  # put rubric check 1 into the pass rule
+
+    @property
+    def cells(self) -> list[tuple[str, str]]:
+        return [(w, c) for w in self.writers for c in self.critics]
+
+
+@dataclass(frozen=True)
 class Config:
     path: Path
     cache_dir: Path
@@ -110,6 +130,7 @@ class Config:
     max_calls: int
     models: dict[str, ModelConfig]
     raw: dict[str, Any]
+    loop: LoopConfig | None = None
 
     def model(self, name: str) -> ModelConfig:
         try:
@@ -296,7 +317,8 @@ def load_config(path: str | Path) -> Config:
             raise models_r.error(name, "a model name may hold letters, digits, '-' and single '_' only")
         models[name] = _read_model(name, models_r.sub(name))
     models_r.done()
-    # Other top-level tables (for example [loop]) belong to later stages; they are kept raw.
+    loop = _read_loop(root.sub("loop"), models) if "loop" in root.table else None
+    # Other top-level tables belong to later stages; they are kept raw.
     ports = [m.port for m in models.values() if m.served]
     if len(ports) != len(set(ports)):
         raise ConfigError(f"{path}: models: two served models share a port ({sorted(ports)})")
@@ -315,4 +337,31 @@ def load_config(path: str | Path) -> Config:
         max_calls=max_calls,
         models=models,
         raw={k: v for k, v in root.table.items()},
+        loop=loop,
     )
+
+
+def _read_loop(r: _Reader, models: dict[str, ModelConfig]) -> LoopConfig:
+    def names(key: str) -> tuple[str, ...]:
+        value = r.get(key, list, sorted(models))
+        if not value or not all(isinstance(v, str) for v in value):
+            raise r.error(key, "expected a non-empty list of model names")
+        unknown = [v for v in value if v not in models]
+        if unknown:
+            raise r.error(key, f"unknown model {unknown[0]!r} (known: {', '.join(sorted(models))})")
+        return tuple(value)
+
+    lc = LoopConfig(
+        writers=names("writers"),
+        critics=names("critics"),
+        tiers=r.get("tiers", str, "1-28"),
+        per_tier=_positive(r, "per_tier", r.get("per_tier", int, 5)),
+        design_seed=r.get("design_seed", int, 0),
+        levels=r.get("levels", str),
+        max_attempts=_positive(r, "max_attempts", r.get("max_attempts", int, 3)),
+        writer_max_tokens=_positive(r, "writer_max_tokens", r.get("writer_max_tokens", int)),
+        critic_max_tokens=_positive(r, "critic_max_tokens", r.get("critic_max_tokens", int)),
+        seed_word_in_scope=r.get("seed_word_in_scope", bool, False),
+    )
+    r.done()
+    return lc

@@ -143,26 +143,28 @@ def failed_checks(checks: dict[str, str], scope: tuple[str, ...] = SCOPE_DEFAULT
 # --- output schemas, as JSON Schemas that vLLM's xgrammar accepts with strict=true -------------------
 
 MAX_SENTENCE_CHARS = 400
-MAX_REASON_CHARS = 120
+MAX_REASON_CHARS = 60
 MAX_WORD_CHARS = 40
 
 
-def writer_schema(n_words: int) -> dict[str, Any]:
+def writer_schema(n_words: int, max_words: int | None = None) -> dict[str, Any]:
     """The writer's answer: the sentence and the answer key (the target words as used in the sentence).
 
-    Bounds are part of the contract: without ``maxItems`` a tiny model can fill the list until the token
-    budget runs out. The key may hold up to twice the number of targets, so an over-long key is a visible
-    answer-key error (check 3) rather than a schema violation.
+    Bounds are part of the contract: without ``maxItems`` and ``maxLength`` a tiny model can fill a list or
+    a string until the token budget runs out. The key may hold two entries more than there are targets,
+    so an over-long key is a visible answer-key error (check 3) rather than a schema violation; the
+    sentence may run to twice the level's word limit, so an over-long sentence is a check-10 failure.
     """
+    chars = MAX_SENTENCE_CHARS if max_words is None else min(MAX_SENTENCE_CHARS, 2 * 8 * max_words)
     return {
         "type": "object",
         "properties": {
-            "sentence": {"type": "string", "minLength": 1, "maxLength": MAX_SENTENCE_CHARS},
+            "sentence": {"type": "string", "minLength": 1, "maxLength": chars},
             "answer_key": {
                 "type": "array",
                 "items": {"type": "string", "minLength": 1, "maxLength": MAX_WORD_CHARS},
                 "minItems": 1,
-                "maxItems": max(1, 2 * n_words),
+                "maxItems": n_words + 2,
             },
         },
         "required": ["sentence", "answer_key"],
@@ -171,16 +173,29 @@ def writer_schema(n_words: int) -> dict[str, Any]:
 
 
 def critic_schema() -> dict[str, Any]:
-    """The critic's answer: for each check "1" ... "12", a verdict and a short reason."""
-    item = {
+    """The critic's answer: for each check "1" ... "12", a verdict and a reason — the reason only where the
+    check FAILED (an empty string for PASSED).
+
+    Reasons for passed checks are what made the critic slow (most of its output) and what tiny models
+    ran away in (a reason that never closed until the token budget was spent); the analysis needs the
+    reasons for failures only: they are the writer's feedback and what the exam inspects.
+    """
+    passed = {
+        "type": "object",
+        "properties": {"verdict": {"const": "PASSED"}, "reason": {"type": "string", "maxLength": 0}},
+        "required": ["verdict", "reason"],
+        "additionalProperties": False,
+    }
+    failed = {
         "type": "object",
         "properties": {
-            "verdict": {"type": "string", "enum": list(VERDICTS)},
-            "reason": {"type": "string", "maxLength": MAX_REASON_CHARS},
+            "verdict": {"const": "FAILED"},
+            "reason": {"type": "string", "minLength": 1, "maxLength": MAX_REASON_CHARS},
         },
         "required": ["verdict", "reason"],
         "additionalProperties": False,
     }
+    item = {"anyOf": [passed, failed]}
     return {
         "type": "object",
         "properties": {c: item for c in CHECK_IDS},

@@ -35,10 +35,15 @@ def test_pass_rule_ignores_check_1_by_default():
 def test_schemas_validate_good_and_reject_bad_answers():
     w = rubric.writer_schema(3)
     jsonschema.validate({"sentence": "A stone.", "answer_key": ["stone"]}, w)
-    for bad in ({"sentence": "x"}, {"sentence": "x", "answer_key": ["a"] * 7}, {"sentence": "", "answer_key": ["a"]}):
+    for bad in ({"sentence": "x"}, {"sentence": "x", "answer_key": ["a"] * 6}, {"sentence": "", "answer_key": ["a"]}):
         assert not jsonschema.Draft202012Validator(w).is_valid(bad)
     c = rubric.critic_schema()
-    good = {k: {"verdict": "PASSED", "reason": "ok"} for k in rubric.CHECK_IDS}
+    good = {k: {"verdict": "PASSED", "reason": ""} for k in rubric.CHECK_IDS}
+    good["9"] = {"verdict": "FAILED", "reason": "no clue to the word"}
     jsonschema.validate(good, c)
+    v = jsonschema.Draft202012Validator(c)
+    assert not v.is_valid({**good, "2": {"verdict": "PASSED", "reason": "looks fine"}})  # reasons only for fails
+    assert not v.is_valid({**good, "2": {"verdict": "FAILED", "reason": ""}})  # a fail needs its reason
+    assert not v.is_valid({**good, "2": {"verdict": "FAILED", "reason": "x" * 61}})
     assert not jsonschema.Draft202012Validator(c).is_valid({**good, "3": {"verdict": "MAYBE", "reason": ""}})
     assert not jsonschema.Draft202012Validator(c).is_valid({k: v for k, v in good.items() if k != "5"})

@@ -1,0 +1,76 @@
+"""The writer's and the critic's prompts. Their hashes go into every run's manifest.
+
+The writer prompt holds no example sentence: tiny models copy an example from the prompt in most of
+their answers, which would measure the prompt, not the model. The critic prompt holds the shared rubric
+text (:func:`vocab.rubric.rubric_text`) and the level's facts, and asks for short reasons: the critic's
+output is the run's main cost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from typing import Any
+
+from vocab import rubric
+
+PROMPT_VERSION = "1.0"
+
+WRITER_SYSTEM = (
+    "You are playing Vocabscapes, a word puzzle. You are given a list of target words. Write ONE English "
+    "sentence that uses every target word exactly as it is given, so that a reader could guess each word from "
+    "the rest of the sentence. Then list the target words as they appear in your sentence: that list is the "
+    "answer key. Reply with a JSON object with the keys sentence and answer_key."
+)
+
+CRITIC_SYSTEM = (
+    "You grade answers to Vocabscapes, a word puzzle, against a fixed rubric. Read the level and the "
+    "player's answer, then give every check a verdict, PASSED or FAILED. For a FAILED check give a reason of a few "
+    "words; for a PASSED check leave the reason empty.\n\n" + rubric.rubric_text()
+)
+
+
+def _level_facts(level: dict[str, Any]) -> list[str]:
+    s = level["settings"]
+    lines = [f"Target words: {', '.join(level['words'])}"]
+    if s.get("require_seed_word"):
+        lines.append(f"The seed word '{level['seed_word']}' is required and is one of the target words.")
+    lines.append(f"Word limit: at most {s['max_sentence_words']} words.")
+    return lines
+
+
+def writer_messages(level: dict[str, Any], feedback: dict[str, Any] | None = None) -> list[dict[str, str]]:
+    """The writer's messages for a level; on a retry, ``feedback`` holds the previous attempt."""
+    user = _level_facts(level)
+    if feedback:
+        user += ["", f"Your previous sentence was: {feedback['sentence']}", "A grader failed it on these checks:"]
+        user += [
+            f"- check {c} ({rubric.BY_ID[c].name}): {feedback['reasons'].get(c, '')}".rstrip(": ")
+            for c in feedback["failed"]
+        ]
+        user.append("Write a new sentence that fixes these problems.")
+    else:
+        user.append("Write the sentence.")
+    return [{"role": "system", "content": WRITER_SYSTEM}, {"role": "user", "content": "\n".join(user)}]
+
+
+def critic_messages(level: dict[str, Any], sentence: str, answer_key: list[str]) -> list[dict[str, str]]:
+    s = level["settings"]
+    user = _level_facts(level)
+    if not s.get("require_seed_word"):
+        user.append("This level does not require the seed word.")
+    user += ["", f"Sentence: {sentence}", f"Answer key: {', '.join(answer_key)}", "", "Grade checks 1 to 12."]
+    return [{"role": "system", "content": CRITIC_SYSTEM}, {"role": "user", "content": "\n".join(user)}]
+
+
+def prompt_hashes() -> dict[str, str]:
+    def h(text: str) -> str:
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    return {
+        "version": PROMPT_VERSION,
+        "writer_system": h(WRITER_SYSTEM),
+        "critic_system": h(CRITIC_SYSTEM),
+        "writer_template": h(inspect.getsource(writer_messages) + inspect.getsource(_level_facts)),
+        "critic_template": h(inspect.getsource(critic_messages) + inspect.getsource(_level_facts)),
+    }

@@ -1,0 +1,190 @@
+"""Run directories: append-only JSON Lines, the manifest, and loading a run into pandas.
+
+A run directory ``data/runs/<run_id>/`` holds::
+
+    manifest.json           config, rubric/prompt hashes, design, model checksums, versions, status
+    levels.jsonl            the levels used, as `vocab levels` prints them
+    results_<cell>.jsonl    one line per attempt that reached a verdict
+    errors.jsonl            one line per failed model call, with its kind
+    calibration/, analysis/ written by the notebooks
+
+Every JSON Lines file is append-only: a line is written whole with one ``write`` and flushed, so a crash
+never leaves a broken line in the middle. A reader ignores (and reports) an unterminated last line: the
+one place a killed writer can leave partial data.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+STATUSES = ("PASSED", "HARD_FAIL", "ABANDONED", "PENDING")
+
+
+class RunDirError(ValueError):
+    """A run directory is missing, malformed, or incompatible with what was asked of it."""
+
+
+def cell_name(writer: str, critic: str) -> str:
+    return f"{writer}__{critic}"
+
+
+def results_path(run_dir: Path, cell: str) -> Path:
+    return Path(run_dir) / f"results_{cell}.jsonl"
+
+
+class JsonlWriter:
+    """Appends one JSON object per line; each line is one write, flushed to the OS at once."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        _repair_tail(self.path)
+        self._f = self.path.open("a", encoding="utf-8")
+
+    def write(self, obj: dict[str, Any]) -> None:
+        self._f.write(json.dumps(obj, ensure_ascii=False, sort_keys=False) + "\n")
+        self._f.flush()
+
+    def close(self) -> None:
+        self._f.close()
+
+
+def _repair_tail(path: Path) -> None:
+    """Before appending: if a killed writer left an unterminated last line, cut it (it was never a record)."""
+    if not path.exists() or path.stat().st_size == 0:
+        return
+    with path.open("rb+") as f:
+        f.seek(-1, os.SEEK_END)
+        if f.read(1) == b"\n":
+            return
+        data = path.read_bytes()
+        cut = data.rfind(b"\n") + 1
+        log.warning(
+            "%s: dropping an unterminated last line (%d bytes) left by an interrupted write", path, len(data) - cut
+        )
+        f.truncate(cut)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """All complete lines of a JSON Lines file ([] when it does not exist)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    tail = lines.pop()  # "" when the file ends with a newline
+    if tail:
+        log.warning("%s: ignoring an unterminated last line", path)
+    out = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as e:
+            raise RunDirError(f"{path}:{i}: not a JSON line ({e.msg})") from None
+    return out
+
+
+def write_json_atomic(path: Path, obj: Any) -> None:
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    os.replace(tmp, path)
+
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    p = Path(run_dir) / "manifest.json"
+    try:
+        return json.loads(p.read_text())
+    except FileNotFoundError:
+        raise RunDirError(f"{run_dir}: no manifest.json (is this a run directory?)") from None
+    except json.JSONDecodeError as e:
+        raise RunDirError(f"{p}: not valid JSON ({e.msg})") from None
+
+
+# --- loading into pandas ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Run:
+    """A run directory loaded for analysis."""
+
+    run_dir: Path
+    manifest: dict[str, Any]
+    levels: Any  # DataFrame: one row per level of the design
+    attempts: Any  # DataFrame: one row per attempt with a verdict
+    outcomes: Any  # DataFrame: one row per (cell, level): status PASSED / HARD_FAIL / ABANDONED / PENDING
+    errors: Any  # DataFrame: one row per failed call
+
+    @property
+    def cells(self) -> list[str]:
+        return list(self.manifest["cells"])
+
+
+def level_outcomes(
+    attempts: list[dict], errors: list[dict], cells: list[str], level_ids: list[int], max_attempts: int
+) -> list[dict]:
+    """Each (cell, level)'s status from its logged attempts and errors.
+
+    PASSED: an attempt passed. HARD_FAIL: ``max_attempts`` attempts, all failed. ABANDONED: a call failed
+    after the last logged attempt (an infrastructure fault, never a result). PENDING: not finished (for
+    example an interrupted run).
+    """
+    by_key: dict[tuple[str, int], list[dict]] = {}
+    for a in attempts:
+        by_key.setdefault((a["cell"], a["level"]), []).append(a)
+    err_after: dict[tuple[str, int], dict] = {}
+    for e in errors:
+        err_after[(e["cell"], e["level"])] = e  # the last error per level
+    rows = []
+    for cell in cells:
+        for lv in level_ids:
+            atts = sorted(by_key.get((cell, lv), []), key=lambda a: a["attempt"])
+            n = len(atts)
+            last_err = err_after.get((cell, lv))
+            if atts and atts[-1]["verdict"] == "PASSED":
+                status = "PASSED"
+            elif n >= max_attempts:
+                status = "HARD_FAIL"
+            elif last_err is not None and last_err["attempt"] > n:
+                status = "ABANDONED"
+            else:
+                status = "PENDING"
+            rows.append(
+                {
+                    "cell": cell,
+                    "level": lv,
+                    "attempts": n,
+                    "status": status,
+                    "error_kind": last_err["kind"] if status == "ABANDONED" else None,
+                }
+            )
+    return rows
+
+
+def load_run(run_dir: str | Path) -> Run:
+    import pandas as pd
+
+    run_dir = Path(run_dir)
+    manifest = read_manifest(run_dir)
+    levels = read_jsonl(run_dir / "levels.jsonl")
+    attempts: list[dict] = []
+    for cell in manifest["cells"]:
+        attempts.extend(read_jsonl(results_path(run_dir, cell)))
+    errors = read_jsonl(run_dir / "errors.jsonl")
+    level_ids = [lv["level"] for lv in levels]
+    outcomes = level_outcomes(attempts, errors, manifest["cells"], level_ids, manifest["loop"]["max_attempts"])
+    att = pd.DataFrame(attempts)
+    if not att.empty:
+        att = att.sort_values(["cell", "level", "attempt"], kind="stable").reset_index(drop=True)
+    err_cols = ["run_id", "cell", "level", "attempt", "role", "kind", "message", "time"]
+    err = pd.DataFrame(errors, columns=err_cols) if errors else pd.DataFrame(columns=err_cols)
+    return Run(run_dir, manifest, pd.DataFrame(levels), att, pd.DataFrame(outcomes), err)
