@@ -132,7 +132,7 @@ class StandInClients:
 
     def get(self, name):
         m = self.models[name]
-        m.model = dataclasses.make_dataclass("M", [("sampling", object, None)])()
+        m.model = dataclasses.make_dataclass("M", [("sampling", object, None), ("concurrency", int, 2)])()
         return m
 
 
