@@ -64,8 +64,6 @@ def cmd_serve(args) -> int:
         for m in others:
             print(f"# {m.name}: endpoint {m.base_url} (not started by vocab serve)")
         return 0
-    # SIGTERM behaves like Ctrl-C, so the with-block stops every server it started.
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     with Servers(cfg, args.profile, names) as servers:
         for spec in servers.specs:
             how = "reused" if spec.name in servers.reused else "started"
@@ -291,6 +289,29 @@ def _add_design(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-attempts", type=int, help="attempts per level before a Hard FAIL (default 3)")
 
 
+def cmd_lesson(args) -> int:
+    from vocab.lesson import State, evaluate
+
+    o = evaluate(State(args.rubric, args.rule, args.order, args.sequence))
+    if args.json:
+        print(json.dumps(o.summary()))
+        return 0
+    print(f"{args.rubric} + {args.rule}, {args.order}, {args.sequence}")
+    print("item  base A/B  bonus A/B  judged A/B  verdict  reference")
+    for r, ref in zip(o.items, o.reference, strict=True):
+        print(
+            f"{r.id:4}  {r.base_a:>3}/{r.base_b:<3}  {r.bonus_a:>3}/{r.bonus_b:<3}   {r.judged_a:>4}/{r.judged_b:<4}  "
+            f"{r.verdict:7}  {ref}"
+        )
+    s = o.summary()
+    print(
+        f"A wins {s['a_wins']}, B wins {s['b_wins']}, ties {s['ties']}; raw A win rate {s['raw_a_win_rate']:.6f}; "
+        f"tie-adjusted {s['adjusted_a']:.6f} / {s['adjusted_b']:.6f}; agreement {s['agreement']:.6f}; "
+        f"Elo A {s['elo_a']:.6f}, B {s['elo_b']:.6f}"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="vocab", description="Audit an LLM judge on the Vocabscapes write-critique loop.")
     p.add_argument("-v", "--verbose", action="store_true", help="log diagnostics to stderr")
@@ -341,9 +362,23 @@ def build_parser() -> argparse.ArgumentParser:
     lv.add_argument("--seed", type=int, default=0, help="seed of the design draw (default 0)")
     lv.set_defaults(func=cmd_levels)
 
+    from vocab.lesson import ORDERS, RUBRICS, RULES, SEQUENCES
+
+    ls = sub.add_parser("lesson", help="the judge-bias lesson's toy judge for one state")
+    ls.add_argument("--rubric", choices=tuple(RUBRICS), default="accuracy-first")
+    ls.add_argument("--rule", choices=RULES, default="rubric")
+    ls.add_argument("--order", choices=ORDERS, default="a-first")
+    ls.add_argument("--sequence", choices=SEQUENCES, default="forward")
+    ls.add_argument("--json", action="store_true", help="one JSON object")
+    ls.set_defaults(func=cmd_lesson)
+
     ck = sub.add_parser("check", help="the script adjudicator: JSON Lines on stdin, one verdict line per input")
     ck.set_defaults(func=cmd_check)
     return p
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -352,12 +387,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
+    # SIGTERM, and SIGINT (which a shell's background job would ignore), stop a command as Ctrl-C does:
+    # the servers it started are stopped, and a run's manifest is marked interrupted.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, _interrupt)
     try:
         return args.func(args)
     except (ConfigError, UsageError) as e:
         print(f"vocab: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        print("vocab: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `vocab levels 1-10000 | head`: the reader left, which is not an error
         import os

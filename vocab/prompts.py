@@ -9,7 +9,7 @@ output is the run's main cost.
 from __future__ import annotations
 
 import hashlib
-import inspect
+import json
 from typing import Any
 
 from vocab import rubric
@@ -63,14 +63,28 @@ def critic_messages(level: dict[str, Any], sentence: str, answer_key: list[str])
     return [{"role": "system", "content": CRITIC_SYSTEM}, {"role": "user", "content": "\n".join(user)}]
 
 
-def prompt_hashes() -> dict[str, str]:
-    def h(text: str) -> str:
-        return hashlib.sha256(text.encode()).hexdigest()
+# A fixed probe level: hashing the prompts rendered for it tracks their content (any change in wording or
+# layout changes the hash) and ignores how the code that builds them is formatted.
+_PROBE = {
+    "level": 0,
+    "tier": 0,
+    "seed_word": "stones",
+    "words": ["notes", "stones", "tones"],
+    "settings": {"require_seed_word": True, "max_sentence_words": 12},
+}
+_PROBE_FEEDBACK = {"sentence": "Stones.", "reasons": {"9": "no context"}, "failed": ["2", "9"]}
 
+
+def prompt_hashes() -> dict[str, str]:
+    def h(messages: list[dict[str, str]]) -> str:
+        return hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
+
+    free = {**_PROBE, "settings": {**_PROBE["settings"], "require_seed_word": False}}
     return {
         "version": PROMPT_VERSION,
-        "writer_system": h(WRITER_SYSTEM),
-        "critic_system": h(CRITIC_SYSTEM),
-        "writer_template": h(inspect.getsource(writer_messages) + inspect.getsource(_level_facts)),
-        "critic_template": h(inspect.getsource(critic_messages) + inspect.getsource(_level_facts)),
+        "writer": h(writer_messages(_PROBE) + writer_messages(free) + writer_messages(_PROBE, _PROBE_FEEDBACK)),
+        "critic": h(
+            critic_messages(_PROBE, "Stones and notes.", ["stones", "notes"])
+            + critic_messages(free, "Tones.", ["tones"])
+        ),
     }

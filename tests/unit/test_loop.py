@@ -213,3 +213,43 @@ def test_unterminated_last_line_is_ignored_and_repaired(cfg, tmp_path):
     assert len(read_jsonl(p)) == n
     design_run(cfg, run_dir, lambda r, m, n: grade(), loop=dataclasses.replace(LOOP, max_attempts=1))
     assert len(read_jsonl(p)) == n and p.read_text().endswith("\n")
+
+
+def test_sigterm_marks_the_run_interrupted_and_exits(tmp_path):
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from .fault_server import FaultServer
+
+    with FaultServer(stall_s=30) as server:
+        cfg = tmp_path / "c.toml"
+        cfg.write_text(
+            f'[models.w]\nkind = "endpoint"\nmodel = "stall"\nbase_url = "{server.base_url}"\n'
+            '[loop]\nwriters = ["w"]\ncritics = ["w"]\nlevels = "1-2"\n'
+        )
+        run_dir = tmp_path / "run"
+        p = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "vocab.cli",
+                "run",
+                "--config",
+                str(cfg),
+                "--run-dir",
+                str(run_dir),
+                "--no-progress",
+            ],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 30
+        while not server.requests and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert server.requests, "the run never called the model"
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=20)
+    assert p.returncode == 130 and "interrupted" in err
+    assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
