@@ -20,7 +20,7 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 PYTEST := $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: help setup models demo test test-unit test-integration test-notebooks lint bench clean-venv
+.PHONY: help setup models demo demo-full test test-unit test-integration test-notebooks lint bench clean-venv
 
 help:
 	@echo "make demo   set up, prepare the embedded models, serve them, run the main job, stop the servers"
@@ -41,8 +41,15 @@ $(STAMP): pyproject.toml requirements/cpu.lock Makefile
 models: setup
 	$(VOCAB) models prepare --config $(CONFIG)
 
+# The demo's seeded design: one level from each of 8 tiers, in all four cells (about 80 attempts).
+DEMO_DESIGN ?= --tiers 1,5,9,13,17,21,25,28 --per-tier 1
+
 demo: models
-	$(VOCAB) demo --config $(CONFIG)
+	$(VOCAB) demo --config $(CONFIG) --run-dir data/runs/demo $(DEMO_DESIGN)
+
+# The study's full design (140 levels x 4 cells) into the reference run; rerunning resumes it.
+demo-full: models
+	$(VOCAB) demo --config $(CONFIG) --run-dir data/runs/reference
 
 test: models
 	$(PYTEST) tests notebooks

@@ -120,6 +120,10 @@ def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: in
     if profile == "cpu":
         # Eager mode: ready in ~30 s; torch.compile took 80-100 s to start and degraded the output here.
         argv += ["--enforce-eager", "--distributed-executor-backend", "uni"]
+        # No chunked prefill on CPU: when a seeded request's prompt is split across steps, vLLM 0.32 rewinds
+        # that request's torch generator (`gen.set_offset`), which CPU generators do not support, and the
+        # engine dies ("CPU Generator does not use offset", EngineDeadError) under concurrent load.
+        argv += ["--no-enable-chunked-prefill"]
         bind = o.cpu_core if o.cpu_core is not None else core
         env |= {
             "VLLM_TARGET_DEVICE": "cpu",

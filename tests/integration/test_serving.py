@@ -74,3 +74,45 @@ def test_budget_is_enforced_against_the_real_server(servers, embedded_config):
             await clients.aclose()
 
     assert asyncio.run(go()) == 1
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_many_concurrent_seeded_long_prompts_keep_the_engine_alive(servers, embedded_config, name):
+    """Regression: with chunked prefill, concurrent seeded requests whose prompts were split across steps
+    killed vLLM's CPU engine ("CPU Generator does not use offset"). Every request must answer."""
+    from vocab import prompts, rubric
+
+    level = {
+        "level": 1,
+        "tier": 1,
+        "seed_word": "stones",
+        "words": ["notes", "stones", "tones"],
+        "settings": {"require_seed_word": True, "max_sentence_words": 12},
+    }
+    sampling = embedded_config.model(name).sampling
+
+    def messages(i: int):
+        # A distinct start per request defeats the prefix cache, so the prompts really need splitting.
+        m = prompts.critic_messages(level, f"Stones and notes number {i}.", ["stones", "notes"])
+        return [{"role": "system", "content": f"Request {i}. " * 40 + m[0]["content"]}, m[1]]
+
+    async def burst(clients):
+        c = clients.get(name)
+        jobs = [
+            c.structured(
+                messages(i),
+                rubric.critic_schema(),
+                "grade",
+                max_tokens=16,
+                sampling=dataclasses.replace(sampling, seed=i),
+            )
+            for i in range(24)
+        ]
+        return await asyncio.gather(*jobs, return_exceptions=True)
+
+    out = run(burst, embedded_config)
+    from vocab.client import TruncatedOutput
+
+    # 16 tokens cannot hold a grade: every answer is cut at the budget, and none may be a dead server
+    assert all(isinstance(r, TruncatedOutput) for r in out), [type(r).__name__ for r in out]
+    assert served_names(embedded_config.model(name).port) == [name]

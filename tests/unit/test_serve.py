@@ -36,6 +36,7 @@ def test_cpu_profile(embedded):
         )
         assert flag(a, "--host") == "127.0.0.1" and flag(a, "--port") == str(s.port)
         assert "--enforce-eager" in a and flag(a, "--distributed-executor-backend") == "uni"
+        assert "--no-enable-chunked-prefill" in a  # seeded requests + chunked prefill kill the CPU engine
         assert flag(a, "--structured-outputs-config.backend") == "xgrammar"
         assert flag(a, "--structured-outputs-config.disable_any_whitespace") == "true"
         assert s.env["VLLM_TARGET_DEVICE"] == "cpu" and s.env["OMP_NUM_THREADS"] == "1"
@@ -57,6 +58,7 @@ def test_gpu_profile():
     for s in specs:
         a = s.argv
         assert "--enforce-eager" not in a and "VLLM_TARGET_DEVICE" not in s.env
+        assert "--no-enable-chunked-prefill" not in a
         assert flag(a, "--structured-outputs-config.disable_any_whitespace") == "true"
         total += float(flag(a, "--gpu-memory-utilization"))
         assert "--reasoning-parser" in a and "--max-model-len" in a

@@ -1,0 +1,124 @@
+"""vocab.stats against the study's published numbers, statsmodels and scipy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.optimize
+import scipy.stats
+from statsmodels.stats.inter_rater import cohens_kappa as sm_kappa
+
+from vocab import stats
+
+# Seed 000's inputs (p, a, b) and printed outputs (theta, q1, q0, shift in points) per cell.
+PUBLISHED = {
+    "qwen→qwen": ((0.630, 0.80, 0.87), (0.825, 0.61, 0.28, +19.5)),
+    "qwen→gemma": ((0.825, 0.70, 0.69), (0.698, 0.83, 0.18, -12.7)),
+    "gemma→qwen": ((0.035, 1.00, 0.40), (0.421, 0.08, 1.00, +38.6)),
+    "gemma→gemma": ((0.506, 0.60, 0.22), (0.411, 0.74, 0.66, -9.5)),
+}
+
+
+@pytest.mark.parametrize("cell", PUBLISHED)
+def test_reproduces_the_published_correction(cell):
+    (p, a, b), (theta, q1, q0, shift) = PUBLISHED[cell]
+    c = stats.correct(p, a, b)
+    assert c.theta == pytest.approx(theta, abs=0.0015)
+    assert c.q1 == pytest.approx(q1, abs=0.006) and c.q0 == pytest.approx(q0, abs=0.006)
+    assert c.shift_points == pytest.approx(shift, abs=0.15)
+
+
+def test_undefined_values_are_nan_not_errors():
+    c = stats.correct(0.5, 0.0, 0.0)  # theta = 0: sensitivity undefined
+    assert c.theta == 0 and np.isnan(c.q1) and c.q0 == 0.5
+    c = stats.correct(0.5, 1.0, 1.0)
+    assert np.isnan(c.q0)
+
+
+def test_kappa_from_the_published_counts():
+    # 80 rows: one rater passes 55, the other 31, they agree on 50 -> kappa 0.31
+    assert stats.kappa_from_counts(80, 55, 31, 50) == pytest.approx(0.308, abs=0.001)
+
+
+def test_kappa_matches_statsmodels():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        r1 = rng.integers(0, 2, 60)
+        r2 = np.where(rng.random(60) < 0.7, r1, 1 - r1)
+        table = np.array([[np.sum((r1 == i) & (r2 == j)) for j in (0, 1)] for i in (0, 1)])
+        assert stats.cohens_kappa(r1, r2) == pytest.approx(sm_kappa(table).kappa, abs=1e-12)
+
+
+def test_weighted_pile_shares():
+    a, b = stats.pile_shares([1, 1, 0, 1], [1, 0, 0], [1, 3, 2])
+    assert a == 0.75 and b == pytest.approx(1 / 6)
+
+
+def test_bootstrap_matches_scipy_percentile_bootstrap():
+    passed = np.array([1] * 7 + [0] * 3, dtype=float)
+    failed = np.array([1] * 4 + [0] * 6, dtype=float)
+    weights = np.array([1, 2, 3, 1, 1, 2, 3, 1, 2, 1], dtype=float)
+    p = 0.4
+    ours = stats.bootstrap_correction(p, passed, failed, weights, n_resamples=40_000, rng=np.random.default_rng(0))
+
+    def theta(x, idx, axis=-1):
+        idx = idx.astype(int)
+        b = (failed[idx] * weights[idx]).sum(axis=axis) / weights[idx].sum(axis=axis)
+        return p * x.mean(axis=axis) + (1 - p) * b
+
+    ref = scipy.stats.bootstrap(
+        (passed, np.arange(failed.size, dtype=float)),
+        theta,
+        paired=False,
+        vectorized=True,
+        n_resamples=40_000,
+        method="percentile",
+        rng=np.random.default_rng(1),
+    )
+    assert ours.theta_ci[0] == pytest.approx(ref.confidence_interval.low, abs=0.01)
+    assert ours.theta_ci[1] == pytest.approx(ref.confidence_interval.high, abs=0.01)
+    assert ours.point.theta == pytest.approx(theta(passed, np.arange(10.0)))
+
+
+def test_bootstrap_is_seeded():
+    args = (0.5, [1, 0, 1, 1], [0, 1, 0], [1, 1, 2])
+    x = stats.bootstrap_correction(*args, n_resamples=500, rng=np.random.default_rng(3))
+    y = stats.bootstrap_correction(*args, n_resamples=500, rng=np.random.default_rng(3))
+    assert x.theta_ci == y.theta_ci and x.q1_ci == y.q1_ci
+
+
+def test_bradley_terry_matches_direct_maximum_likelihood():
+    pairs = [
+        ("a", "b", 1),
+        ("a", "b", 1),
+        ("a", "b", 0),
+        ("b", "c", 1),
+        ("b", "c", 0.5),
+        ("c", "a", 1),
+        ("a", "c", 1),
+        ("c", "b", 0),
+        ("a", "c", 0.5),
+    ]
+    bt = stats.bradley_terry(pairs)
+    players = list(bt.players)
+    k = {p: i for i, p in enumerate(players)}
+
+    def nll(theta):
+        t = np.concatenate([[0.0], theta])
+        out = 0.0
+        for i, j, s in pairs:
+            d = t[k[i]] - t[k[j]]
+            out -= s * -np.logaddexp(0, -d) + (1 - s) * -np.logaddexp(0, d)
+        return out
+
+    res = scipy.optimize.minimize(nll, np.zeros(len(players) - 1), method="BFGS", options={"gtol": 1e-10})
+    direct = np.concatenate([[0.0], res.x])
+    direct -= direct.mean()
+    assert np.allclose(bt.strengths, direct, atol=1e-5)
+    r = bt.ratings()
+    assert max(r, key=r.get) == "a"
+
+
+def test_bradley_terry_refuses_an_unbeaten_player():
+    with pytest.raises(ValueError, match="some wins and some losses"):
+        stats.bradley_terry([("a", "b", 1), ("a", "b", 1)])

@@ -1,0 +1,197 @@
+"""Pure numeric functions: the bias correction of a critic's pass rate, its bootstrap, agreement, ratings.
+
+Nothing here knows about models or files. Inputs are numbers and numpy arrays; randomness comes from a
+passed :class:`numpy.random.Generator`.
+
+The correction (one cell). The critic passed a share ``p`` of all attempts with a verdict. A blind rater
+re-grades a sample drawn from the critic-PASSED attempts (the passed pile) and from the critic-FAILED
+attempts (the failed pile). ``a`` is the share of the passed pile that the rater passes; ``b`` the
+weighted share of the failed pile that the rater passes (each row weighted by the number of FAILED
+attempts its level has in the cell). Then
+
+    theta = p·a + (1 − p)·b              the corrected pass rate
+    q1    = p·a / theta                  sensitivity: the critic's pass rate on genuinely good sentences
+    q0    = (1 − p)(1 − b) / (1 − theta) specificity: its fail rate on genuinely bad ones
+
+``a`` and ``b`` are predictive values: they depend on the writer's true quality, so they hold for the run
+they were sampled from only. Sensitivity and specificity are what can carry over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Correction:
+    p: float
+    a: float
+    b: float
+    theta: float
+    q1: float  # nan when undefined (theta = 0)
+    q0: float  # nan when undefined (theta = 1)
+
+    @property
+    def shift_points(self) -> float:
+        return 100.0 * (self.theta - self.p)
+
+
+def _div(num, den):
+    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def corrected_rate(p, a, b):
+    """theta = p·a + (1 − p)·b (vectorised over arrays)."""
+    return np.asarray(p) * np.asarray(a) + (1 - np.asarray(p)) * np.asarray(b)
+
+
+def sensitivity(p, a, b):
+    return _div(np.asarray(p) * np.asarray(a), corrected_rate(p, a, b))
+
+
+def specificity(p, a, b):
+    return _div((1 - np.asarray(p)) * (1 - np.asarray(b)), 1 - corrected_rate(p, a, b))
+
+
+def correct(p: float, a: float, b: float) -> Correction:
+    return Correction(p, a, b, float(corrected_rate(p, a, b)), float(sensitivity(p, a, b)), float(specificity(p, a, b)))
+
+
+def pile_shares(passed_pile: np.ndarray, failed_pile: np.ndarray, failed_weights: np.ndarray) -> tuple[float, float]:
+    """(a, b) from the rater's 0/1 verdicts on each pile; b weighted."""
+    passed_pile = np.asarray(passed_pile, dtype=float)
+    failed_pile = np.asarray(failed_pile, dtype=float)
+    w = np.asarray(failed_weights, dtype=float)
+    a = float(passed_pile.mean()) if passed_pile.size else float("nan")
+    b = float((failed_pile * w).sum() / w.sum()) if w.sum() > 0 else float("nan")
+    return a, b
+
+
+@dataclass(frozen=True)
+class BootstrapCorrection:
+    """Percentile intervals of theta, q1 and q0 from resampling each pile with replacement, p fixed."""
+
+    point: Correction
+    theta_ci: tuple[float, float]
+    q1_ci: tuple[float, float]
+    q0_ci: tuple[float, float]
+    n_resamples: int
+    theta_samples: np.ndarray
+
+
+def bootstrap_correction(
+    p: float,
+    passed_pile,
+    failed_pile,
+    failed_weights,
+    *,
+    n_resamples: int = 4000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+) -> BootstrapCorrection:
+    """Vectorised bootstrap of the correction: ``n_resamples`` draws of each pile at once (weights travel
+    with their rows). Undefined resampled values (q1 when theta = 0) are left out of that interval."""
+    x = np.asarray(passed_pile, dtype=float)
+    y = np.asarray(failed_pile, dtype=float)
+    w = np.asarray(failed_weights, dtype=float)
+    if x.size == 0 or y.size == 0:
+        raise ValueError("both piles need at least one row")
+    ix = rng.integers(0, x.size, size=(n_resamples, x.size))
+    iy = rng.integers(0, y.size, size=(n_resamples, y.size))
+    a = x[ix].mean(axis=1)
+    ww = w[iy]
+    b = _div((y[iy] * ww).sum(axis=1), ww.sum(axis=1))
+    theta = corrected_rate(p, a, b)
+    q1, q0 = sensitivity(p, a, b), specificity(p, a, b)
+    alpha = (1 - confidence) / 2
+    point = correct(p, *pile_shares(x, y, w))
+    return BootstrapCorrection(
+        point,
+        percentile_interval(theta, alpha),
+        percentile_interval(q1, alpha),
+        percentile_interval(q0, alpha),
+        n_resamples,
+        theta,
+    )
+
+
+def percentile_interval(samples, alpha: float = 0.025) -> tuple[float, float]:
+    s = np.asarray(samples, dtype=float)
+    s = s[~np.isnan(s)]
+    if s.size == 0:
+        return (float("nan"), float("nan"))
+    lo, hi = np.quantile(s, [alpha, 1 - alpha])
+    return (float(lo), float(hi))
+
+
+# --- agreement ---------------------------------------------------------------------------------------
+
+
+def cohens_kappa(r1, r2) -> float:
+    """Cohen's kappa of two raters' labels on the same items (any hashable labels)."""
+    r1, r2 = np.asarray(r1), np.asarray(r2)
+    if r1.shape != r2.shape or r1.size == 0:
+        raise ValueError("two equal-length, non-empty label sequences are needed")
+    labels = np.unique(np.concatenate([r1, r2]))
+    po = float((r1 == r2).mean())
+    pe = float(sum((r1 == lab).mean() * (r2 == lab).mean() for lab in labels))
+    return float("nan") if pe == 1 else (po - pe) / (1 - pe)
+
+
+def kappa_from_counts(n: int, pass_1: int, pass_2: int, agree: int) -> float:
+    """Cohen's kappa for two binary raters from n, each rater's passes and the number of agreements."""
+    both_pass2 = pass_1 + pass_2 - (n - agree)
+    if both_pass2 % 2:
+        raise ValueError("inconsistent counts")
+    both_pass = both_pass2 // 2
+    both_fail = agree - both_pass
+    r1 = np.array([1] * both_pass + [1] * (pass_1 - both_pass) + [0] * (pass_2 - both_pass) + [0] * both_fail)
+    r2 = np.array([1] * both_pass + [0] * (pass_1 - both_pass) + [1] * (pass_2 - both_pass) + [0] * both_fail)
+    return cohens_kappa(r1, r2)
+
+
+# --- ratings from pairwise judgments -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BradleyTerry:
+    players: tuple[str, ...]
+    strengths: np.ndarray  # log-strengths, mean zero
+    iterations: int
+
+    def ratings(self, scale: float = 400.0, base: float = 10.0, center: float = 1000.0) -> dict[str, float]:
+        """Strengths on the Elo scale (a 400-point gap = 10:1 odds)."""
+        return {p: center + scale * s / np.log(base) for p, s in zip(self.players, self.strengths, strict=True)}
+
+
+def bradley_terry(pairs: list[tuple[str, str, float]], *, max_iter: int = 10_000, tol: float = 1e-10) -> BradleyTerry:
+    """Maximum-likelihood Bradley–Terry fit from (i, j, score of i) with score 1, 0 or 0.5 (a tie counts as
+    half a win for each side), by the MM algorithm of Hunter (2004). Players with no games are refused."""
+    players = tuple(sorted({p for i, j, _ in pairs for p in (i, j)}))
+    k = {p: n for n, p in enumerate(players)}
+    m = len(players)
+    wins = np.zeros(m)
+    games = np.zeros((m, m))
+    for i, j, s in pairs:
+        if s not in (0, 0.5, 1):
+            raise ValueError(f"a score must be 0, 0.5 or 1, got {s}")
+        wins[k[i]] += s
+        wins[k[j]] += 1 - s
+        games[k[i], k[j]] += 1
+        games[k[j], k[i]] += 1
+    if np.any(wins <= 0) or np.any(wins >= games.sum(axis=1)):
+        raise ValueError("every player needs at least some wins and some losses for a finite fit")
+    pi = np.ones(m)
+    for it in range(1, max_iter + 1):
+        denom = (games / (pi[:, None] + pi[None, :])).sum(axis=1)
+        new = wins / denom
+        new /= np.exp(np.log(new).mean())
+        if np.max(np.abs(np.log(new) - np.log(pi))) < tol:
+            pi = new
+            break
+        pi = new
+    return BradleyTerry(players, np.log(pi), it)
