@@ -186,7 +186,7 @@ def bradley_terry(pairs: list[tuple[str, str, float]], *, max_iter: int = 10_000
     if np.any(wins <= 0) or np.any(wins >= games.sum(axis=1)):
         raise ValueError("every player needs at least some wins and some losses for a finite fit")
     pi = np.ones(m)
-    for it in range(1, max_iter + 1):
+    for it in range(1, max_iter + 1):  # noqa: B007 - the count is returned
         denom = (games / (pi[:, None] + pi[None, :])).sum(axis=1)
         new = wins / denom
         new /= np.exp(np.log(new).mean())
