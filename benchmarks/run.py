@@ -1,6 +1,6 @@
 """Run every benchmark that needs no server and print one JSON line each.
 
-The loop benchmark (bench_loop.py) needs the embedded servers and is run on its own; see README.
+The loop benchmark (bench_loop.py) needs the embedded servers (`vocab serve`) and is run on its own.
 """
 
 from __future__ import annotations

@@ -24,20 +24,23 @@ def _strip(nb_path: Path) -> None:
     nb_path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
 
 
-def execute(path: str | Path, parameters: dict | None = None) -> Path:
+def execute(path: str | Path, parameters: dict | None = None, output: str | Path | None = None) -> Path:
+    """Run ``path`` from its own directory; write it to ``output`` (default: in place)."""
     import papermill as pm
 
     path = Path(path).resolve()
+    out = Path(output).resolve() if output else path
+    out.parent.mkdir(parents=True, exist_ok=True)
     pm.execute_notebook(
         str(path),
-        str(path),
+        str(out),
         parameters=parameters or {},
         cwd=str(path.parent),
         kernel_name="python3",
         progress_bar=False,
     )
-    _strip(path)
-    return path
+    _strip(out)
+    return out
 
 
 def main() -> int:

@@ -1,0 +1,115 @@
+"""Run directories: level outcomes, the raw table and the cost tables on a hand-made run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from vocab import tables
+from vocab.records import JsonlWriter, level_outcomes, load_run, read_jsonl
+
+
+def usage(model, tokens, seconds=1.0):
+    return {
+        "model": model,
+        "endpoint": "x",
+        "prompt_tokens": 100,
+        "completion_tokens": tokens,
+        "reasoning_tokens": None,
+        "finish_reason": "stop",
+        "seconds": seconds,
+    }
+
+
+def attempt(cell, level, n, verdict):
+    w, c = cell.split("__")
+    return {
+        "run_id": "r",
+        "cell": cell,
+        "writer": w,
+        "critic": c,
+        "level": level,
+        "tier": 1,
+        "attempt": n,
+        "verdict": verdict,
+        "usage": {"writer": usage(w, 30), "critic": usage(c, 200, 4.0)},
+        "started": f"2026-01-01T00:00:0{n}+00:00",
+        "finished": f"2026-01-01T00:00:0{n + 1}+00:00",
+    }
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    d = tmp_path / "run"
+    d.mkdir()
+    cells = ["w__c"]
+    (d / "manifest.json").write_text(json.dumps({"run_id": "r", "cells": cells, "loop": {"max_attempts": 3}}))
+    lv = JsonlWriter(d / "levels.jsonl")
+    for n in (1, 2, 3, 4):
+        lv.write({"level": n, "tier": 1})
+    lv.close()
+    res = JsonlWriter(d / "results_w__c.jsonl")
+    rows = [
+        attempt("w__c", 1, 1, "FAILED"),
+        attempt("w__c", 1, 2, "PASSED"),  # passed on attempt 2
+        *[attempt("w__c", 2, n, "FAILED") for n in (1, 2, 3)],  # hard fail
+        attempt("w__c", 3, 1, "FAILED"),
+    ]  # then abandoned
+    for r in rows[::-1]:  # order on disk must not matter
+        res.write(r)
+    res.close()
+    err = JsonlWriter(d / "errors.jsonl")
+    err.write(
+        {
+            "run_id": "r",
+            "cell": "w__c",
+            "level": 3,
+            "attempt": 2,
+            "role": "critic",
+            "kind": "timeout",
+            "message": "no answer",
+            "time": "t",
+            "usage": None,
+        }
+    )
+    err.close()
+    return d
+
+
+def test_outcomes_raw_table_and_costs(run_dir):
+    run = load_run(run_dir)
+    status = dict(zip(run.outcomes.level, run.outcomes.status, strict=True))
+    assert status == {1: "PASSED", 2: "HARD_FAIL", 3: "ABANDONED", 4: "PENDING"}
+    raw = tables.raw_table(run).iloc[0]
+    assert raw.attempts == 6 and raw.p == pytest.approx(1 / 6)
+    assert raw.levels == 4 and raw.hard_fail == 1 and raw.abandoned == 1
+    assert raw.level_pass_rate == 0.5  # 1 passed of 2 levels with a result; the abandoned one is no result
+    totals, per_model = tables.cost_tables(run)
+    t = totals.iloc[0]
+    assert t.attempt_pairs == 6 and t.model_calls == 6 * 2 + 2 and t.failed_calls == 1
+    assert t.tokens_generated == 6 * 230
+    m = per_model.set_index("model")
+    assert m.loc["w", "calls"] == 7 and m.loc["c", "calls"] == 7 and m.loc["c", "failed"] == 1
+    assert m.compute_share.sum() == pytest.approx(1.0)
+
+
+def test_an_abandoned_level_that_was_retried_to_a_result_is_not_abandoned():
+    atts = [attempt("w__c", 1, 1, "FAILED"), attempt("w__c", 1, 2, "PASSED")]
+    errs = [{"cell": "w__c", "level": 1, "attempt": 2, "kind": "connection"}]  # attempt 2 failed once, then retried
+    (o,) = level_outcomes(atts, errs, ["w__c"], [1], 3)
+    assert o["status"] == "PASSED"
+
+
+def test_writer_line_is_whole_and_reader_skips_a_torn_tail(tmp_path):
+    p = tmp_path / "x.jsonl"
+    w = JsonlWriter(p)
+    w.write({"a": 1})
+    w.close()
+    with p.open("a") as f:
+        f.write('{"a": 2')
+    assert read_jsonl(p) == [{"a": 1}]
+    w = JsonlWriter(p)  # reopening cuts the torn line before appending
+    w.write({"a": 3})
+    w.close()
+    assert read_jsonl(p) == [{"a": 1}, {"a": 3}]
