@@ -312,6 +312,65 @@ def cmd_lesson(args) -> int:
     return 0
 
 
+def cmd_sample(args) -> int:
+    from vocab.calibration import CalibrationError, draw_sample, write_sample
+    from vocab.records import RunDirError, load_run
+
+    try:
+        run = load_run(args.run_dir)
+        out = write_sample(draw_sample(run.attempts, args.per_pile, args.seed), args.run_dir)
+    except (RunDirError, CalibrationError) as e:
+        raise UsageError(str(e)) from None
+    print(f"{out}: key.csv, blind_sheet.csv, blind_sheet.jsonl")
+    return 0
+
+
+def cmd_rate(args) -> int:
+    from vocab.calibration import CalibrationError, rate_with_model, script_ratings
+
+    if not (Path(args.run_dir) / "calibration" / "blind_sheet.jsonl").exists():
+        raise UsageError(f"{args.run_dir}: no calibration/blind_sheet.jsonl (draw the sample first: vocab sample)")
+    if args.model == "script":
+        from vocab.calibration import read_sheet, validate_ratings
+
+        sheet = read_sheet(args.run_dir)
+        table = validate_ratings(script_ratings(sheet), list(sheet.blind_id), allow_empty=True)
+        out = Path(args.run_dir) / "calibration" / "ratings_script.csv"
+        table.to_csv(out, index=False)
+        print(out)
+        return 0
+    from vocab.client import Clients
+
+    cfg = load_config(args.config)
+    cfg.model(args.model)
+
+    async def go():
+        clients = Clients.from_config(cfg, args.max_calls)
+        try:
+            return await rate_with_model(
+                args.run_dir, args.rater or args.model, clients.get(args.model), max_tokens=args.max_tokens
+            )
+        finally:
+            await clients.aclose()
+
+    try:
+        result = asyncio.run(go())
+    except CalibrationError as e:
+        raise UsageError(str(e)) from None
+    print(json.dumps(result))
+    return 0 if result["missing"] == 0 else 1
+
+
+def cmd_ratings_import(args) -> int:
+    from vocab.calibration import CalibrationError, import_ratings
+
+    try:
+        print(import_ratings(args.file, args.run_dir, args.rater))
+    except (CalibrationError, FileNotFoundError) as e:
+        raise UsageError(str(e)) from None
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="vocab", description="Audit an LLM judge on the Vocabscapes write-critique loop.")
     p.add_argument("-v", "--verbose", action="store_true", help="log diagnostics to stderr")
@@ -354,6 +413,29 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-calls", type=int, help="hard call budget for this process (default from config)")
     run.add_argument("--no-progress", action="store_true", help="no progress bars")
     run.set_defaults(func=cmd_run)
+
+    sm = sub.add_parser("sample", help="draw the stratified blind sample and write the blinding export")
+    sm.add_argument("--run-dir", required=True, type=Path)
+    sm.add_argument("--per-pile", type=int, default=10, help="rows per pile per cell (default 10)")
+    sm.add_argument("--seed", type=int, default=0)
+    sm.set_defaults(func=cmd_sample)
+
+    ra = sub.add_parser("rate", help="a blind rater grades the sample: a configured model, or `--model script`")
+    _add_config(ra)
+    ra.add_argument("--run-dir", required=True, type=Path)
+    ra.add_argument("--model", required=True, help="a model name from the config, or script")
+    ra.add_argument("--rater", help="the rater's name (default: the model's)")
+    ra.add_argument("--max-tokens", type=int, default=None)
+    ra.add_argument("--max-calls", type=int, default=None)
+    ra.set_defaults(func=cmd_rate)
+
+    rt_ = sub.add_parser("ratings", help="rating files")
+    rsub = rt_.add_subparsers(dest="ratings_command", required=True, parser_class=_Parser)
+    imp = rsub.add_parser("import", help="validate a filled-in sheet and store it as ratings_<rater>.csv")
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--run-dir", required=True, type=Path)
+    imp.add_argument("--rater", required=True)
+    imp.set_defaults(func=cmd_ratings_import)
 
     lv = sub.add_parser("levels", help="print levels as JSON Lines: `vocab levels 1-140` or a sampled design")
     lv.add_argument("range", nargs="?", help="level numbers: 7, 1-140, 1-3,10")

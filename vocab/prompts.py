@@ -88,3 +88,18 @@ def prompt_hashes() -> dict[str, str]:
             + critic_messages(free, "Tones.", ["tones"])
         ),
     }
+
+
+RATER_SYSTEM = (
+    "You are a blind rater of answers to Vocabscapes, a word puzzle. You see one answer and the level it was "
+    "written for, nothing else. Grade every check of the rubric as PASSED or FAILED, with a reason of a few "
+    "words for each FAILED check and an empty reason for each PASSED one.\n\n" + rubric.rubric_text()
+)
+BLIND_FIELDS = ("seed_word", "words", "settings", "sentence", "answer_key")
+
+
+def rater_messages(row: dict[str, Any]) -> list[dict[str, str]]:
+    """A blind rater's prompt: built from the blind sheet's fields alone (any other key is ignored)."""
+    level = {"seed_word": row["seed_word"], "words": list(row["words"]), "settings": dict(row["settings"])}
+    user = critic_messages(level, row["sentence"], list(row["answer_key"]))[1]
+    return [{"role": "system", "content": RATER_SYSTEM}, user]

@@ -1,0 +1,217 @@
+"""The blind sample, the blinding export, ratings validation, the script rater, the rater's prompt."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vocab import prompts
+from vocab.calibration import (
+    KEY_COLUMNS,
+    SHEET_COLUMNS,
+    CalibrationError,
+    draw_sample,
+    import_ratings,
+    read_sheet,
+    script_ratings,
+    validate_ratings,
+    write_sample,
+)
+
+SETTINGS = {"require_seed_word": False, "max_sentence_words": 16}
+
+
+def synthetic_attempts(seed=0, cells=("a__a", "a__b", "b__a", "b__b"), levels=30):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for cell in cells:
+        for lv in range(1, levels + 1):
+            for n in range(1, 4):
+                passed = rng.random() < 0.4
+                rows.append(
+                    {
+                        "cell": cell,
+                        "level": lv,
+                        "attempt": n,
+                        "verdict": "PASSED" if passed else "FAILED",
+                        "seed_word": "stones",
+                        "words": ["stone", "notes"],
+                        "settings": SETTINGS,
+                        "sentence": f"Stone notes {lv} {n}.",
+                        "answer_key": ["stone", "notes"],
+                        "reasons": {"9": f"secret-reason-{cell}"},
+                        "writer": cell.split("__")[0],
+                    }
+                )
+                if passed:
+                    break
+    return pd.DataFrame(rows)
+
+
+def test_piles_weights_and_columns():
+    att = synthetic_attempts()
+    s = draw_sample(att, per_pile=10, seed=0)
+    assert list(s.key.columns) == KEY_COLUMNS and list(s.sheet.columns) == SHEET_COLUMNS
+    counts = s.key.groupby(["cell", "pile"]).size()
+    assert (counts == 10).all() and len(counts) == 8
+    failed = s.key[s.key.pile == "failed"]
+    assert not failed.duplicated(["cell", "level"]).any()  # distinct levels
+    for r in failed.itertuples():
+        n_failed = ((att.cell == r.cell) & (att.level == r.level) & (att.verdict == "FAILED")).sum()
+        assert r.weight == n_failed and r.critic_verdict == "FAILED"
+    assert (s.key[s.key.pile == "passed"].weight == 1).all()
+
+
+def test_sheet_is_blind():
+    s = draw_sample(synthetic_attempts(), per_pile=5, seed=0)
+    text = s.sheet.to_json()
+    for leak in ("a__a", "a__b", "b__a", "b__b", "secret-reason", "PASSED", "FAILED", "attempt", "writer"):
+        assert leak not in text
+    assert set(s.sheet.columns) == {"blind_id", "seed_word", "words", "settings", "sentence", "answer_key"}
+
+
+def test_ids_and_order_carry_no_information():
+    s = draw_sample(synthetic_attempts(), per_pile=10, seed=0)
+    k = s.key
+    by_id = k.sort_values("blind_id")
+    assert not by_id.cell.is_monotonic_increasing and not by_id.pile.is_monotonic_increasing
+    runs = (k.cell != k.cell.shift()).sum()
+    assert runs > 20  # 80 shuffled rows over 4 cells: far more than 4 blocks
+    assert (k.pile != k.pile.shift()).sum() > 20
+
+
+def test_same_seed_same_sample_and_disk_order_does_not_matter():
+    att = synthetic_attempts()
+    a = draw_sample(att, per_pile=10, seed=3)
+    b = draw_sample(att.sample(frac=1, random_state=7), per_pile=10, seed=3)
+    pd.testing.assert_frame_equal(a.key, b.key)
+    pd.testing.assert_frame_equal(a.sheet, b.sheet)
+    c = draw_sample(att, per_pile=10, seed=4)
+    assert not a.key.equals(c.key)
+
+
+def test_write_refuses_to_overwrite_another_sample(tmp_path):
+    att = synthetic_attempts()
+    write_sample(draw_sample(att, 5, 0), tmp_path)
+    write_sample(draw_sample(att, 5, 0), tmp_path)  # the same sample again: fine
+    with pytest.raises(CalibrationError, match="holds another sample"):
+        write_sample(draw_sample(att, 5, 1), tmp_path)
+    sheet = read_sheet(tmp_path)
+    assert sheet.words.map(list).iloc[0] == ["stone", "notes"]
+    assert json.loads((tmp_path / "calibration" / "blind_sheet.jsonl").read_text().splitlines()[0])["blind_id"]
+
+
+def ratings_for(ids, value="PASSED"):
+    return pd.DataFrame([{"blind_id": i, "c1": "", **{f"c{k}": value for k in range(2, 13)}} for i in ids])
+
+
+def test_ratings_validation_lists_every_offending_row(tmp_path):
+    ids = ["b1", "b2", "b3"]
+    validate_ratings(ratings_for(ids), ids)
+    bad = ratings_for(["b1", "b1", "b9"])
+    bad.loc[0, "c5"] = "MAYBE"
+    with pytest.raises(CalibrationError) as e:
+        validate_ratings(bad, ids)
+    msg = str(e.value)
+    for part in ("repeated ids: b1", "unknown ids: b9", "not rated: b2, b3", "c5 is 'MAYBE'"):
+        assert part in msg
+    empty = ratings_for(ids)
+    empty.loc[1, "c9"] = ""
+    with pytest.raises(CalibrationError, match="c9"):
+        validate_ratings(empty, ids)
+    validate_ratings(empty, ids, allow_empty=True)
+
+
+def test_import_writes_nothing_on_error(tmp_path):
+    att = synthetic_attempts()
+    write_sample(draw_sample(att, 3, 0), tmp_path)
+    ids = list(read_sheet(tmp_path).blind_id)
+    src = tmp_path / "mine.csv"
+    ratings_for(ids[:-1]).to_csv(src, index=False)
+    with pytest.raises(CalibrationError, match="not rated"):
+        import_ratings(src, tmp_path, "human")
+    assert not (tmp_path / "calibration" / "ratings_human.csv").exists()
+    ratings_for(ids).to_csv(src, index=False)
+    out = import_ratings(src, tmp_path, "human")
+    assert len(pd.read_csv(out)) == len(ids)
+
+
+def test_script_rater_decides_2_and_3_and_leaves_judgment_empty():
+    sheet = pd.DataFrame(
+        [
+            {
+                "blind_id": "b1",
+                "seed_word": "stones",
+                "words": ["stone", "notes"],
+                "settings": SETTINGS,
+                "sentence": "The stone notes ring.",
+                "answer_key": ["stone"],
+            }
+        ]
+    )
+    r = script_ratings(sheet).iloc[0]
+    assert (r.c2, r.c3, r.c9, r.c11) == ("PASSED", "FAILED", "", "")
+    validate_ratings(script_ratings(sheet), ["b1"], allow_empty=True)
+
+
+def test_rater_prompt_holds_only_the_blind_fields_and_the_rubric():
+    row = {
+        "blind_id": "b123456",
+        "seed_word": "stones",
+        "words": ["stone", "notes"],
+        "settings": SETTINGS,
+        "sentence": "Stone notes ring.",
+        "answer_key": ["stone", "notes"],
+    }
+    leaky = {
+        **row,
+        "cell": "smollm2__gemma3",
+        "critic_verdict": "FAILED",
+        "reasons": {"9": "LEAK"},
+        "attempt": 3,
+        "writer": "smollm2",
+    }
+    assert prompts.rater_messages(leaky) == prompts.rater_messages(row)
+    text = json.dumps(prompts.rater_messages(row))
+    for leak in ("smollm2", "gemma3", "LEAK", "b123456", "attempt 3", "critic"):
+        assert leak not in text
+    system, user = prompts.rater_messages(row)
+    from vocab import rubric
+
+    assert rubric.rubric_text() in system["content"]
+    assert "Stone notes ring." in user["content"] and "stone, notes" in user["content"]
+
+
+def test_llm_rater_sees_blind_rows_resumes_and_logs_errors(tmp_path):
+    import asyncio
+
+    from vocab.client import MalformedOutput
+
+    from .standin import StandInModel, grade
+
+    write_sample(draw_sample(synthetic_attempts(), 3, 0), tmp_path)
+    ids = list(read_sheet(tmp_path).blind_id)
+    from vocab.calibration import rate_with_model
+
+    flaky = {"n": 0}
+
+    def answer(role, messages, n):
+        text = json.dumps(messages)
+        assert "a__b" not in text and "secret-reason" not in text
+        flaky["n"] += 1
+        if flaky["n"] == 2:
+            raise MalformedOutput("not JSON")
+        return grade(c9="vague")
+
+    model = StandInModel("judge", answer)
+    first = asyncio.run(rate_with_model(tmp_path, "judge", model))
+    assert first["missing"] == 1 and not (tmp_path / "calibration" / "ratings_judge.csv").exists()
+    errs = (tmp_path / "calibration" / "rater_judge_errors.jsonl").read_text().splitlines()
+    assert json.loads(errs[0])["kind"] == "malformed"
+    second = asyncio.run(rate_with_model(tmp_path, "judge", model))
+    assert second == {"rated": len(ids), "missing": 0, "new": 1}
+    table = pd.read_csv(tmp_path / "calibration" / "ratings_judge.csv", keep_default_na=False)
+    assert sorted(table.blind_id) == sorted(ids) and set(table.c9) == {"FAILED"}

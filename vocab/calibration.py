@@ -1,0 +1,260 @@
+"""The stratified blind sample, the blinding export, rating files and the script rater.
+
+Per cell, the sample draws ``per_pile`` critic-PASSED attempts (the passed pile) and ``per_pile``
+critic-FAILED rows (the failed pile: distinct levels, one failed attempt each, weighted by the number of
+FAILED attempts the level has in the cell, so a level rejected three times is not undercounted).
+Candidates are sorted by (cell, level, attempt) before the seeded draw, so the draw does not depend on the
+order of lines on disk.
+
+Two files come out of a draw, in ``<run_dir>/calibration/``:
+
+- ``key.csv`` — ``blind_id, cell, level, attempt, critic_verdict, pile, weight``: stays with the analyst;
+- ``blind_sheet.csv`` / ``.jsonl`` — ``blind_id, seed_word, words, settings, sentence, answer_key`` and
+  nothing else: no verdict, reason, cell, model or attempt. Rows are shuffled and blind ids are random.
+
+A rater's file ``ratings_<rater>.csv`` has ``blind_id, c1, ..., c12`` (PASSED or FAILED; ``c1`` may be
+empty; the script rater leaves the checks it cannot decide empty) and an optional ``note``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from vocab import rubric, script
+
+KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight"]
+SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
+RATING_COLUMNS = ["blind_id", *[f"c{i}" for i in range(1, 13)]]
+
+
+class CalibrationError(ValueError):
+    """A sample that would overwrite another, or a ratings file that does not fit its sheet."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    key: pd.DataFrame
+    sheet: pd.DataFrame
+
+
+def draw_sample(attempts: pd.DataFrame, per_pile: int, seed: int) -> Sample:
+    """The stratified blind sample of a run's attempts (one frame row per attempt with a verdict)."""
+    if per_pile < 1:
+        raise CalibrationError(f"per_pile must be positive, got {per_pile}")
+    rng = np.random.default_rng(seed)
+    att = attempts.sort_values(["cell", "level", "attempt"], kind="stable").reset_index(drop=True)
+    rows = []
+    for cell in sorted(att.cell.unique()):
+        a = att[att.cell == cell]
+        passed = a[a.verdict == "PASSED"]
+        take = rng.choice(len(passed), size=min(per_pile, len(passed)), replace=False) if len(passed) else []
+        for i in sorted(take):
+            r = passed.iloc[i]
+            rows.append((r, "passed", 1))
+        failed = a[a.verdict == "FAILED"]
+        levels = sorted(failed.level.unique())
+        take = rng.choice(len(levels), size=min(per_pile, len(levels)), replace=False) if levels else []
+        for i in sorted(take):
+            lv = failed[failed.level == levels[i]].sort_values("attempt")
+            r = lv.iloc[int(rng.integers(len(lv)))]
+            rows.append((r, "failed", len(lv)))
+    ids = [f"b{x:06x}" for x in rng.choice(16**6, size=len(rows), replace=False)]
+    order = rng.permutation(len(rows))
+    key, sheet = [], []
+    for pos in order:
+        r, pile, weight = rows[pos]
+        bid = ids[pos]
+        key.append(
+            {
+                "blind_id": bid,
+                "cell": r.cell,
+                "level": int(r.level),
+                "attempt": int(r.attempt),
+                "critic_verdict": r.verdict,
+                "pile": pile,
+                "weight": int(weight),
+            }
+        )
+        sheet.append(
+            {
+                "blind_id": bid,
+                "seed_word": r.seed_word,
+                "words": list(r.words),
+                "settings": dict(r.settings),
+                "sentence": r.sentence,
+                "answer_key": list(r.answer_key),
+            }
+        )
+    return Sample(pd.DataFrame(key, columns=KEY_COLUMNS), pd.DataFrame(sheet, columns=SHEET_COLUMNS))
+
+
+def _sheet_csv(sheet: pd.DataFrame) -> pd.DataFrame:
+    out = sheet.copy()
+    for col in ("words", "settings", "answer_key"):
+        out[col] = out[col].map(lambda v: json.dumps(v, sort_keys=True))
+    return out
+
+
+def write_sample(sample: Sample, run_dir: str | Path) -> Path:
+    """Write key.csv and the blind sheet. An existing, different sample is never overwritten: its ratings
+    would no longer match it."""
+    out = Path(run_dir) / "calibration"
+    key_csv = sample.key.to_csv(index=False)
+    sheet_csv = _sheet_csv(sample.sheet).to_csv(index=False)
+    existing = out / "key.csv"
+    if existing.exists():
+        if existing.read_text() != key_csv:
+            raise CalibrationError(f"{existing} holds another sample; move it away (and its ratings) to draw anew")
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "blind_sheet.csv").write_text(sheet_csv)
+    with (out / "blind_sheet.jsonl").open("w") as f:
+        for row in sample.sheet.to_dict(orient="records"):
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    existing.write_text(key_csv)  # last: its presence marks a complete sample
+    return out
+
+
+def read_sheet(run_dir: str | Path) -> pd.DataFrame:
+    rows = [
+        json.loads(line)
+        for line in (Path(run_dir) / "calibration" / "blind_sheet.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    return pd.DataFrame(rows, columns=SHEET_COLUMNS)
+
+
+def read_key(run_dir: str | Path) -> pd.DataFrame:
+    return pd.read_csv(Path(run_dir) / "calibration" / "key.csv")
+
+
+# --- ratings -----------------------------------------------------------------------------------------
+
+
+def validate_ratings(ratings: pd.DataFrame, sheet_ids: list[str], *, allow_empty: bool = False) -> pd.DataFrame:
+    """Check a ratings table against its sheet; return it normalised, or raise one error listing every
+    offending row: ids missing, unknown or repeated, and labels outside PASSED/FAILED (``c1`` may be empty,
+    and with ``allow_empty`` — the script rater — any undecided check may be)."""
+    problems = []
+    missing_cols = [c for c in RATING_COLUMNS if c not in ratings.columns]
+    if missing_cols:
+        raise CalibrationError(f"missing columns: {', '.join(missing_cols)}")
+    r = ratings.copy()
+    r["blind_id"] = r["blind_id"].astype(str).str.strip()
+    dup = r.blind_id[r.blind_id.duplicated()].unique()
+    if len(dup):
+        problems.append(f"repeated ids: {', '.join(sorted(dup))}")
+    unknown = sorted(set(r.blind_id) - set(sheet_ids))
+    if unknown:
+        problems.append(f"unknown ids: {', '.join(unknown)}")
+    missing = sorted(set(sheet_ids) - set(r.blind_id))
+    if missing:
+        problems.append(f"ids of the sheet not rated: {', '.join(missing)}")
+    for col in RATING_COLUMNS[1:]:
+        r[col] = r[col].fillna("").astype(str).str.strip().str.upper()
+        ok = r[col].isin(rubric.VERDICTS) | ((r[col] == "") & (allow_empty or col == "c1"))
+        for bid, value in zip(r.blind_id[~ok], r[col][~ok], strict=True):
+            problems.append(f"{bid}: {col} is {value!r} (expected PASSED or FAILED)")
+    if problems:
+        raise CalibrationError(f"ratings rejected ({len(problems)} problems): " + "; ".join(problems))
+    return r
+
+
+def import_ratings(path: str | Path, run_dir: str | Path, rater: str) -> Path:
+    """Validate a ratings CSV against the run's blind sheet and store it as ratings_<rater>.csv. On any
+    problem nothing is written."""
+    if not rater.replace("-", "").replace("_", "").isalnum():
+        raise CalibrationError(f"a rater name may hold letters, digits, '-' and '_' only, got {rater!r}")
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+        raise CalibrationError(f"{path}: cannot read ratings ({e})") from None
+    sheet = read_sheet(run_dir)
+    valid = validate_ratings(df, list(sheet.blind_id), allow_empty=(rater == "script"))
+    out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
+    cols = RATING_COLUMNS + (["note"] if "note" in valid.columns else [])
+    valid[cols].to_csv(out, index=False)
+    return out
+
+
+def script_ratings(sheet: pd.DataFrame) -> pd.DataFrame:
+    """The script rater: checks 2 and 3 for every row, and the mechanical ones it can decide; the rest
+    empty."""
+    rows = []
+    for r in sheet.itertuples(index=False):
+        v = script.adjudicate(list(r.words), r.sentence, list(r.answer_key), dict(r.settings), r.seed_word)
+        rows.append({"blind_id": r.blind_id, **{f"c{k}": (val or "") for k, val in v.checks.items()}})
+    return pd.DataFrame(rows, columns=RATING_COLUMNS)
+
+
+# --- the LLM blind rater -----------------------------------------------------------------------------
+
+
+async def rate_with_model(run_dir: str | Path, rater: str, model, *, max_tokens: int | None = None) -> dict:
+    """Grade every blind-sheet row with ``model`` (a vocab.client.ModelClient, or a test's stand-in).
+
+    Each answer is appended to ``calibration/rater_<rater>.jsonl`` as it arrives and each failed call to
+    ``calibration/rater_<rater>_errors.jsonl`` with its kind, so a rerun grades only what is missing. When
+    every row has an answer, ``ratings_<rater>.csv`` is written (checked like any imported file).
+    """
+    import asyncio
+    from datetime import UTC, datetime
+
+    from vocab import prompts
+    from vocab.client import ModelCallError
+    from vocab.records import JsonlWriter, read_jsonl
+
+    cal = Path(run_dir) / "calibration"
+    sheet = read_sheet(run_dir)
+    answers_path, errors_path = cal / f"rater_{rater}.jsonl", cal / f"rater_{rater}_errors.jsonl"
+    done = {a["blind_id"] for a in read_jsonl(answers_path)}
+    answers, errors = JsonlWriter(answers_path), JsonlWriter(errors_path)
+    schema = rubric.critic_schema()
+
+    async def one(row: dict) -> None:
+        try:
+            r = await model.structured(prompts.rater_messages(row), schema, "rating", max_tokens=max_tokens)
+        except ModelCallError as e:
+            errors.write(
+                {
+                    "blind_id": row["blind_id"],
+                    "rater": rater,
+                    "model": model.name,
+                    "kind": e.kind,
+                    "message": e.message,
+                    "time": datetime.now(UTC).isoformat(timespec="seconds"),
+                }
+            )
+            return
+        answers.write(
+            {
+                "blind_id": row["blind_id"],
+                "rater": rater,
+                "model": model.name,
+                "checks": {c: r.value[c]["verdict"] for c in rubric.CHECK_IDS},
+                "reasons": {c: r.value[c]["reason"] for c in rubric.CHECK_IDS},
+                "usage": r.usage.as_dict(),
+            }
+        )
+
+    try:
+        todo = [row for row in sheet.to_dict(orient="records") if row["blind_id"] not in done]
+        await asyncio.gather(*(one(row) for row in todo))
+    finally:
+        answers.close()
+        errors.close()
+    got = {a["blind_id"]: a for a in read_jsonl(answers_path)}
+    missing = [b for b in sheet.blind_id if b not in got]
+    if not missing:
+        table = pd.DataFrame(
+            [{"blind_id": b, **{f"c{c}": got[b]["checks"][c] for c in rubric.CHECK_IDS}} for b in sheet.blind_id],
+            columns=RATING_COLUMNS,
+        )
+        validate_ratings(table, list(sheet.blind_id))
+        table.to_csv(cal / f"ratings_{rater}.csv", index=False)
+    return {"rated": len(got), "missing": len(missing), "new": len(todo) - len(missing)}
