@@ -39,12 +39,20 @@ def attempt(cell, level, n, verdict):
     }
 
 
-@pytest.fixture
-def run_dir(tmp_path):
+def make_run_dir(tmp_path):
     d = tmp_path / "run"
     d.mkdir()
     cells = ["w__c"]
-    (d / "manifest.json").write_text(json.dumps({"run_id": "r", "cells": cells, "loop": {"max_attempts": 3}}))
+    manifest = {
+        "run_id": "r",
+        "cells": cells,
+        "loop": {"max_attempts": 3},
+        "status": "complete",
+        "rubric": {"version": "1.0", "hash": "0" * 64},
+        "design": {"levels": [1, 2, 3, 4], "generator_version": "1.0.0"},
+        "models": {"w": {"request_model": "w"}, "c": {"request_model": "c"}},
+    }
+    (d / "manifest.json").write_text(json.dumps(manifest))
     lv = JsonlWriter(d / "levels.jsonl")
     for n in (1, 2, 3, 4):
         lv.write({"level": n, "tier": 1})
@@ -75,6 +83,24 @@ def run_dir(tmp_path):
     )
     err.close()
     return d
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    return make_run_dir(tmp_path)
+
+
+def test_notebook_01_runs_on_any_run_directory(tmp_path):
+    """pyhf-style: papermill executes the notebook with run_dir injected, output into tmp_path."""
+    from pathlib import Path
+
+    from vocab.nb import execute
+
+    d = make_run_dir(tmp_path)
+    nb = Path(__file__).resolve().parents[2] / "notebooks" / "01_run.ipynb"
+    execute(nb, {"run_dir": str(d)}, tmp_path / "01_run.ipynb")
+    raw = (d / "analysis" / "raw.csv").read_text().splitlines()
+    assert raw[0] == ",".join(tables.RAW_COLUMNS) and raw[1].startswith("w__c,w,c,6,")
 
 
 def test_outcomes_raw_table_and_costs(run_dir):
