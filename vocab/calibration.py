@@ -258,3 +258,140 @@ async def rate_with_model(run_dir: str | Path, rater: str, model, *, max_tokens:
         validate_ratings(table, list(sheet.blind_id))
         table.to_csv(cal / f"ratings_{rater}.csv", index=False)
     return {"rated": len(got), "missing": len(missing), "new": len(todo) - len(missing)}
+
+
+# --- the correction per rater variant and cell ----------------------------------------------------------
+
+CORRECTION_COLUMNS = [
+    "rater",
+    "cell",
+    "p",
+    "a",
+    "b",
+    "theta",
+    "ci_low",
+    "ci_high",
+    "shift_points",
+    "q1",
+    "q1_low",
+    "q1_high",
+    "q0",
+    "q0_low",
+    "q0_high",
+    "flags",
+]
+SCOPE_COLUMNS = [f"c{i}" for i in range(2, 13)]
+
+
+def rater_passes(ratings: pd.DataFrame, script: pd.DataFrame | None = None) -> pd.Series:
+    """Per blind id: does the rater pass the row (c2-c12 all PASSED)? With ``script``, checks 2 and 3 are
+    the script's verdicts instead of the rater's."""
+    r = ratings.set_index("blind_id")[SCOPE_COLUMNS].copy()
+    if script is not None:
+        s = script.set_index("blind_id")
+        r["c2"], r["c3"] = s.loc[r.index, "c2"], s.loc[r.index, "c3"]
+    return (r == "PASSED").all(axis=1)
+
+
+def variants(ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None) -> dict[str, pd.Series]:
+    """Every rater as rated, and each non-script rater with checks 2 and 3 from the script."""
+    out = {}
+    for name in sorted(ratings):
+        out[name] = rater_passes(ratings[name])
+        if script is not None and name != "script":
+            out[f"{name}+script"] = rater_passes(ratings[name], script)
+    return out
+
+
+def _flags(c, theta_ci, q1_ci, q0_ci) -> str:
+    flags = []
+    for name, (lo, hi) in (("theta", theta_ci), ("q1", q1_ci), ("q0", q0_ci)):
+        if np.isfinite(lo) and np.isfinite(hi) and hi - lo > 0.5:
+            flags.append(f"unstable:{name}")
+    if c.a == 1:
+        flags.append("ceiling:q0")  # a passed pile passed in full forces q0 = 1
+    if c.a == 0:
+        flags.append("ceiling:q1")  # ... failed in full forces q1 = 0
+    if c.b == 0:
+        flags.append("ceiling:q1")  # a failed pile failed in full forces q1 = 1
+    if c.b == 1:
+        flags.append("ceiling:q0")
+    return ";".join(dict.fromkeys(flags))
+
+
+def correction_table(
+    attempts: pd.DataFrame, key: pd.DataFrame, passes: dict[str, pd.Series], *, n_boot: int = 4000, seed: int = 0
+) -> pd.DataFrame:
+    """One row per rater variant and cell: p, a, b, theta with its percentile interval, the shift, q1, q0."""
+    from vocab import stats
+
+    rng = np.random.default_rng(seed)
+    p_by_cell = attempts.groupby("cell").verdict.apply(lambda v: float((v == "PASSED").mean()))
+    rows = []
+    for variant in sorted(passes):
+        ok = passes[variant]
+        for cell in sorted(key.cell.unique()):
+            k = key[key.cell == cell].sort_values("blind_id")
+            pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
+            p = float(p_by_cell.get(cell, np.nan))
+            if pp.empty or fp.empty or not np.isfinite(p):
+                continue
+            x = ok.loc[pp.blind_id].to_numpy(float)
+            y = ok.loc[fp.blind_id].to_numpy(float)
+            w = fp.weight.to_numpy(float)
+            bs = stats.bootstrap_correction(p, x, y, w, n_resamples=n_boot, rng=rng)
+            c = bs.point
+            rows.append(
+                {
+                    "rater": variant,
+                    "cell": cell,
+                    "p": p,
+                    "a": c.a,
+                    "b": c.b,
+                    "theta": c.theta,
+                    "ci_low": bs.theta_ci[0],
+                    "ci_high": bs.theta_ci[1],
+                    "shift_points": c.shift_points,
+                    "q1": c.q1,
+                    "q1_low": bs.q1_ci[0],
+                    "q1_high": bs.q1_ci[1],
+                    "q0": c.q0,
+                    "q0_low": bs.q0_ci[0],
+                    "q0_high": bs.q0_ci[1],
+                    "flags": _flags(c, bs.theta_ci, bs.q1_ci, bs.q0_ci),
+                }
+            )
+    return pd.DataFrame(rows, columns=CORRECTION_COLUMNS)
+
+
+def rank_table(correction: pd.DataFrame, tie: float = 0.01) -> pd.DataFrame:
+    """Cells ranked by theta under every variant; a cell within ``tie`` of the next one is marked tied."""
+    rows = []
+    for variant, g in correction.groupby("rater", sort=True):
+        g = g.sort_values(["theta", "cell"], ascending=[False, True]).reset_index(drop=True)
+        for i, r in g.iterrows():
+            near = [abs(r.theta - g.theta[j]) <= tie for j in (i - 1, i + 1) if 0 <= j < len(g)]
+            rows.append({"rater": variant, "rank": i + 1, "cell": r.cell, "theta": r.theta, "tied": any(near)})
+    return pd.DataFrame(rows)
+
+
+def self_preference(correction: pd.DataFrame) -> pd.DataFrame:
+    """Per variant and writer: same-model minus cross-model critic, raw (p) and corrected (theta)."""
+    rows = []
+    for variant, g in correction.groupby("rater", sort=True):
+        cells = {tuple(c.split("__")): r for c, r in zip(g.cell, g.itertuples(), strict=True)}
+        for (writer, critic), same in sorted(cells.items()):
+            if writer != critic:
+                continue
+            for (w2, c2), cross in sorted(cells.items()):
+                if w2 == writer and c2 != writer:
+                    rows.append(
+                        {
+                            "rater": variant,
+                            "writer": writer,
+                            "cross_critic": c2,
+                            "raw_gap_points": 100 * (same.p - cross.p),
+                            "corrected_gap_points": 100 * (same.theta - cross.theta),
+                        }
+                    )
+    return pd.DataFrame(rows)

@@ -215,3 +215,71 @@ def test_llm_rater_sees_blind_rows_resumes_and_logs_errors(tmp_path):
     assert second == {"rated": len(ids), "missing": 0, "new": 1}
     table = pd.read_csv(tmp_path / "calibration" / "ratings_judge.csv", keep_default_na=False)
     assert sorted(table.blind_id) == sorted(ids) and set(table.c9) == {"FAILED"}
+
+
+def test_correction_table_recovers_a_planted_critic():
+    """A synthetic run where the truth is known: the rater is perfect, the critic has fixed q1 and q0."""
+    from vocab.calibration import correction_table, rank_table, self_preference, variants
+
+    rng = np.random.default_rng(5)
+    rows, truth = [], {}
+    for cell, (theta, q1, q0) in {
+        "a__a": (0.7, 0.9, 0.6),
+        "a__b": (0.7, 0.5, 0.9),
+        "b__a": (0.3, 0.8, 0.8),
+        "b__b": (0.3, 0.9, 0.3),
+    }.items():
+        good = rng.random(4000) < theta
+        passed = np.where(good, rng.random(4000) < q1, rng.random(4000) > q0)
+        for i, (g, pz) in enumerate(zip(good, passed, strict=True)):
+            rows.append({"cell": cell, "level": i, "attempt": 1, "verdict": "PASSED" if pz else "FAILED", "good": g})
+            truth[(cell, i)] = g
+    att = pd.DataFrame(rows)
+    # a large sample so the estimate is tight; the failed pile's weights are 1 (one attempt per level)
+    picked = []
+    for cell, g in att.groupby("cell"):
+        for pile, verdict in (("passed", "PASSED"), ("failed", "FAILED")):
+            sub = g[g.verdict == verdict].head(400)
+            picked += [
+                {
+                    "blind_id": f"{cell}-{r.level}",
+                    "cell": cell,
+                    "level": r.level,
+                    "attempt": 1,
+                    "critic_verdict": verdict,
+                    "pile": pile,
+                    "weight": 1,
+                }
+                for r in sub.itertuples()
+            ]
+    key = pd.DataFrame(picked)
+    perfect = pd.DataFrame(
+        [
+            {
+                "blind_id": r.blind_id,
+                **{f"c{i}": "PASSED" if truth[(r.cell, r.level)] else "FAILED" for i in range(1, 13)},
+            }
+            for r in key.itertuples()
+        ]
+    )
+    table = correction_table(att, key, variants({"oracle": perfect}, None), n_boot=300, seed=0)
+    assert list(table.rater.unique()) == ["oracle"] and len(table) == 4
+    for r in table.itertuples():
+        true_theta = att[att.cell == r.cell].good.mean()
+        assert abs(r.theta - true_theta) < 0.04, r
+        assert r.ci_low <= r.theta <= r.ci_high
+    t = table.set_index("cell")
+    assert t.loc["a__b", "q0"] > 0.8 and t.loc["b__b", "q0"] < 0.45  # the planted specificities show
+    ranks = rank_table(table)
+    assert set(ranks[ranks["rank"] <= 2].cell) == {"a__a", "a__b"}
+    gaps = self_preference(table)
+    assert set(gaps.writer) == {"a", "b"} and len(gaps) == 2
+
+
+def test_script_variant_replaces_checks_2_and_3():
+    from vocab.calibration import rater_passes
+
+    human = pd.DataFrame([{"blind_id": "x", **{f"c{i}": "PASSED" for i in range(1, 13)}}])
+    human.loc[0, "c3"] = "FAILED"
+    script = pd.DataFrame([{"blind_id": "x", "c2": "PASSED", "c3": "PASSED"}])
+    assert not rater_passes(human)["x"] and rater_passes(human, script)["x"]
