@@ -283,3 +283,38 @@ def test_script_variant_replaces_checks_2_and_3():
     human.loc[0, "c3"] = "FAILED"
     script = pd.DataFrame([{"blind_id": "x", "c2": "PASSED", "c3": "PASSED"}])
     assert not rater_passes(human)["x"] and rater_passes(human, script)["x"]
+
+
+def _ratings(fail_map: dict[str, list[str]], ids):
+    return pd.DataFrame(
+        [
+            {
+                "blind_id": b,
+                **{f"c{i}": ("FAILED" if f"c{i}" in fail_map.get(b, []) else "PASSED") for i in range(1, 13)},
+            }
+            for b in ids
+        ]
+    )
+
+
+def test_agreement_tables():
+    from vocab.calibration import checks_table, kappa_table, krippendorff_alpha, script_adjudication
+    from vocab.stats import cohens_kappa
+
+    ids = [f"b{i}" for i in range(8)]
+    human = _ratings({"b0": ["c2"], "b1": ["c9"], "b2": ["c9"], "b3": ["c3"]}, ids)
+    llm = _ratings({"b1": ["c9"], "b4": ["c11"], "b5": ["c9"]}, ids)
+    script = pd.DataFrame([{"blind_id": b, "c2": "PASSED", "c3": "PASSED"} for b in ids])
+    ratings = {"human": human, "llm": llm, "script": script}
+    k = kappa_table(ratings, script, n_boot=200, seed=0).set_index("variant")
+    h = [0, 0, 0, 0, 1, 1, 1, 1]  # the human passes b4-b7; the llm passes b0, b2, b3, b6, b7
+    m = [1, 0, 1, 1, 0, 0, 1, 1]
+    assert k.loc["raw", "kappa"] == pytest.approx(cohens_kappa(h, m))
+    assert k.loc["raw", "agree"] == 3 and k.loc["+script", "agree"] == 5  # b0 and b3 were checks 2/3 only
+    c = checks_table(ratings).set_index("check")
+    assert c.loc[9, "agree"] == 6 and c.loc[9, "fails_human"] == 2 and c.loc[9, "fails_llm"] == 2
+    assert c.loc[2, "kind"] == "decidable" and c.loc[9, "kind"] == "judgment"
+    adj = script_adjudication(ratings, script)
+    assert list(adj.blind_id) == ["b0", "b3"] and set(adj.matched_script) == {"llm"}
+    alpha = krippendorff_alpha(ratings)
+    assert -1 <= alpha <= 1
