@@ -371,6 +371,21 @@ def cmd_ratings_import(args) -> int:
     return 0
 
 
+def cmd_exam_baselines(args) -> int:
+    from vocab.exam import degenerate_scores, qualifies
+
+    rows = degenerate_scores()
+    if args.json:
+        keys = ["judge", "tie_rate", "balanced_accuracy", "verdict_recall", "on_target_recall", "false_positive_rate"]
+        for r in rows:
+            print(json.dumps({k: r[k] for k in keys} | {k: v for k, v in r.items() if k not in keys}))
+        return 0
+    for r in rows:
+        vals = ", ".join(f"{k} {v:.3f}" for k, v in r.items() if k != "judge" and v is not None)
+        print(f"{r['judge']:14} {vals}; qualifies: {qualifies(r)}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="vocab", description="Audit an LLM judge on the Vocabscapes write-critique loop.")
     p.add_argument("-v", "--verbose", action="store_true", help="log diagnostics to stderr")
@@ -453,6 +468,12 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--sequence", choices=SEQUENCES, default="forward")
     ls.add_argument("--json", action="store_true", help="one JSON object")
     ls.set_defaults(func=cmd_lesson)
+
+    ex = sub.add_parser("exam", help="the judge qualification exam")
+    exsub = ex.add_subparsers(dest="exam_command", required=True, parser_class=_Parser)
+    bl = exsub.add_parser("baselines", help="the degenerate judges' metrics (random: expected values)")
+    bl.add_argument("--json", action="store_true", help="one JSON object per judge")
+    bl.set_defaults(func=cmd_exam_baselines)
 
     ck = sub.add_parser("check", help="the script adjudicator: JSON Lines on stdin, one verdict line per input")
     ck.set_defaults(func=cmd_check)
