@@ -386,6 +386,28 @@ def cmd_exam_baselines(args) -> int:
     return 0
 
 
+def cmd_coverage(args) -> int:
+    from vocab.simulate import coverage
+
+    try:
+        c = coverage(
+            args.method,
+            theta=args.theta,
+            q1=args.q1,
+            q0=args.q0,
+            attempts=args.attempts,
+            piles=args.piles,
+            sims=args.sims,
+            seed=args.seed,
+            n_boot=args.n_boot,
+            rater_error=args.rater_error,
+        )
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    print(json.dumps(c.as_dict()) if args.json else c)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="vocab", description="Audit an LLM judge on the Vocabscapes write-critique loop.")
     p.add_argument("-v", "--verbose", action="store_true", help="log diagnostics to stderr")
@@ -474,6 +496,22 @@ def build_parser() -> argparse.ArgumentParser:
     bl = exsub.add_parser("baselines", help="the degenerate judges' metrics (random: expected values)")
     bl.add_argument("--json", action="store_true", help="one JSON object per judge")
     bl.set_defaults(func=cmd_exam_baselines)
+
+    from vocab.simulate import METHODS
+
+    cv = sub.add_parser("coverage", help="simulate the study: coverage, width and bias of an interval method")
+    cv.add_argument("--method", choices=METHODS, default="seed")
+    cv.add_argument("--piles", type=int, default=10, help="rows per pile (default 10)")
+    cv.add_argument("--theta", type=float, required=True, help="the writer's true pass rate")
+    cv.add_argument("--q1", type=float, required=True, help="the critic's sensitivity")
+    cv.add_argument("--q0", type=float, required=True, help="the critic's specificity")
+    cv.add_argument("--attempts", type=int, default=400, help="logged attempts behind p (default 400)")
+    cv.add_argument("--sims", type=int, default=2000, help="simulated studies (default 2000)")
+    cv.add_argument("--seed", type=int, default=0)
+    cv.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples per study (default 1000)")
+    cv.add_argument("--rater-error", type=float, default=0.0, help="the blind rater's own error rate")
+    cv.add_argument("--json", action="store_true")
+    cv.set_defaults(func=cmd_coverage)
 
     ck = sub.add_parser("check", help="the script adjudicator: JSON Lines on stdin, one verdict line per input")
     ck.set_defaults(func=cmd_check)
