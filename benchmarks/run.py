@@ -10,5 +10,5 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-for script in ("bench_levels.py", "bench_bootstrap.py"):
+for script in ("bench_levels.py", "bench_bootstrap.py", "bench_simulate.py"):
     subprocess.run([sys.executable, str(HERE / script)], check=True)
