@@ -155,8 +155,19 @@ def coverage(
     )
 
 
-def coverage_grid(*, methods=METHODS, piles=(10,), thetas=(0.5,), q1s=(0.8,), q0s=(0.8,), attempts=(400,),
-                  sims: int = 2000, seed: int = 0, n_boot: int = 1000, rater_error: float = 0.0):
+def coverage_grid(
+    *,
+    methods=METHODS,
+    piles=(10,),
+    thetas=(0.5,),
+    q1s=(0.8,),
+    q0s=(0.8,),
+    attempts=(400,),
+    sims: int = 2000,
+    seed: int = 0,
+    n_boot: int = 1000,
+    rater_error: float = 0.0,
+):
     """Coverage, width and bias over a grid (a pandas DataFrame, one row per point and method). Each point
     gets its own seed derived from ``seed`` and its position, so a point's result does not depend on which
     other points are in the grid."""
@@ -166,11 +177,36 @@ def coverage_grid(*, methods=METHODS, piles=(10,), thetas=(0.5,), q1s=(0.8,), q0
 
     rows = []
     for method, n, th, a1, a0, big_n in itertools.product(methods, piles, thetas, q1s, q0s, attempts):
-        point_seed = int(np.random.SeedSequence([seed, n, round(th * 1000), round(a1 * 1000), round(a0 * 1000),
-                                                 big_n]).generate_state(1)[0])
-        c = coverage(method, theta=th, q1=a1, q0=a0, attempts=big_n, piles=n, sims=sims, seed=point_seed,
-                     n_boot=n_boot, rater_error=rater_error)
-        rows.append({"method": method, "piles": n, "theta": th, "q1": a1, "q0": a0, "attempts": big_n,
-                     "coverage": c.coverage, "mean_width": c.mean_width, "bias": c.bias, "sims": sims,
-                     "defined": c.defined})
+        point_seed = int(
+            np.random.SeedSequence(
+                [seed, n, round(th * 1000), round(a1 * 1000), round(a0 * 1000), big_n]
+            ).generate_state(1)[0]
+        )
+        c = coverage(
+            method,
+            theta=th,
+            q1=a1,
+            q0=a0,
+            attempts=big_n,
+            piles=n,
+            sims=sims,
+            seed=point_seed,
+            n_boot=n_boot,
+            rater_error=rater_error,
+        )
+        rows.append(
+            {
+                "method": method,
+                "piles": n,
+                "theta": th,
+                "q1": a1,
+                "q0": a0,
+                "attempts": big_n,
+                "coverage": c.coverage,
+                "mean_width": c.mean_width,
+                "bias": c.bias,
+                "sims": sims,
+                "defined": c.defined,
+            }
+        )
     return pd.DataFrame(rows)

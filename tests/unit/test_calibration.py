@@ -318,3 +318,25 @@ def test_agreement_tables():
     assert list(adj.blind_id) == ["b0", "b3"] and set(adj.matched_script) == {"llm"}
     alpha = krippendorff_alpha(ratings)
     assert -1 <= alpha <= 1
+
+
+def test_human_form_saves_every_row_and_resumes(tmp_path):
+    from vocab.calibration import HumanForm
+
+    write_sample(draw_sample(synthetic_attempts(), 2, 0), tmp_path)
+    form = HumanForm(tmp_path)
+    n = form.remaining
+    first = form.next_row()
+    assert set(first) == {"blind_id", "seed_word", "words", "settings", "sentence", "answer_key"}
+    verdicts = {c: "PASSED" for c in map(str, range(2, 13))}
+    form.save(first["blind_id"], verdicts, note="clear")
+    with pytest.raises(CalibrationError, match="already rated"):
+        form.save(first["blind_id"], verdicts)
+    with pytest.raises(CalibrationError, match="checks 9"):
+        form.save(form.next_row()["blind_id"], {**verdicts, "9": "?"})
+    again = HumanForm(tmp_path)  # a new session picks up where the last stopped
+    assert again.remaining == n - 1 and again.next_row()["blind_id"] != first["blind_id"]
+    while (row := again.next_row()) is not None:
+        again.save(row["blind_id"], verdicts)
+    table = pd.read_csv(tmp_path / "calibration" / "ratings_human.csv", keep_default_na=False)
+    assert len(table) == n and table.set_index("blind_id").loc[first["blind_id"], "note"] == "clear"
