@@ -332,7 +332,12 @@ def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict,
         logged_levels = read_jsonl(run_dir / "levels.jsonl")
         if logged_levels != levels:
             raise RunDirError(f"{run_dir}/levels.jsonl differs from the levels this design generates")
-        manifest["resumed"] = [*manifest.get("resumed", []), now()]
+        # Each resume records when, and with which code and packages, so a run made in several sittings
+        # keeps its provenance.
+        manifest["resumed"] = [
+            *manifest.get("resumed", []),
+            {"time": now(), "git_commit": _git_commit(), "versions": _versions()},
+        ]
     else:
         if run_dir.exists() and any(run_dir.iterdir()):
             raise RunDirError(f"{run_dir} exists and is not a run directory (no manifest.json); choose another")

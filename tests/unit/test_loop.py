@@ -181,6 +181,8 @@ def test_budget_exhaustion_abandons_and_retry_completes(cfg, tmp_path):
     assert s2.attempts_new == 0
     s3 = design_run(cfg, run_dir, lambda r, m, n: grade(), retry=True)
     assert s3.statuses["w__c"] == {"PASSED": 3}
+    resumed = json.loads((run_dir / "manifest.json").read_text())["resumed"]
+    assert len(resumed) == 2 and all({"time", "git_commit", "versions"} <= set(r) for r in resumed)
     rows = read_jsonl(run_dir / "results_w__c.jsonl")
     assert sorted((r["level"], r["attempt"]) for r in rows) == [(1, 1), (2, 1), (3, 1)]  # no duplicates
 
