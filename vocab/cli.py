@@ -108,11 +108,8 @@ DEMO_NOTEBOOKS = ("00_levels", "01_run")
 def cmd_demo(args) -> int:
     """The main job on a config: prepare models, start the servers, run the design, stop the servers,
     then execute the pipeline notebooks on the run (their executed copies go into the run directory)."""
-    from vocab.client import Clients
-    from vocab.loop import run_design
     from vocab.models import prepare
     from vocab.nb import execute
-    from vocab.records import RunDirError
     from vocab.roundtrip import roundtrip
     from vocab.serve import Servers
 
@@ -135,25 +132,7 @@ def cmd_demo(args) -> int:
                 raise UsageError(f"round-trip through {r.model} failed ({r.error['kind']}: {r.error['message']})")
             say(f"round-trip {r.model}: ok ({r.usage.completion_tokens} tokens)")
 
-        async def go():
-            clients = Clients.from_config(cfg, args.max_calls)
-            try:
-                return await run_design(
-                    cfg,
-                    loop,
-                    args.run_dir,
-                    clients,
-                    retry_abandoned=args.retry_abandoned,
-                    progress=not args.no_progress,
-                )
-            finally:
-                await clients.aclose()
-
-        try:
-            summary = asyncio.run(go())
-        except RunDirError as e:
-            raise UsageError(str(e)) from None
-        print_summary(summary)
+        print_summary(run_design_from_args(cfg, loop, args))
     say("servers stopped")
     run_dir = Path(args.run_dir).resolve()
     for name in DEMO_NOTEBOOKS:
@@ -243,12 +222,17 @@ def loop_from_args(cfg, args):
 
 
 def cmd_run(args) -> int:
+    cfg = load_config(args.config)
+    print_summary(run_design_from_args(cfg, loop_from_args(cfg, args), args))
+    return 0
+
+
+def run_design_from_args(cfg, loop, args):
+    """Run (or resume) the design with the command line's budget, retry and progress options."""
     from vocab.client import Clients
     from vocab.loop import run_design
     from vocab.records import RunDirError
 
-    cfg = load_config(args.config)
-    loop = loop_from_args(cfg, args)
     if args.max_calls is not None and args.max_calls < 0:
         raise UsageError(f"--max-calls must be non-negative, got {args.max_calls}")
 
@@ -262,11 +246,9 @@ def cmd_run(args) -> int:
             await clients.aclose()
 
     try:
-        summary = asyncio.run(go())
+        return asyncio.run(go())
     except RunDirError as e:
         raise UsageError(str(e)) from None
-    print_summary(summary)
-    return 0
 
 
 def print_summary(summary) -> None:
