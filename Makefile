@@ -47,9 +47,10 @@ DEMO_DESIGN ?= --tiers 1,5,9,13,17,21,25,28 --per-tier 1
 demo: models
 	$(VOCAB) demo --config $(CONFIG) --run-dir data/runs/demo $(DEMO_DESIGN)
 
-# The study's full design (140 levels x 4 cells) into the reference run; rerunning resumes it.
+# The study's full design (140 levels x 4 cells) into the reference run; rerunning resumes it and retries
+# the levels that infrastructure faults abandoned.
 demo-full: models
-	$(VOCAB) demo --config $(CONFIG) --run-dir data/runs/reference
+	$(VOCAB) demo --config $(CONFIG) --run-dir data/runs/reference --retry-abandoned
 
 test: models
 	$(PYTEST) tests notebooks
