@@ -20,8 +20,18 @@ def main() -> None:
     t0 = time.perf_counter()
     c = coverage("seed", theta=0.5, q1=0.8, q0=0.8, attempts=400, piles=10, sims=args.sims, seed=0, n_boot=args.n_boot)
     dt = time.perf_counter() - t0
-    print(json.dumps({"benchmark": "simulate", "sims": args.sims, "n_boot": args.n_boot, "seconds": round(dt, 3),
-                      "studies_per_s": round(args.sims / dt, 1), "coverage": round(c.coverage, 4)}))
+    print(
+        json.dumps(
+            {
+                "benchmark": "simulate",
+                "sims": args.sims,
+                "n_boot": args.n_boot,
+                "seconds": round(dt, 3),
+                "studies_per_s": round(args.sims / dt, 1),
+                "coverage": round(c.coverage, 4),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

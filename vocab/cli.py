@@ -368,6 +368,92 @@ def cmd_exam_baselines(args) -> int:
     return 0
 
 
+REGISTRY = Path("data/exams/registry.jsonl")
+
+
+def _exam_params(args, cfg) -> dict:
+    from vocab import examrun
+
+    if not (Path(args.run_dir) / "manifest.json").exists():
+        raise UsageError(f"{args.run_dir}: not a run directory (no manifest.json)")
+    judges = [j.strip() for j in args.judges.split(",") if j.strip()]
+    if not judges:
+        raise UsageError("--judges names no judge")
+    for j in judges:
+        cfg.model(j)
+    for name in ("max_calls", "seed"):
+        if getattr(args, name) < 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be non-negative, got {getattr(args, name)}")
+    if args.exam_command == "planted" or getattr(args, "kind", None) == "planted":
+        if args.sources < 1:
+            raise UsageError(f"--sources must be at least 1, got {args.sources}")
+        critic_max = (cfg.loop.critic_max_tokens if cfg.loop else None) or cfg.model(judges[0]).max_tokens
+        return examrun.planted_params(
+            args.run_dir, judges, args.sources, args.seed, args.max_calls, not args.no_reference, critic_max
+        )
+    if args.pairs < 1:
+        raise UsageError(f"--pairs must be at least 1, got {args.pairs}")
+    return examrun.pairwise_params(args.run_dir, judges, args.pairs, args.seed, args.max_calls, not args.no_reference)
+
+
+def cmd_exam_register(args) -> int:
+    from vocab import examrun
+    from vocab.registry import RegistryError, register
+
+    cfg = load_config(args.config)
+    args.exam_command = args.kind
+    params = _exam_params(args, cfg)
+    metrics = examrun.PLANTED_METRICS if args.kind == "planted" else examrun.PAIRWISE_METRICS
+    try:
+        e = register(
+            args.registry,
+            args.id,
+            params,
+            thresholds=examrun.THRESHOLDS,
+            metrics=metrics,
+            judges=params["judges"],
+            prediction=args.prediction,
+            corrects=args.corrects,
+        )
+    except RegistryError as err:
+        raise UsageError(str(err)) from None
+    print(json.dumps({"id": e["id"], "hash": e["hash"]}))
+    return 0
+
+
+def cmd_exam_run(args) -> int:
+    from vocab import examrun
+    from vocab.client import Clients
+    from vocab.registry import RegistryError, find
+
+    cfg = load_config(args.config)
+    params = _exam_params(args, cfg)
+    try:
+        entries = {find(args.registry, params, j)["id"] for j in params["judges"]}
+    except RegistryError as e:
+        raise UsageError(f"{args.registry}: {e}") from None
+    if len(entries) != 1:
+        raise UsageError(f"the judges are registered under different entries: {sorted(entries)}")
+    from vocab.registry import verify
+
+    entry = next(e for e in verify(args.registry) if e["id"] in entries)
+
+    async def go():
+        clients = Clients.from_config(cfg, params["max_calls"])
+        try:
+            return await examrun.run_exam(args.exam_command, args.run_dir, entry, clients, params["judges"], params)
+        finally:
+            await clients.aclose()
+
+    try:
+        out = asyncio.run(go())
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    m = json.loads((out / "exam.json").read_text())
+    print(f"{out}: {json.dumps(m['counts'])}")
+    return 0 if m["status"] == "complete" else 1
+
+
 def cmd_coverage(args) -> int:
     from vocab.simulate import coverage
 
@@ -478,6 +564,33 @@ def build_parser() -> argparse.ArgumentParser:
     bl = exsub.add_parser("baselines", help="the degenerate judges' metrics (random: expected values)")
     bl.add_argument("--json", action="store_true", help="one JSON object per judge")
     bl.set_defaults(func=cmd_exam_baselines)
+
+    def exam_args(q, kind: str) -> None:
+        _add_config(q)
+        q.add_argument("--run-dir", required=True, type=Path, help="the run whose answers are the sources")
+        q.add_argument("--judges", default="smollm2,gemma3", help="comma-separated critics (default: both)")
+        q.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+        q.add_argument("--max-calls", type=int, default=600, help="the exam's hard call budget (default 600)")
+        q.add_argument("--no-reference", action="store_true", help="use the run's answers only")
+        q.add_argument("--registry", type=Path, default=REGISTRY, help=f"the registry (default {REGISTRY})")
+        if kind in ("planted", "any"):
+            q.add_argument("--sources", type=int, default=12, help="planted: sources (default 12)")
+        if kind in ("pairwise", "any"):
+            q.add_argument("--pairs", type=int, default=12, help="pairwise: pairs per condition (default 12)")
+
+    rg = exsub.add_parser("register", help="pre-register an exam: parameters, metrics, thresholds, judges")
+    rg.add_argument("kind", choices=("planted", "pairwise"))
+    rg.add_argument("--id", required=True, help="the entry's id, also the results directory's name")
+    rg.add_argument("--prediction", help="what you expect, recorded so that it can turn out wrong")
+    rg.add_argument("--corrects", help="the id of the entry this one corrects")
+    exam_args(rg, "any")
+    rg.set_defaults(func=cmd_exam_register)
+    pl = exsub.add_parser("planted", help="run a registered planted-defect exam")
+    exam_args(pl, "planted")
+    pl.set_defaults(func=cmd_exam_run)
+    pw = exsub.add_parser("pairwise", help="run a registered pairwise exam (null and known-answer pairs)")
+    exam_args(pw, "pairwise")
+    pw.set_defaults(func=cmd_exam_run)
 
     from vocab.simulate import METHODS
 

@@ -55,3 +55,14 @@ def test_an_edited_earlier_entry_is_detected(tmp_path):
     reg.write_text(json.dumps(first) + "\n" + lines[1] + "\n")
     with pytest.raises(RegistryError, match="does not match its hash"):
         verify(reg)
+
+
+def test_the_committed_registry_is_intact():
+    """Every committed entry still matches its hash and follows the previous one (no entry was edited)."""
+    from pathlib import Path
+
+    committed = Path(__file__).resolve().parents[2] / "data" / "exams" / "registry.jsonl"
+    entries = verify(committed)
+    assert {"planted-ref-1", "pairwise-ref-1"} <= {e["id"] for e in entries}
+    for e in entries:
+        assert e["thresholds"] == {"tie_rate": 0.9, "balanced_accuracy": 0.8} and e["prediction"]

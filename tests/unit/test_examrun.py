@@ -1,0 +1,174 @@
+"""The exam runner with stand-in judges at the client boundary: items, budget, resume, the probe, tables."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from vocab import examrun, planted, registry
+from vocab.cli import main
+from vocab.client import CallBudget
+from vocab.config import Sampling
+from vocab.levels import generate
+from vocab.records import JsonlWriter, read_jsonl
+
+from .standin import StandInModel, grade
+
+GOOD = "Once the sun had set, we could see stars we had never seen before."
+
+
+def make_run(tmp_path):
+    """A run with one critic-PASSED, script-clean answer (level 2, graded by critic b) and one bad one."""
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "manifest.json").write_text(json.dumps({"run_id": "r", "cells": ["a__b"], "loop": {"max_attempts": 3}}))
+    w = JsonlWriter(d / "levels.jsonl")
+    levels = {n: generate(n).as_dict() for n in (2, 11)}
+    for lv in levels.values():
+        w.write(lv)
+    w.close()
+    w = JsonlWriter(d / "results_a__b.jsonl")
+    for lv, sentence, key in ((levels[2], GOOD, ["set", "see", "seen"]), (levels[11], "car law", ["car"])):
+        w.write(
+            {
+                "run_id": "r", "cell": "a__b", "writer": "a", "critic": "b", "level": lv["level"], "tier": 1,
+                "attempt": 1, "seed_word": lv["seed_word"], "words": lv["words"], "settings": lv["settings"],
+                "sentence": sentence, "answer_key": key, "checks": {str(i): "PASSED" for i in range(1, 13)},
+                "reasons": {str(i): "" for i in range(1, 13)}, "verdict": "PASSED",
+                "usage": {}, "started": "t", "finished": "t",
+            }
+        )  # fmt: skip
+    w.close()
+    return d
+
+
+class FakeClients:
+    def __init__(self, models: dict, max_calls: int = 10_000):
+        self.budget = CallBudget(max_calls)
+        self.models = {}
+        for name, respond in models.items():
+            m = StandInModel(name, respond, self.budget)
+            m.model = SimpleNamespace(sampling=Sampling(temperature=0.0, seed=0))
+            self.models[name] = m
+
+    def get(self, name):
+        return self.models[name]
+
+
+def target_of(messages):
+    """A judge that reads the sentence and fails check 2 when 'see' is missing: on target for the drop."""
+    user = messages[1]["content"]
+    sentence = next(line for line in user.splitlines() if line.startswith("Sentence: "))
+    return grade(c2="the word see is missing") if " see " not in sentence else grade()
+
+
+def entry_for(reg, kind, params, judges):
+    metrics = examrun.PLANTED_METRICS if kind == "planted" else examrun.PAIRWISE_METRICS
+    return registry.register(reg, f"{kind}-t", params, thresholds=examrun.THRESHOLDS, metrics=metrics, judges=judges)
+
+
+def test_planted_exam_items_tables_and_resume(tmp_path):
+    run = make_run(tmp_path)
+    params = examrun.planted_params(run, ["b", "pass"], 2, 0, 100, True, 64)
+    entry = entry_for(tmp_path / "reg.jsonl", "planted", params, ["b", "pass"])
+    clients = FakeClients({"b": lambda r, m, n: target_of(m), "pass": lambda r, m, n: grade()})
+    out = asyncio.run(examrun.run_exam("planted", run, entry, clients, ["b", "pass"], params))
+    ex = examrun.load_exam(out)
+    items, manifest = ex["items"], ex["manifest"]
+    assert manifest["status"] == "complete" and manifest["source_kinds"] == {"run": 1, "reference": 1}
+    assert set(items.exam_id) == {"planted-t"} and set(items.entry_hash) == {entry["hash"]}
+    assert len(items) == manifest["jobs"] and not items.duplicated(["judge", "item_id"]).any()
+    table = examrun.planted_table(items).set_index(["judge", "target"])
+    assert table.loc[("pass", "all"), "verdict_recall"] == 0.0
+    assert table.loc[("pass", "all"), "false_positive_rate"] == 0.0
+    # the run source's baseline, judged by its own critic b under the run's seed, reproduces PASSED
+    assert table.loc[("b", "all"), "n_baselines"] == 1 and table.loc[("b", "all"), "baseline_reproduced"] == 1.0
+    assert table.loc[("pass", "all"), "n_baselines"] == 0  # 'pass' did not grade the source in the run
+    drop = items[(items.judge == "b") & (items.target == "2") & (items.source_id.str.contains("a__b"))].iloc[0]
+    assert drop.checks["2"] == "FAILED" and "see" in drop.sentence.replace(" see ", "")  # 'seen' stays
+    assert examrun._names_edit(drop.to_dict())
+    # the skipped defects are recorded with their reason
+    assert set(ex["skipped"].why) == {"no mechanical edit"}
+    # degenerate judges on the same items: always-FAIL catches everything and fails every control
+    deg = examrun.planted_degenerate(items).set_index("judge")
+    assert deg.loc["always-FAIL", "verdict_recall"] == 1.0 and deg.loc["always-FAIL", "false_positive_rate"] == 1.0
+    assert deg.loc["always-PASS", "on_target_recall"] == 0.0
+    # a rerun asks nothing again
+    calls = sum(len(m.calls) for m in clients.models.values())
+    asyncio.run(examrun.run_exam("planted", run, entry, clients, ["b", "pass"], params))
+    assert sum(len(m.calls) for m in clients.models.values()) == calls
+    assert len(read_jsonl(out / "items.jsonl")) == len(items)
+
+
+def test_budget_skips_are_recorded_and_the_exam_is_incomplete(tmp_path):
+    run = make_run(tmp_path)
+    params = examrun.planted_params(run, ["pass"], 2, 0, 5, True, 64)
+    entry = entry_for(tmp_path / "reg.jsonl", "planted", params, ["pass"])
+    clients = FakeClients({"pass": lambda r, m, n: grade()}, max_calls=5)
+    out = asyncio.run(examrun.run_exam("planted", run, entry, clients, ["pass"], params))
+    m = json.loads((out / "exam.json").read_text())
+    assert m["counts"]["answered"] == 5 and m["status"] == "incomplete"
+    budget = [s for s in read_jsonl(out / "skipped.jsonl") if s["why"] == "budget"]
+    assert len(budget) == m["jobs"] - 5 == m["counts"]["budget_skipped"]
+
+
+def test_pairwise_exam_metrics_and_determinism_probe(tmp_path):
+    run = make_run(tmp_path)
+    params = examrun.pairwise_params(run, ["first", "flaky"], 3, 0, 1000, True)
+    entry = entry_for(tmp_path / "reg.jsonl", "pairwise", params, ["first", "flaky"])
+
+    def first(role, messages, n):
+        label = "A" if "Answer A:" in messages[1]["content"] else "1"
+        return {"reason": "", "winner": label}
+
+    clients = FakeClients({"first": first, "flaky": lambda r, m, n: {"reason": f"call {n}", "winner": "tie"}})
+    out = asyncio.run(examrun.run_exam("pairwise", run, entry, clients, ["first", "flaky"], params))
+    items = examrun.load_exam(out)["items"]
+    assert len(items) == 2 * 3 * 2 * 4  # judges x pairs x conditions x variants
+    t = examrun.pairwise_table(items).set_index("judge")
+    assert t.loc["first", "balanced_accuracy"] == 0.5 and t.loc["first", "tie_rate"] == 0.0
+    assert t.loc["first", "first_slot_rate"] == 1.0 and t.loc["first", "position_consistency"] == 0.0
+    assert t.loc["flaky", "tie_rate"] == 1.0 and t.loc["flaky", "balanced_accuracy"] == 0.0
+    assert t.loc["always-first", "balanced_accuracy"] == 0.5 and not t.qualifies.any()
+    probe = examrun.determinism(items)
+    # null pairs: the two orders give byte-identical prompts, asked with the same seed
+    assert len(probe) == 2 * 3 * 2 and set(probe.n) == {2}
+    assert probe[probe.judge == "first"].identical.all()
+    assert not probe[probe.judge == "flaky"].identical.any()  # its reason changes per call: reported
+
+
+def test_cli_refuses_an_unregistered_exam_and_writes_nothing(tmp_path, capsys):
+    run = make_run(tmp_path)
+    reg = tmp_path / "reg.jsonl"
+    rc = main(["exam", "planted", "--run-dir", str(run), "--registry", str(reg), "--judges", "smollm2"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "no registered exam entry" in err and len(err.strip().splitlines()) == 1
+    assert not (run / "exams").exists()
+    args = ["--run-dir", str(run), "--registry", str(reg), "--judges", "smollm2", "--sources", "3"]
+    assert main(["exam", "register", "planted", "--id", "p1", *args]) == 0
+    capsys.readouterr()
+    # registered with 3 sources; asking for 4 is refused
+    rc = main(["exam", "planted", *args[:-1], "4"])
+    assert rc == 2 and "no registered exam entry" in capsys.readouterr().err
+    assert main(["exam", "register", "planted", "--id", "p1", *args]) == 2  # ids are not reused
+    assert "already registered" in capsys.readouterr().err
+    assert main(["exam", "planted", "--run-dir", str(tmp_path), "--registry", str(reg)]) == 2
+    assert "not a run directory" in capsys.readouterr().err
+    assert main(["exam", "planted", *args, "--judges", "nobody"]) == 2
+
+
+def test_pool_has_reference_answers_only_when_asked(tmp_path):
+    run = make_run(tmp_path)
+    assert [s.kind for s in examrun.source_pool(run, False)] == ["run"]
+    assert len(examrun.source_pool(run, True)) == 1 + len(planted.reference_answers())
+
+
+@pytest.mark.parametrize("base", [0, 7])
+def test_identical_prompts_share_a_seed(base):
+    m = [{"role": "user", "content": "x"}]
+    assert examrun.prompt_seed(m, base) == examrun.prompt_seed(list(m), base)
+    assert examrun.prompt_seed(m, base) != examrun.prompt_seed([{"role": "user", "content": "y"}], base)
+    assert examrun.prompt_seed(m, None) is None

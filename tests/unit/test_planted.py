@@ -1,0 +1,85 @@
+"""The planted-defect builder: one asserted edit per variant, the script sees the decidable defects."""
+
+from __future__ import annotations
+
+import pytest
+
+from vocab import planted, script
+from vocab.levels import generate
+from vocab.planted import PlantError, Source, build, replace_once
+
+
+def source(level: int, sentence: str, key: list[str]) -> Source:
+    return Source(f"t-{level}", "reference", generate(level).as_dict(), sentence, key)
+
+
+CATS = source(
+    103, "The cast had to act beside a real cat, though the director hated cats.", ["cast", "act", "cat", "cats"]
+)
+
+
+def test_replace_once_needs_exactly_one_whole_word_span():
+    assert replace_once("we see the seen", "see", "SEE") == "we SEE the seen"  # 'seen' is not 'see'
+    with pytest.raises(PlantError, match="occurs 2 times"):
+        replace_once("a cat and a cat", "cat", "dog")
+    with pytest.raises(PlantError, match="occurs 0 times"):
+        replace_once("a category", "cat", "dog")
+
+
+def test_every_reference_answer_builds_a_full_set():
+    refs = planted.reference_answers()
+    assert len(refs) >= 12
+    for src in refs:
+        variants, skipped = build(src)
+        kinds = [v.kind for v in variants]
+        assert kinds.count("control") == 1 and kinds.count("baseline") == 1
+        targets = {v.target for v in variants if v.kind == "defect"} | {s["target"] for s in skipped}
+        assert targets == set(planted.DEFECTS)  # every defect type is built or skipped with a reason
+        assert all(s["reason"] for s in skipped)
+        for v in variants:
+            assert (v.sentence, v.answer_key) != (src.sentence, src.answer_key) or v.kind == "baseline"
+
+
+def test_decidable_defects_are_real_defects_by_the_script():
+    variants, _ = build(CATS)
+    lv = CATS.level
+    by = {v.target or v.kind: v for v in variants}
+
+    def verdict(v, check):
+        return script.adjudicate(lv["words"], v.sentence, v.answer_key, lv["settings"]).checks[check]
+
+    assert verdict(by["baseline"], "2") == "PASSED" and verdict(by["baseline"], "3") == "PASSED"
+    assert verdict(by["control"], "2") == "PASSED" and verdict(by["control"], "3") == "PASSED"
+    assert verdict(by["2"], "2") == "FAILED"
+    assert verdict(by["3"], "3") == "FAILED"
+    assert verdict(by["7"], "7") == "FAILED"
+    assert verdict(by["8"], "8") == "FAILED"
+    assert verdict(by["10"], "10") == "FAILED"
+    assert by["5"].sentence.count("cats") == 2  # 'cat' is left only inside 'cats'
+    assert verdict(by["5"], "2") == "FAILED"
+    assert by["4"].sentence.count("Act") == 1 and by["6"].edited_word == "act"
+    assert by["11"].span == {"old": "act beside", "new": "beside act"}
+
+
+def test_a_source_without_a_single_editable_target_is_refused():
+    src = source(11, "Car, law and war; a car.", ["car", "law", "war"])
+    with pytest.raises(PlantError):
+        planted.build(source(11, "War war law law car car.", ["car", "law", "war"]))
+    variants, _ = build(src)  # 'law' occurs once after the first word
+    assert {v.edited_word for v in variants if v.target == "2"} == {"law"}
+
+
+def test_a_failing_reference_answer_is_refused(tmp_path):
+    bad = tmp_path / "answers.jsonl"
+    bad.write_text('{"level": 11, "sentence": "A car.", "answer_key": ["car", "law", "war"]}\n')
+    with pytest.raises(PlantError, match="fails script checks"):
+        planted.reference_answers(bad)
+
+
+def test_draw_does_not_depend_on_pool_order():
+    refs = planted.reference_answers()
+    a = planted.draw_sources(refs, 5, seed=3)
+    b = planted.draw_sources(refs[::-1], 5, seed=3)
+    assert [s.source_id for s in a] == [s.source_id for s in b]
+    assert len({s.source_id for s in a}) == 5
+    assert [s.source_id for s in planted.draw_sources(refs, 5, seed=4)] != [s.source_id for s in a]
