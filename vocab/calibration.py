@@ -18,6 +18,7 @@ empty; the script rater leaves the checks it cannot decide empty) and an optiona
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,12 +196,18 @@ def script_ratings(sheet: pd.DataFrame) -> pd.DataFrame:
 # --- the LLM blind rater -----------------------------------------------------------------------------
 
 
-async def rate_with_model(run_dir: str | Path, rater: str, model, *, max_tokens: int | None = None) -> dict:
+async def rate_with_model(
+    run_dir: str | Path, rater: str, model, *, max_tokens: int | None = None, max_tries: int = 3
+) -> dict:
     """Grade every blind-sheet row with ``model`` (a vocab.client.ModelClient, or a test's stand-in).
 
     Each answer is appended to ``calibration/rater_<rater>.jsonl`` as it arrives and each failed call to
     ``calibration/rater_<rater>_errors.jsonl`` with its kind, so a rerun grades only what is missing. When
     every row has an answer, ``ratings_<rater>.csv`` is written (checked like any imported file).
+
+    Retry policy: a row whose call failed is asked again on the next call of this function, up to
+    ``max_tries`` calls in all (counted from the errors file), each try with its own seed derived from the
+    row and the try number — the same seed would repeat a seeded model's failure exactly.
     """
     import asyncio
     from datetime import UTC, datetime
@@ -213,12 +220,25 @@ async def rate_with_model(run_dir: str | Path, rater: str, model, *, max_tokens:
     sheet = read_sheet(run_dir)
     answers_path, errors_path = cal / f"rater_{rater}.jsonl", cal / f"rater_{rater}_errors.jsonl"
     done = {a["blind_id"] for a in read_jsonl(answers_path)}
+    tries: dict[str, int] = {}
+    for e in read_jsonl(errors_path):
+        tries[e["blind_id"]] = tries.get(e["blind_id"], 0) + 1
     answers, errors = JsonlWriter(answers_path), JsonlWriter(errors_path)
     schema = rubric.critic_schema()
+    base = getattr(getattr(model, "model", None), "sampling", None)
 
     async def one(row: dict) -> None:
+        sampling = None
+        if base is not None and base.seed is not None:
+            import dataclasses
+
+            n = tries.get(row["blind_id"], 0)
+            digest = hashlib.sha256(f"{base.seed}:{row['blind_id']}:{n}".encode()).digest()
+            sampling = dataclasses.replace(base, seed=int.from_bytes(digest[:4], "little") & 0x7FFFFFFF)
         try:
-            r = await model.structured(prompts.rater_messages(row), schema, "rating", max_tokens=max_tokens)
+            r = await model.structured(
+                prompts.rater_messages(row), schema, "rating", max_tokens=max_tokens, sampling=sampling
+            )
         except ModelCallError as e:
             errors.write(
                 {
@@ -243,7 +263,11 @@ async def rate_with_model(run_dir: str | Path, rater: str, model, *, max_tokens:
         )
 
     try:
-        todo = [row for row in sheet.to_dict(orient="records") if row["blind_id"] not in done]
+        todo = [
+            row
+            for row in sheet.to_dict(orient="records")
+            if row["blind_id"] not in done and tries.get(row["blind_id"], 0) < max_tries
+        ]
         await asyncio.gather(*(one(row) for row in todo))
     finally:
         answers.close()
@@ -257,7 +281,11 @@ async def rate_with_model(run_dir: str | Path, rater: str, model, *, max_tokens:
         )
         validate_ratings(table, list(sheet.blind_id))
         table.to_csv(cal / f"ratings_{rater}.csv", index=False)
-    return {"rated": len(got), "missing": len(missing), "new": len(todo) - len(missing)}
+    tries = {}
+    for e in read_jsonl(errors_path):
+        tries[e["blind_id"]] = tries.get(e["blind_id"], 0) + 1
+    exhausted = sum(tries.get(b, 0) >= max_tries for b in missing)
+    return {"rated": len(got), "missing": len(missing), "new": len(got) - len(done), "exhausted": exhausted}
 
 
 # --- the correction per rater variant and cell ----------------------------------------------------------

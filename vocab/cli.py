@@ -102,7 +102,8 @@ def cmd_roundtrip(args) -> int:
 
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-DEMO_NOTEBOOKS = ("00_levels", "01_run")
+DEMO_NOTEBOOKS = ("00_levels", "01_run", "02_sample", "03_correct", "04_agreement", "06_figures")
+SAMPLE_PER_PILE, SAMPLE_SEED = 10, 0  # notebook 02's defaults: the demo draws the same sample
 
 
 def cmd_demo(args) -> int:
@@ -132,15 +133,83 @@ def cmd_demo(args) -> int:
                 raise UsageError(f"round-trip through {r.model} failed ({r.error['kind']}: {r.error['message']})")
             say(f"round-trip {r.model}: ok ({r.usage.completion_tokens} tokens)")
 
-        print_summary(run_design_from_args(cfg, loop, args))
+        summary = run_design_from_args(cfg, loop, args)
+        print_summary(summary)
+        pending = sum(c.get("PENDING", 0) for c in summary.statuses.values())
+        raters = []
+        if pending:  # a sample drawn now would be frozen before the run is complete
+            say(f"{pending} levels pending: calibration skipped until the run is complete (rerun to resume)")
+        else:
+            raters = calibrate(cfg, args.run_dir, sorted(set(loop.critics)), args.max_calls, say)
     say("servers stopped")
     run_dir = Path(args.run_dir).resolve()
     for name in DEMO_NOTEBOOKS:
         params = {"run_dir": str(run_dir)} if name != "00_levels" else {}
+        if name == "02_sample" and pending:
+            continue
+        if name in ("03_correct", "04_agreement", "06_figures"):
+            if len(raters) < (2 if name == "04_agreement" else 1):
+                say(f"notebook {name}: skipped, too few complete blind raters ({raters or 'none'})")
+                continue
+            if name != "06_figures":
+                params["raters"] = ",".join(raters)
+        if name == "06_figures":
+            params["figures_dir"] = str(run_dir / "figures")
         out = execute(NOTEBOOKS / f"{name}.ipynb", params, run_dir / "notebooks" / f"{name}.ipynb")
         say(f"notebook {name}: {out}")
     say(f"done: {run_dir}")
     return 0
+
+
+def calibrate(cfg, run_dir, raters: list[str], max_calls: int | None, say) -> list[str]:
+    """The calibration chain on a finished run: draw the blind sample (as notebook 02 does with its
+    defaults), have each configured model re-grade it blind, and the script; returns the rater names."""
+    from vocab.calibration import (
+        CalibrationError,
+        draw_sample,
+        rate_with_model,
+        read_sheet,
+        script_ratings,
+        validate_ratings,
+        write_sample,
+    )
+    from vocab.client import Clients
+    from vocab.records import load_run
+
+    try:
+        write_sample(draw_sample(load_run(run_dir).attempts, SAMPLE_PER_PILE, SAMPLE_SEED), run_dir)
+    except CalibrationError as e:
+        raise UsageError(str(e)) from None
+    sheet = read_sheet(run_dir)
+    table = validate_ratings(script_ratings(sheet), list(sheet.blind_id), allow_empty=True)
+    table.to_csv(Path(run_dir) / "calibration" / "ratings_script.csv", index=False)
+    say(f"blind sample: {len(sheet)} rows; script rater done")
+
+    async def go():
+        clients = Clients.from_config(cfg, max_calls)
+        out = {}
+        try:
+            for r in raters:
+                while True:  # rate_with_model's retry policy: a failed row again, with a new seed, 3 tries
+                    res = await rate_with_model(run_dir, r, clients.get(r))
+                    if res["missing"] == res["exhausted"]:
+                        break
+                out[r] = res
+            return out
+        finally:
+            await clients.aclose()
+
+    complete = []
+    for name, result in asyncio.run(go()).items():
+        if result["missing"]:
+            say(
+                f"blind rater {name}: {result['missing']} rows still without an answer after 3 tries "
+                f"(calibration/rater_{name}_errors.jsonl); left out of the notebooks"
+            )
+        else:
+            complete.append(name)
+            say(f"blind rater {name}: {result['rated']} rows")
+    return complete
 
 
 def cmd_levels(args) -> int:

@@ -212,9 +212,41 @@ def test_llm_rater_sees_blind_rows_resumes_and_logs_errors(tmp_path):
     errs = (tmp_path / "calibration" / "rater_judge_errors.jsonl").read_text().splitlines()
     assert json.loads(errs[0])["kind"] == "malformed"
     second = asyncio.run(rate_with_model(tmp_path, "judge", model))
-    assert second == {"rated": len(ids), "missing": 0, "new": 1}
+    assert second == {"rated": len(ids), "missing": 0, "new": 1, "exhausted": 0}
     table = pd.read_csv(tmp_path / "calibration" / "ratings_judge.csv", keep_default_na=False)
     assert sorted(table.blind_id) == sorted(ids) and set(table.c9) == {"FAILED"}
+
+
+def test_llm_rater_retries_a_failed_row_with_a_new_seed_up_to_max_tries(tmp_path):
+    import asyncio
+    from types import SimpleNamespace
+
+    from vocab.calibration import rate_with_model
+    from vocab.client import TruncatedOutput
+    from vocab.config import Sampling
+
+    from .standin import StandInModel, grade
+
+    write_sample(draw_sample(synthetic_attempts(), 2, 0), tmp_path)
+    seeds = []
+
+    def respond(role, messages, n):
+        row_sentence = messages[1]["content"]
+        if row_sentence == target["content"]:
+            seeds.append(model.calls[-1]["seed"])
+            raise TruncatedOutput("finish_reason=length")
+        return grade()
+
+    sheet = read_sheet(tmp_path)
+    from vocab import prompts as p
+
+    target = p.rater_messages(sheet.iloc[0].to_dict())[1]
+    model = StandInModel("judge", respond)
+    model.model = SimpleNamespace(sampling=Sampling(seed=0))
+    results = [asyncio.run(rate_with_model(tmp_path, "judge", model, max_tries=3)) for _ in range(4)]
+    assert [r["missing"] for r in results] == [1, 1, 1, 1]
+    assert results[-1]["exhausted"] == 1 and len(seeds) == 3 == len(set(seeds))  # 3 tries, 3 seeds, then stop
+    assert len((tmp_path / "calibration" / "rater_judge_errors.jsonl").read_text().splitlines()) == 3
 
 
 def test_correction_table_recovers_a_planted_critic():

@@ -172,3 +172,32 @@ def test_identical_prompts_share_a_seed(base):
     assert examrun.prompt_seed(m, base) == examrun.prompt_seed(list(m), base)
     assert examrun.prompt_seed(m, base) != examrun.prompt_seed([{"role": "user", "content": "y"}], base)
     assert examrun.prompt_seed(m, None) is None
+
+
+def test_notebook_05_reports_any_exam(tmp_path):
+    """Notebook 05 runs on exams from stand-in judges: tables, probe and figure, with the registry checked."""
+    from pathlib import Path
+
+    from vocab.nb import execute
+
+    run, reg = make_run(tmp_path), tmp_path / "reg.jsonl"
+    pp = examrun.planted_params(run, ["b"], 2, 0, 100, True, 64)
+    pe = entry_for(reg, "planted", pp, ["b"])
+    wp = examrun.pairwise_params(run, ["b"], 2, 0, 100, True)
+    we = entry_for(reg, "pairwise", wp, ["b"])
+
+    def judge(role, messages, n):
+        if "Answer A:" in messages[1]["content"] or "Answer 1:" in messages[1]["content"]:
+            return {"reason": "", "winner": "tie"}
+        return target_of(messages)
+
+    clients = FakeClients({"b": judge})
+    asyncio.run(examrun.run_exam("planted", run, pe, clients, ["b"], pp))
+    asyncio.run(examrun.run_exam("pairwise", run, we, clients, ["b"], wp))
+    nb = Path(__file__).resolve().parents[2] / "notebooks" / "05_exam.ipynb"
+    params = {"run_dir": str(run), "planted_exam": pe["id"], "pairwise_exam": we["id"]}
+    params |= {"registry_path": str(reg), "figures_dir": str(tmp_path / "fig")}
+    execute(nb, params, tmp_path / "05.ipynb")
+    assert sorted(p.name for p in (tmp_path / "fig").iterdir()) == ["05_exam.pdf", "05_exam.png"]
+    text = (tmp_path / "05.ipynb").read_text()
+    assert "chain intact" in text and "mismatches: 0" in text

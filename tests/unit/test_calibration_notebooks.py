@@ -1,0 +1,161 @@
+"""Notebooks 02, 03, 04 and 06 on a synthetic run directory whose true pass rate is known.
+
+Each attempt is secretly good or bad; the critic passes good ones with probability 0.9 and bad ones with
+0.3, so its raw rate overstates the truth. A perfect blind rater must pull the corrected rate back to the
+truth, and the script must agree with it on checks 2 and 3 (a bad sentence lacks a target word).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vocab.calibration import CORRECTION_COLUMNS, read_key
+from vocab.nb import execute
+from vocab.records import JsonlWriter
+
+NB = Path(__file__).resolve().parents[2] / "notebooks"
+SETTINGS = {"require_seed_word": False, "max_sentence_words": 16}
+GOOD, BAD = "A stone fell on the notes {}.", "A stone fell on {}."
+
+
+def synthetic_run(root: Path, levels: int = 80, seed: int = 1) -> tuple[Path, dict[str, float]]:
+    rng = np.random.default_rng(seed)
+    d = root / "run"
+    d.mkdir()
+    cells = ["a__a", "a__b"]
+    manifest = {
+        "run_id": "synthetic",
+        "cells": cells,
+        "loop": {"max_attempts": 3},
+        "status": "complete",
+        "rubric": {"version": "1.0", "hash": "0" * 64},
+        "design": {"levels": list(range(1, levels + 1)), "generator_version": "1.0.0"},
+        "models": {"a": {"request_model": "a"}, "b": {"request_model": "b"}},
+    }
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    lw = JsonlWriter(d / "levels.jsonl")
+    for n in range(1, levels + 1):
+        lw.write({"level": n, "tier": 1, "seed_word": "stones", "words": ["stone", "notes"], "settings": SETTINGS})
+    lw.close()
+    truth = {}
+    for cell in cells:
+        good_rate = 0.25 if cell == "a__a" else 0.45
+        w = JsonlWriter(d / f"results_{cell}.jsonl")
+        good_n = total = 0
+        for lv in range(1, levels + 1):
+            for n in range(1, 4):
+                good = rng.random() < good_rate
+                passed = rng.random() < (0.9 if good else 0.3)
+                tag = f"{cell} {lv} {n}"
+                sentence = (GOOD if good else BAD).format(tag.replace("__", " ").replace(" ", "x"))
+                w.write(
+                    {
+                        "run_id": "synthetic", "cell": cell, "writer": "a", "critic": cell[-1], "level": lv,
+                        "tier": 1, "attempt": n, "seed_word": "stones", "words": ["stone", "notes"],
+                        "settings": SETTINGS, "sentence": sentence, "answer_key": ["stone", "notes"],
+                        "checks": {}, "reasons": {}, "verdict": "PASSED" if passed else "FAILED",
+                        "usage": {}, "started": "t", "finished": "t",
+                    }
+                )  # fmt: skip
+                good_n += good
+                total += 1
+                if passed:
+                    break
+        w.close()
+        truth[cell] = good_n / total
+    (d / "errors.jsonl").write_text("")
+    return d, truth
+
+
+def rate(sheet: pd.DataFrame, flip: float, seed: int) -> pd.DataFrame:
+    """A rater that passes good sentences and fails bad ones on check 2, flipping a share ``flip``."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for r in sheet.itertuples():
+        good = "notes" in r.sentence
+        if rng.random() < flip:
+            good = not good
+        row = {"blind_id": r.blind_id, **{f"c{i}": "PASSED" for i in range(1, 13)}}
+        if not good:
+            row["c2"] = "FAILED"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def chain(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("chain")
+    d, truth = synthetic_run(tmp)
+    execute(NB / "02_sample.ipynb", {"run_dir": str(d), "per_pile": 15, "seed": 3}, tmp / "02.ipynb")
+    sheet = pd.read_json(d / "calibration" / "blind_sheet.jsonl", lines=True)
+    rate(sheet, 0.0, 0).to_csv(d / "calibration" / "ratings_oracle.csv", index=False)
+    rate(sheet, 0.2, 1).to_csv(d / "calibration" / "ratings_noisy.csv", index=False)
+    from vocab.calibration import script_ratings
+
+    script_ratings(sheet).to_csv(d / "calibration" / "ratings_script.csv", index=False)
+    params = {"run_dir": str(d), "raters": "oracle,noisy", "n_boot": 400, "seed": 0}
+    execute(NB / "03_correct.ipynb", params, tmp / "03.ipynb")
+    execute(NB / "04_agreement.ipynb", params, tmp / "04.ipynb")
+    execute(NB / "06_figures.ipynb", {"run_dir": str(d), "figures_dir": str(tmp / "fig")}, tmp / "06.ipynb")
+    return d, truth, tmp
+
+
+def test_02_writes_a_weighted_stratified_sample(chain):
+    d, _, _ = chain
+    key = read_key(d)
+    assert list(key.columns) == ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight"]
+    assert (key.groupby(["cell", "pile"]).size() == 15).all()
+    assert set(key[key.pile == "passed"].weight) == {1} and key[key.pile == "failed"].weight.max() > 1
+
+
+def test_03_corrects_the_raw_rate_towards_the_truth(chain):
+    d, truth, _ = chain
+    corr = pd.read_csv(d / "analysis" / "correction.csv")
+    assert list(corr.columns) == CORRECTION_COLUMNS
+    assert set(corr.rater) == {"oracle", "oracle+script", "noisy", "noisy+script"}
+    oracle = corr[corr.rater == "oracle"].set_index("cell")
+    for cell, t in truth.items():
+        r = oracle.loc[cell]
+        assert r.p > t + 0.05  # the critic overstates ...
+        assert r.ci_low <= t <= r.ci_high  # ... and the perfect rater's interval covers the truth
+        assert abs(r.theta - t) < abs(r.p - t)
+        assert r.shift_points == pytest.approx(100 * (r.theta - r.p), abs=1e-3)
+    # the script decides check 2 exactly like the oracle: the +script variant of the oracle is unchanged
+    pd.testing.assert_frame_equal(
+        corr[corr.rater == "oracle"].drop(columns="rater").reset_index(drop=True),
+        corr[corr.rater == "oracle+script"].drop(columns="rater").reset_index(drop=True),
+        check_exact=False,
+        atol=0.05,
+    )
+    # ... and repairs the noisy rater's check-2 flips
+    noisy_fix = corr[corr.rater == "noisy+script"].set_index("cell").theta
+    assert np.allclose(noisy_fix.to_numpy(), oracle.theta.to_numpy(), atol=1e-9)
+
+
+def test_04_kappa_checks_and_adjudication(chain):
+    d, _, tmp = chain
+    kappa = pd.read_csv(d / "analysis" / "kappa.csv")
+    assert list(kappa.columns) == ["rater_a", "rater_b", "variant", "n", "agree", "kappa", "ci_low", "ci_high"]
+    raw, fixed = kappa.set_index("variant").loc["raw"], kappa.set_index("variant").loc["+script"]
+    assert raw.kappa < 0.9 and fixed.kappa == pytest.approx(1.0) and fixed.agree == fixed.n == 60
+    checks = pd.read_csv(d / "analysis" / "checks.csv")
+    assert list(checks.columns[:5]) == ["check", "name", "kind", "n", "agree"]
+    assert {"fails_oracle", "fails_noisy"} <= set(checks.columns)
+    c2 = checks.set_index("check").loc[2]
+    assert c2.agree < c2.n and checks.set_index("check").loc[5].agree == c2.n
+    text = (tmp / "04.ipynb").read_text()
+    assert "matched" in text and "oracle" in text
+
+
+def test_06_writes_every_figure_byte_stably(chain, tmp_path):
+    d, _, tmp = chain
+    names = ["06_raw_vs_corrected", "06_sensitivity_specificity", "06_check_agreement", "06_rank_stability"]
+    first = {p.name: p.read_bytes() for p in (tmp / "fig").iterdir()}
+    assert set(first) == {f"{n}.{e}" for n in names for e in ("png", "pdf")}
+    execute(NB / "06_figures.ipynb", {"run_dir": str(d), "figures_dir": str(tmp_path)}, tmp_path / "06.ipynb")
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("06_*")} == first
