@@ -460,6 +460,12 @@ def _exam_params(args, cfg) -> dict:
         return examrun.planted_params(
             args.run_dir, judges, args.sources, args.seed, args.max_calls, not args.no_reference, critic_max
         )
+    if args.exam_command == "tournament":
+        if args.levels < 1:
+            raise UsageError(f"--levels must be at least 1, got {args.levels}")
+        return examrun.tournament_params(
+            args.run_dir, judges, args.levels, args.seed, args.max_calls, not args.no_reference
+        )
     if args.pairs < 1:
         raise UsageError(f"--pairs must be at least 1, got {args.pairs}")
     return examrun.pairwise_params(args.run_dir, judges, args.pairs, args.seed, args.max_calls, not args.no_reference)
@@ -472,7 +478,11 @@ def cmd_exam_register(args) -> int:
     cfg = load_config(args.config)
     args.exam_command = args.kind
     params = _exam_params(args, cfg)
-    metrics = examrun.PLANTED_METRICS if args.kind == "planted" else examrun.PAIRWISE_METRICS
+    metrics = {
+        "planted": examrun.PLANTED_METRICS,
+        "pairwise": examrun.PAIRWISE_METRICS,
+        "tournament": examrun.TOURNAMENT_METRICS,
+    }[args.kind]
     try:
         e = register(
             args.registry,
@@ -646,9 +656,11 @@ def build_parser() -> argparse.ArgumentParser:
             q.add_argument("--sources", type=int, default=12, help="planted: sources (default 12)")
         if kind in ("pairwise", "any"):
             q.add_argument("--pairs", type=int, default=12, help="pairwise: pairs per condition (default 12)")
+        if kind in ("tournament", "any"):
+            q.add_argument("--levels", type=int, default=30, help="tournament: writer-vs-writer levels (default 30)")
 
     rg = exsub.add_parser("register", help="pre-register an exam: parameters, metrics, thresholds, judges")
-    rg.add_argument("kind", choices=("planted", "pairwise"))
+    rg.add_argument("kind", choices=("planted", "pairwise", "tournament"))
     rg.add_argument("--id", required=True, help="the entry's id, also the results directory's name")
     rg.add_argument("--prediction", help="what you expect, recorded so that it can turn out wrong")
     rg.add_argument("--corrects", help="the id of the entry this one corrects")
@@ -660,6 +672,9 @@ def build_parser() -> argparse.ArgumentParser:
     pw = exsub.add_parser("pairwise", help="run a registered pairwise exam (null and known-answer pairs)")
     exam_args(pw, "pairwise")
     pw.set_defaults(func=cmd_exam_run)
+    tn = exsub.add_parser("tournament", help="run a registered writer tournament: pairwise critic judgments")
+    exam_args(tn, "tournament")
+    tn.set_defaults(func=cmd_exam_run)
 
     from vocab.simulate import METHODS
 

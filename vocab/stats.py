@@ -195,3 +195,68 @@ def bradley_terry(pairs: list[tuple[str, str, float]], *, max_iter: int = 10_000
             break
         pi = new
     return BradleyTerry(players, np.log(pi), it)
+
+
+def online_elo(
+    games: list[tuple[str, str, float]], *, k: float = 32.0, scale: float = 400.0, start: float = 1000.0
+) -> dict[str, float]:
+    """Sequential Elo over (i, j, score of i) games in the given order: every player starts at ``start``,
+    the expectation uses the ratings before the game, j changes by minus i's change. Order matters."""
+    r: dict[str, float] = {}
+    for i, j, s in games:
+        ri, rj = r.setdefault(i, start), r.setdefault(j, start)
+        e = 1.0 / (1.0 + 10 ** ((rj - ri) / scale))
+        d = k * (s - e)
+        r[i], r[j] = ri + d, rj - d
+    return r
+
+
+@dataclass(frozen=True)
+class BradleyTerryInterval:
+    fit: BradleyTerry | None  # None when the data have no finite maximum-likelihood fit
+    low: dict[str, float]  # percentile interval of each rating (Elo scale)
+    high: dict[str, float]
+    resamples: int
+    failed: int  # resamples without a finite fit (a player with only wins or only losses), left out
+    reason: str = ""
+
+
+def bradley_terry_bootstrap(
+    games: list[tuple[str, str, float]],
+    *,
+    groups: list[object] | None = None,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> BradleyTerryInterval:
+    """The Bradley–Terry fit with percentile intervals from resampling ``groups`` (e.g. the level a game
+    was played on, so both orders of a pair travel together; default: each game) with replacement."""
+    try:
+        fit = bradley_terry(games)
+    except ValueError as e:
+        return BradleyTerryInterval(None, {}, {}, 0, 0, str(e))
+    keys = groups if groups is not None else list(range(len(games)))
+    by_group: dict[object, list[tuple[str, str, float]]] = {}
+    for g, game in zip(keys, games, strict=True):
+        by_group.setdefault(g, []).append(game)
+    names = sorted(by_group, key=str)
+    rng = np.random.default_rng(seed)
+    draws: dict[str, list[float]] = {p: [] for p in fit.players}
+    failed = 0
+    for _ in range(n_resamples):
+        pick = rng.integers(0, len(names), size=len(names))
+        sample = [game for i in pick for game in by_group[names[i]]]
+        try:
+            b = bradley_terry(sample)
+        except ValueError:
+            failed += 1
+            continue
+        if b.players != fit.players:
+            failed += 1
+            continue
+        for p, v in b.ratings().items():
+            draws[p].append(v)
+    alpha = (1 - level) / 2
+    low = {p: float(np.quantile(v, alpha)) if v else float("nan") for p, v in draws.items()}
+    high = {p: float(np.quantile(v, 1 - alpha)) if v else float("nan") for p, v in draws.items()}
+    return BradleyTerryInterval(fit, low, high, n_resamples, failed)

@@ -6,6 +6,7 @@ import asyncio
 import json
 from types import SimpleNamespace
 
+import pandas as pd
 import pytest
 
 from vocab import examrun, planted, registry
@@ -201,3 +202,70 @@ def test_notebook_05_reports_any_exam(tmp_path):
     assert sorted(p.name for p in (tmp_path / "fig").iterdir()) == ["05_exam.pdf", "05_exam.png"]
     text = (tmp_path / "05.ipynb").read_text()
     assert "chain intact" in text and "mismatches: 0" in text
+
+
+def make_two_writer_run(tmp_path):
+    """Writers a (long sentences) and b (two words) on levels 2, 11 and 16, each graded by critic a."""
+    d = tmp_path / "run2"
+    d.mkdir()
+    (d / "manifest.json").write_text(
+        json.dumps({"run_id": "r2", "cells": ["a__a", "b__a"], "loop": {"max_attempts": 3}})
+    )
+    levels = {n: generate(n).as_dict() for n in (2, 11, 16)}
+    w = JsonlWriter(d / "levels.jsonl")
+    for lv in levels.values():
+        w.write(lv)
+    w.close()
+    for writer in ("a", "b"):
+        w = JsonlWriter(d / f"results_{writer}__a.jsonl")
+        for lv in levels.values():
+            sentence = " ".join(["The", *lv["words"], "were", "all", "here."]) if writer == "a" else "Two words."
+            w.write(
+                {
+                    "run_id": "r2", "cell": f"{writer}__a", "writer": writer, "critic": "a", "level": lv["level"],
+                    "tier": 1, "attempt": 1, "seed_word": lv["seed_word"], "words": lv["words"],
+                    "settings": lv["settings"], "sentence": sentence, "answer_key": lv["words"],
+                    "checks": {}, "reasons": {}, "verdict": "FAILED", "usage": {}, "started": "t", "finished": "t",
+                }
+            )  # fmt: skip
+        w.close()
+    return d
+
+
+def test_writer_tournament_ratings_and_biases(tmp_path):
+    run = make_two_writer_run(tmp_path)
+    params = examrun.tournament_params(run, ["longer", "first"], 3, 0, 1000, True)
+    entry = registry.register(
+        tmp_path / "reg.jsonl",
+        "t",
+        params,
+        thresholds={},
+        metrics=examrun.TOURNAMENT_METRICS,
+        judges=["first", "longer"],
+    )
+
+    def longer(role, messages, n):
+        lines = messages[1]["content"].splitlines()
+        a = next(x for x in lines if x.startswith("Answer A: "))
+        b = next(x for x in lines if x.startswith("Answer B: "))
+        return {"reason": "", "winner": "A" if len(a.split()) > len(b.split()) else "B"}
+
+    clients = FakeClients({"longer": longer, "first": lambda r, m, n: {"reason": "", "winner": "A"}})
+    out = asyncio.run(examrun.run_exam("tournament", run, entry, clients, ["first", "longer"], params))
+    items = examrun.load_exam(out)["items"]
+    refs = {s.level["level"] for s in planted.reference_answers()} & {2, 11, 16}
+    n_pairs = 3 + 2 * len(refs)  # a vs b on 3 levels; the reference vs each writer where it has an answer
+    assert len(items) == 2 * 2 * n_pairs  # judges x orders x pairs
+    ratings, biases = examrun.tournament_table(items, n_boot=200)
+    b = biases.set_index("judge")
+    assert b.loc["longer", "prefers_longer"] == 1.0 and b.loc["longer", "position_consistency"] == 1.0
+    assert b.loc["first", "first_slot_rate"] == 1.0 and b.loc["first", "position_consistency"] == 0.0
+    r = ratings.set_index(["judge", "player"])
+    for judge in ("first", "longer"):  # Elo is zero-sum: the ratings always add up to 1000 per player
+        assert ratings[ratings.judge == judge].elo_forward.sum() == pytest.approx(1000 * 3)
+    elo = r.loc["longer"].elo_forward  # the reference answers are longest, b's two words shortest
+    assert elo["reference"] > elo["a"] > elo["b"]
+    # the always-first judge splits every pair: every player scores exactly half its games
+    assert (ratings[ratings.judge == "first"].score * 2 == ratings[ratings.judge == "first"].games).all()
+    # 'longer' always beats b with a: no finite Bradley-Terry fit, reported rather than invented
+    assert r.loc[("longer", "b"), "bt_note"] and pd.isna(r.loc[("longer", "b"), "bt_rating"])

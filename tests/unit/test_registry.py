@@ -63,6 +63,6 @@ def test_the_committed_registry_is_intact():
 
     committed = Path(__file__).resolve().parents[2] / "data" / "exams" / "registry.jsonl"
     entries = verify(committed)
-    assert {"planted-ref-1", "pairwise-ref-1"} <= {e["id"] for e in entries}
+    assert {"planted-ref-1", "pairwise-ref-1", "tournament-ref-1"} <= {e["id"] for e in entries}
     for e in entries:
         assert e["thresholds"] == {"tie_rate": 0.9, "balanced_accuracy": 0.8} and e["prediction"]

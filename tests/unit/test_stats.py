@@ -122,3 +122,29 @@ def test_bradley_terry_matches_direct_maximum_likelihood():
 def test_bradley_terry_refuses_an_unbeaten_player():
     with pytest.raises(ValueError, match="some wins and some losses"):
         stats.bradley_terry([("a", "b", 1), ("a", "b", 1)])
+
+
+def test_online_elo_depends_on_order_and_matches_the_lesson():
+    from vocab import lesson
+    from vocab.stats import online_elo
+
+    games = [("A", "B", 1.0), ("A", "B", 1.0), ("A", "B", 0.5), ("A", "B", 0.0)]
+    fwd, rev = online_elo(games), online_elo(games[::-1])
+    assert fwd["A"] + fwd["B"] == pytest.approx(2000) and fwd["A"] != pytest.approx(rev["A"])
+    steps = lesson.online_elo([(str(n), {1.0: "A", 0.0: "B", 0.5: "Tie"}[s]) for n, (_, _, s) in enumerate(games)])
+    assert fwd["A"] == pytest.approx(steps[-1].after_a)
+
+
+def test_bradley_terry_bootstrap_covers_the_fit_and_reports_failures():
+    from vocab.stats import bradley_terry_bootstrap
+
+    games = [("x", "y", 1.0)] * 14 + [("x", "y", 0.0)] * 6 + [("y", "z", 1.0)] * 12 + [("y", "z", 0.5)] * 8
+    games += [("x", "z", 1.0)] * 5 + [("x", "z", 0.0)]
+    bt = bradley_terry_bootstrap(games, n_resamples=300, seed=1)
+    r = bt.fit.ratings()
+    assert r["x"] > r["y"] > r["z"]
+    for p in r:
+        assert bt.low[p] <= r[p] <= bt.high[p]
+    assert bt.resamples == 300 and 0 <= bt.failed < 300
+    none = bradley_terry_bootstrap([("x", "y", 1.0)] * 3)
+    assert none.fit is None and "wins and some losses" in none.reason
