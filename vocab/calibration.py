@@ -18,6 +18,7 @@ empty; the script rater leaves the checks it cannot decide empty) and an optiona
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
@@ -362,13 +363,22 @@ def correction_table(
             k = key[key.cell == cell].sort_values("blind_id")
             pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
             p = float(p_by_cell.get(cell, np.nan))
-            if pp.empty or fp.empty or not np.isfinite(p):
+            # A critic that passed nothing (p = 0) has no passed pile, and needs none: theta = b. Likewise
+            # p = 1 and the failed pile. The missing pile gets a placeholder row that p's weight 0 cancels.
+            empty = None
+            if pp.empty and p == 0 and not fp.empty:
+                empty = "passed"
+            elif fp.empty and p == 1 and not pp.empty:
+                empty = "failed"
+            elif pp.empty or fp.empty or not np.isfinite(p):
                 continue
-            x = ok.loc[pp.blind_id].to_numpy(float)
-            y = ok.loc[fp.blind_id].to_numpy(float)
-            w = fp.weight.to_numpy(float)
+            x = ok.loc[pp.blind_id].to_numpy(float) if empty != "passed" else np.zeros(1)
+            y = ok.loc[fp.blind_id].to_numpy(float) if empty != "failed" else np.zeros(1)
+            w = fp.weight.to_numpy(float) if empty != "failed" else np.ones(1)
             bs = stats.bootstrap_correction(p, x, y, w, n_resamples=n_boot, rng=rng)
             c = bs.point
+            if empty is not None:
+                c = dataclasses.replace(c, **{"a" if empty == "passed" else "b": float("nan")})
             rows.append(
                 {
                     "rater": variant,
@@ -386,7 +396,11 @@ def correction_table(
                     "q0": c.q0,
                     "q0_low": bs.q0_ci[0],
                     "q0_high": bs.q0_ci[1],
-                    "flags": _flags(c, bs.theta_ci, bs.q1_ci, bs.q0_ci),
+                    "flags": ";".join(
+                        x
+                        for x in (_flags(c, bs.theta_ci, bs.q1_ci, bs.q0_ci), empty and f"empty:{empty} (p = {p:g})")
+                        if x
+                    ),
                 }
             )
     return pd.DataFrame(rows, columns=CORRECTION_COLUMNS)

@@ -372,3 +372,23 @@ def test_human_form_saves_every_row_and_resumes(tmp_path):
         again.save(row["blind_id"], verdicts)
     table = pd.read_csv(tmp_path / "calibration" / "ratings_human.csv", keep_default_na=False)
     assert len(table) == n and table.set_index("blind_id").loc[first["blind_id"], "note"] == "clear"
+
+
+def test_a_critic_that_passes_nothing_is_corrected_by_its_failed_pile_alone():
+    """p = 0: no passed pile exists and none is needed: theta = b, q1 = 0, q0 = 1, flagged."""
+    from vocab.calibration import correction_table
+
+    attempts = pd.DataFrame({"cell": ["z__z"] * 6, "verdict": ["FAILED"] * 6})
+    key = pd.DataFrame(
+        {
+            "blind_id": [f"b{i}" for i in range(4)],
+            "cell": ["z__z"] * 4,
+            "pile": ["failed"] * 4,
+            "weight": [1, 2, 2, 1],
+        }
+    )
+    ok = pd.Series([1.0, 1.0, 0.0, 0.0], index=key.blind_id)
+    row = correction_table(attempts, key, {"r": ok}, n_boot=200).iloc[0]
+    assert row.p == 0 and np.isnan(row.a) and row.b == pytest.approx(3 / 6) and row.theta == pytest.approx(0.5)
+    assert row.q1 == 0 and row.q0 == 1 and "empty:passed (p = 0)" in row["flags"]
+    assert row.ci_low < 0.5 < row.ci_high
