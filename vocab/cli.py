@@ -555,6 +555,96 @@ def cmd_coverage(args) -> int:
     return 0
 
 
+def _numbers(text: str, what: str, kind=float) -> tuple:
+    try:
+        values = tuple(kind(x) for x in str(text).split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"{what}: expected comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise UsageError(f"{what}: no values in {text!r}")
+    return values
+
+
+def cmd_coverage_grid(args) -> int:
+    """The coverage grid into a CSV, one row per point and method, and beside it a JSON file with the
+    command that made it, the versions and the time taken. Points run in ``--jobs`` processes."""
+    import concurrent.futures
+    import platform
+
+    import pandas as pd
+
+    from vocab import simulate
+
+    methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
+    unknown = [m for m in methods if m not in simulate.METHODS]
+    if unknown or not methods:
+        raise UsageError(f"--methods: unknown {unknown or 'none given'} (known: {', '.join(simulate.METHODS)})")
+    grid = {
+        "piles": _numbers(args.piles, "--piles", int),
+        "thetas": _numbers(args.thetas, "--thetas"),
+        "q1s": _numbers(args.q1s, "--q1s"),
+        "q0s": _numbers(args.q0s, "--q0s"),
+        "attempts": _numbers(args.attempts, "--attempts", int),
+    }
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; pass --force to replace it")
+    common = {"sims": args.sims, "seed": args.seed, "n_boot": args.n_boot, "methods": methods}
+    t0 = time.perf_counter()
+    try:
+        simulate.coverage(
+            methods[0],
+            theta=grid["thetas"][0],
+            q1=grid["q1s"][0],
+            q0=grid["q0s"][0],
+            attempts=grid["attempts"][0],
+            piles=grid["piles"][0],
+            sims=1,
+            seed=0,
+            n_boot=1,
+        )
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    jobs = [{**grid, "piles": (n,), "attempts": (m,)} for n in grid["piles"] for m in grid["attempts"]]
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        parts = list(pool.map(_grid_part, [(j, common) for j in jobs]))
+    table = pd.concat(parts, ignore_index=True).sort_values(
+        ["method", "piles", "attempts", "theta", "q1", "q0"], kind="stable"
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    table.to_csv(tmp, index=False, float_format="%.6f")
+    tmp.replace(out)
+    meta = {
+        "command": "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None,
+        "args": {k: v for k, v in vars(args).items() if k != "func"},
+        "rows": len(table),
+        "seconds": round(time.perf_counter() - t0, 1),
+        "python": platform.python_version(),
+        "numpy": __import__("numpy").__version__,
+    }
+    out.with_suffix(".json").write_text(json.dumps(meta, indent=1, default=str) + "\n")
+    print(f"{out}: {len(table)} rows in {meta['seconds']:.0f} s")
+    return 0
+
+
+def _grid_part(job):
+    from vocab import simulate
+
+    grid, common = job
+    return simulate.coverage_grid(
+        methods=common["methods"],
+        piles=grid["piles"],
+        thetas=grid["thetas"],
+        q1s=grid["q1s"],
+        q0s=grid["q0s"],
+        attempts=grid["attempts"],
+        sims=common["sims"],
+        seed=common["seed"],
+        n_boot=common["n_boot"],
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="vocab", description="Audit an LLM judge on the Vocabscapes write-critique loop.")
     p.add_argument("-v", "--verbose", action="store_true", help="log diagnostics to stderr")
@@ -691,6 +781,21 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("--rater-error", type=float, default=0.0, help="the blind rater's own error rate")
     cv.add_argument("--json", action="store_true")
     cv.set_defaults(func=cmd_coverage)
+
+    cg = sub.add_parser("coverage-grid", help="the coverage grid of every interval method into a CSV")
+    cg.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated (default {','.join(METHODS)})")
+    cg.add_argument("--piles", default="10,20,40")
+    cg.add_argument("--thetas", default="0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9")
+    cg.add_argument("--q1s", default="0.1,0.5,0.8,0.95,1.0")
+    cg.add_argument("--q0s", default="0.1,0.5,0.8,0.95,1.0")
+    cg.add_argument("--attempts", default="100,400")
+    cg.add_argument("--sims", type=int, default=2000)
+    cg.add_argument("--n-boot", type=int, default=1000)
+    cg.add_argument("--seed", type=int, default=0)
+    cg.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    cg.add_argument("--out", required=True, type=Path, help="the CSV to write (a .json with the command beside it)")
+    cg.add_argument("--force", action="store_true", help="replace an existing CSV")
+    cg.set_defaults(func=cmd_coverage_grid)
 
     ck = sub.add_parser("check", help="the script adjudicator: JSON Lines on stdin, one verdict line per input")
     ck.set_defaults(func=cmd_check)

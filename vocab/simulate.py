@@ -7,9 +7,18 @@ critic-failed attempts, has a blind rater re-grade them (perfect, or wrong with 
 ``rater_error``), and computes seed 000's theta and its interval. Everything is vectorised over studies and
 seeded through a passed generator.
 
-Methods (intervals):
+Methods (intervals), all at the nominal level ``confidence`` and clipped to [0, 1]:
 
-- ``seed`` — seed 000's: percentile bootstrap of each pile with p held fixed.
+- ``seed`` — seed 000's: percentile bootstrap of each pile with p held fixed. Resampling n rows of 0/1
+  verdicts with replacement gives a pile mean distributed as Binomial(n, k/n)/n, so the bootstrap draws
+  the counts directly (:func:`seed_interval`); :func:`seed_interval_rows` resamples rows, as the study's
+  code does, and is kept as the reference the fast form is tested and benchmarked against.
+- ``attempt-boot`` — the same, and the attempts behind p resampled too (p* = Binomial(N, p)/N).
+- ``jeffreys`` — Beta posteriors with the Jeffreys prior Beta(1/2, 1/2) for a, b and p, propagated to
+  theta = p·a + (1 − p)·b by sampling; the equal-tailed posterior interval.
+- ``ppi`` — prediction-powered inference at λ = 1 (Angelopoulos et al. 2023), the critic's verdict as the
+  prediction, the two piles reweighted to the critic's own pass rate (the ``w`` of ``ppi_py.ppi_mean_ci``):
+  point estimate = theta exactly; a Wald interval from the rectifier's and the imputed term's variances.
 
 Coverage, mean width and bias are reported over the studies whose estimate is defined (both piles non-empty).
 """
@@ -20,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-METHODS = ("seed",)
+METHODS = ("seed", "attempt-boot", "jeffreys", "ppi")
 
 
 @dataclass(frozen=True)
@@ -29,6 +38,7 @@ class Studies:
     passed: np.ndarray  # (S, n) the rater's verdict (1 pass) on the passed pile; nan where the pile ran short
     failed: np.ndarray  # (S, n) the same for the failed pile
     defined: np.ndarray  # (S,) both piles non-empty
+    attempts: int = 0  # N, the attempts behind p
 
 
 def _pile(good: np.ndarray, member: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -59,7 +69,7 @@ def simulate_studies(
     passed = _pile(rated_good, passes, piles, rng)
     failed = _pile(rated_good, ~passes, piles, rng)
     defined = ~np.isnan(passed[:, 0]) & ~np.isnan(failed[:, 0])
-    return Studies(p, passed, failed, defined)
+    return Studies(p, passed, failed, defined, attempts)
 
 
 def _nanmean_rows(x: np.ndarray) -> np.ndarray:
@@ -71,10 +81,10 @@ def _nanmean_rows(x: np.ndarray) -> np.ndarray:
         return np.nanmean(x, axis=-1)
 
 
-def seed_interval(
+def seed_interval_rows(
     st: Studies, n_boot: int, rng: np.random.Generator, confidence: float = 0.95, chunk: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Seed 000's estimate and percentile interval for every study: (theta_hat, low, high)."""
+    """Seed 000's estimate and percentile interval for every study, resampling rows (the reference form)."""
     a = _nanmean_rows(st.passed)
     b = _nanmean_rows(st.failed)
     theta_hat = st.p * a + (1 - st.p) * b
@@ -104,6 +114,104 @@ def seed_interval(
     undefined = ~st.defined
     theta_hat[undefined] = lows[undefined] = highs[undefined] = np.nan
     return theta_hat, lows, highs
+
+
+def _counts(st: Studies) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per study: rows and rater-passed rows in each pile (na, ka, nb, kb)."""
+    na, nb = np.sum(~np.isnan(st.passed), axis=1), np.sum(~np.isnan(st.failed), axis=1)
+    ka, kb = np.nansum(st.passed, axis=1), np.nansum(st.failed, axis=1)
+    return na, ka, nb, kb
+
+
+def _quantiles(t: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    alpha = (1 - confidence) / 2
+    lo, hi = np.quantile(t, [alpha, 1 - alpha], axis=1)
+    return lo, hi
+
+
+def _finish(st, est, lo, hi):
+    est, lo, hi = est.astype(float), np.clip(lo, 0, 1), np.clip(hi, 0, 1)
+    undefined = ~st.defined
+    est[undefined] = lo[undefined] = hi[undefined] = np.nan
+    return est, lo, hi
+
+
+def point_estimate(st: Studies) -> np.ndarray:
+    na, ka, nb, kb = _counts(st)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return st.p * ka / na + (1 - st.p) * kb / nb
+
+
+def seed_interval(
+    st: Studies, n_boot: int, rng: np.random.Generator, confidence: float = 0.95, resample_p: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Seed 000's estimate and percentile interval (``resample_p``: the attempts behind p resampled too)."""
+    na, ka, nb, kb = _counts(st)
+    est = point_estimate(st)
+    s = len(st.p)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ah, bh = np.where(na > 0, ka / np.maximum(na, 1), 0), np.where(nb > 0, kb / np.maximum(nb, 1), 0)
+    a = rng.binomial(np.maximum(na, 1)[:, None], ah[:, None], size=(s, n_boot)) / np.maximum(na, 1)[:, None]
+    b = rng.binomial(np.maximum(nb, 1)[:, None], bh[:, None], size=(s, n_boot)) / np.maximum(nb, 1)[:, None]
+    p = st.p[:, None]
+    if resample_p:
+        p = rng.binomial(st.attempts, st.p[:, None], size=(s, n_boot)) / st.attempts
+    lo, hi = _quantiles(p * a + (1 - p) * b, confidence)
+    return _finish(st, est, lo, hi)
+
+
+def jeffreys_interval(
+    st: Studies, n_draws: int, rng: np.random.Generator, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Jeffreys Beta(1/2, 1/2) posteriors for a, b and p, sampled and propagated to theta."""
+    na, ka, nb, kb = _counts(st)
+    s = len(st.p)
+    big_n = st.attempts
+    kp = np.rint(st.p * big_n)
+    a = rng.beta((ka + 0.5)[:, None], (na - ka + 0.5)[:, None], size=(s, n_draws))
+    b = rng.beta((kb + 0.5)[:, None], (nb - kb + 0.5)[:, None], size=(s, n_draws))
+    p = rng.beta((kp + 0.5)[:, None], (big_n - kp + 0.5)[:, None], size=(s, n_draws))
+    lo, hi = _quantiles(p * a + (1 - p) * b, confidence)
+    return _finish(st, point_estimate(st), lo, hi)
+
+
+def ppi_interval(st: Studies, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Prediction-powered inference at lambda = 1, vectorised over studies, with ppi_py's formulas.
+
+    Labelled rows: the two piles, prediction f = 1 in the passed pile and 0 in the failed pile, weights
+    proportional to p / n_a and (1 - p) / n_b, normalised to sum to n = n_a + n_b. Unlabelled: the N
+    attempts' verdicts (mean p). Estimate = mean(f_unlabelled) + mean(w (Y - f)); standard error =
+    sqrt(var(f_unlabelled) / N + var(w (Y - f)) / n), population variances as in ppi_py.
+    """
+    from scipy.stats import norm
+
+    na, ka, nb, kb = _counts(st)
+    n = na + nb
+    with np.errstate(invalid="ignore", divide="ignore"):
+        wa, wb = st.p * n / na, (1 - st.p) * n / nb  # weights of a passed / failed row (sum: n)
+        # residual values w (Y - f): passed rows w_a (Y - 1), failed rows w_b Y
+        ra1, ra0 = 0.0, -wa  # passed row rated pass / fail
+        rb1, rb0 = wb, 0.0
+        mean_r = (ka * ra1 + (na - ka) * ra0 + kb * rb1 + (nb - kb) * rb0) / n
+        sq = ka * ra1**2 + (na - ka) * ra0**2 + kb * rb1**2 + (nb - kb) * rb0**2
+        var_r = sq / n - mean_r**2
+        est = st.p + mean_r
+        se = np.sqrt(np.maximum(var_r, 0) / n + st.p * (1 - st.p) / st.attempts)
+    z = norm.ppf(1 - (1 - confidence) / 2)
+    return _finish(st, est, est - z * se, est + z * se)
+
+
+def interval(method: str, st: Studies, n_boot: int, rng: np.random.Generator, confidence: float = 0.95):
+    """(estimate, low, high) per study by ``method``."""
+    if method == "seed":
+        return seed_interval(st, n_boot, rng, confidence)
+    if method == "attempt-boot":
+        return seed_interval(st, n_boot, rng, confidence, resample_p=True)
+    if method == "jeffreys":
+        return jeffreys_interval(st, n_boot, rng, confidence)
+    if method == "ppi":
+        return ppi_interval(st, confidence)
+    raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
 
 
 @dataclass(frozen=True)
@@ -142,7 +250,7 @@ def coverage(
             raise ValueError(f"{name} must be positive, got {v}")
     rng = np.random.default_rng(seed)
     st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error)
-    est, lo, hi = seed_interval(st, n_boot, rng)
+    est, lo, hi = interval(method, st, n_boot, rng)
     d = st.defined
     covered = (lo[d] <= theta) & (theta <= hi[d])
     return Coverage(

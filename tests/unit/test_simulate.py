@@ -75,3 +75,52 @@ def test_cli_and_bad_input():
     assert {"coverage", "mean_width", "bias", "sims"} <= set(out) and out["sims"] == 200
     bad = subprocess.run(cmd[:-1] + ["--theta", "1.5", "--json"], capture_output=True, text=True)
     assert bad.returncode == 2 and "theta must lie in [0, 1]" in bad.stderr
+
+
+def test_binomial_bootstrap_matches_row_resampling():
+    """The fast seed interval draws pile counts; resampling rows (the study's code) gives the same coverage."""
+    from vocab.simulate import seed_interval_rows
+
+    rng = np.random.default_rng(4)
+    st = simulate_studies(0.5, 0.8, 0.8, 400, 10, 3000, rng)
+    fast = seed_interval(st, 400, np.random.default_rng(1))
+    rows = seed_interval_rows(st, 400, np.random.default_rng(2))
+    np.testing.assert_allclose(fast[0], rows[0])  # the same point estimates
+    cover = [np.mean((lo <= 0.5) & (0.5 <= hi)) for _, lo, hi in (fast, rows)]
+    assert abs(cover[0] - cover[1]) < 0.02  # Monte Carlo error of 3,000 studies is about 0.007
+    assert np.mean(np.abs(fast[2] - fast[1] - (rows[2] - rows[1]))) < 0.03
+
+
+def test_ppi_equals_seed_estimate_and_ppi_py():
+    """At lambda = 1 the prediction-powered estimate is seed 000's theta; its interval is ppi_py's."""
+    import ppi_py
+
+    from vocab.simulate import point_estimate, ppi_interval
+
+    rng = np.random.default_rng(7)
+    st = simulate_studies(0.4, 0.85, 0.7, 300, 12, 40, rng)
+    est, lo, hi = ppi_interval(st)
+    np.testing.assert_allclose(est[st.defined], point_estimate(st)[st.defined])
+    for s in np.flatnonzero(st.defined)[:10]:
+        ya, yb = st.passed[s][~np.isnan(st.passed[s])], st.failed[s][~np.isnan(st.failed[s])]
+        y = np.concatenate([ya, yb])
+        f = np.concatenate([np.ones_like(ya), np.zeros_like(yb)])
+        k = round(st.p[s] * 300)
+        unlabeled = np.array([1.0] * k + [0.0] * (300 - k))
+        w = np.concatenate([np.full(ya.size, st.p[s] / ya.size), np.full(yb.size, (1 - st.p[s]) / yb.size)])
+        point = ppi_py.ppi_mean_pointestimate(y, f, unlabeled, lam=1, w=w)[0]
+        low, high = (float(v[0]) for v in ppi_py.ppi_mean_ci(y, f, unlabeled, alpha=0.05, lam=1, w=w))
+        assert est[s] == pytest.approx(point)
+        assert (lo[s], hi[s]) == pytest.approx((max(low, 0.0), min(high, 1.0)))
+
+
+@pytest.mark.parametrize("method", ["attempt-boot", "jeffreys", "ppi"])
+def test_every_method_is_near_nominal_with_large_piles(method):
+    c = coverage(method, theta=0.5, q1=0.8, q0=0.8, attempts=20_000, piles=150, sims=400, seed=0, n_boot=400)
+    assert 0.91 <= c.coverage <= 0.99 and abs(c.bias) < 0.01
+
+
+def test_jeffreys_covers_better_than_seed_in_the_study_regime():
+    kw = dict(theta=0.5, q1=0.9, q0=0.9, attempts=400, piles=10, sims=2000, seed=3, n_boot=500)
+    seed, jeff = coverage("seed", **kw), coverage("jeffreys", **kw)
+    assert jeff.coverage > seed.coverage + 0.05 and jeff.bias == pytest.approx(seed.bias)
