@@ -318,3 +318,53 @@ def coverage_grid(
             }
         )
     return pd.DataFrame(rows)
+
+
+def rater_error_table(
+    *,
+    errors=(0.0, 0.05, 0.1, 0.2),
+    theta: float = 0.5,
+    q1: float = 0.8,
+    q0: float = 0.8,
+    attempts: int = 400,
+    piles: int = 10,
+    sims: int = 2000,
+    seed: int = 0,
+):
+    """How a blind rater's own error rate e biases the corrected rate, and what inverting a known e does.
+
+    The rater flips each verdict with probability e, so its pass share in a pile is e + (1 - 2e) times the
+    true one; knowing e (for instance from its disagreement with the script on the decidable checks), each
+    share is inverted as (share - e) / (1 - 2e), clipped to [0, 1], before theta is formed.
+    """
+    import pandas as pd
+
+    rows = []
+    for e in errors:
+        rng = np.random.default_rng(np.random.SeedSequence([seed, round(e * 1000)]))
+        st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error=e)
+        na, ka, nb, kb = _counts(st)
+        d = st.defined
+        with np.errstate(invalid="ignore", divide="ignore"):
+            a, b = ka / na, kb / nb
+            naive = st.p * a + (1 - st.p) * b
+            if e < 0.5:
+                a_c, b_c = np.clip((a - e) / (1 - 2 * e), 0, 1), np.clip((b - e) / (1 - 2 * e), 0, 1)
+                fixed = st.p * a_c + (1 - st.p) * b_c
+            else:
+                fixed = np.full_like(naive, np.nan)
+        rows.append(
+            {
+                "rater_error": e,
+                "theta": theta,
+                "q1": q1,
+                "q0": q0,
+                "piles": piles,
+                "bias": float(np.mean(naive[d]) - theta),
+                "bias_corrected_for_e": float(np.mean(fixed[d]) - theta),
+                "rmse": float(np.sqrt(np.mean((naive[d] - theta) ** 2))),
+                "rmse_corrected_for_e": float(np.sqrt(np.mean((fixed[d] - theta) ** 2))),
+                "sims": sims,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -119,6 +119,42 @@ def bootstrap_correction(
     )
 
 
+def jeffreys_correction(
+    p: float,
+    attempts: int,
+    passed_pile,
+    failed_pile,
+    failed_weights,
+    *,
+    n_draws: int = 4000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+) -> BootstrapCorrection:
+    """The correction with Jeffreys Beta(1/2, 1/2) posteriors for a, b and p, sampled and propagated to
+    theta, q1 and q0 (equal-tailed intervals). The failed pile's weighted share b enters as b·n successes
+    of its n rows; p as the critic's passes among ``attempts``. The default interval of 03 (see 08)."""
+    x = np.asarray(passed_pile, dtype=float)
+    y = np.asarray(failed_pile, dtype=float)
+    w = np.asarray(failed_weights, dtype=float)
+    if x.size == 0 or y.size == 0:
+        raise ValueError("both piles need at least one row")
+    a_hat, b_hat = pile_shares(x, y, w)
+    kp = round(p * attempts)
+    a = rng.beta(a_hat * x.size + 0.5, (1 - a_hat) * x.size + 0.5, size=n_draws)
+    b = rng.beta(b_hat * y.size + 0.5, (1 - b_hat) * y.size + 0.5, size=n_draws)
+    ps = rng.beta(kp + 0.5, attempts - kp + 0.5, size=n_draws)
+    theta = corrected_rate(ps, a, b)
+    alpha = (1 - confidence) / 2
+    return BootstrapCorrection(
+        correct(p, a_hat, b_hat),
+        percentile_interval(theta, alpha),
+        percentile_interval(sensitivity(ps, a, b), alpha),
+        percentile_interval(specificity(ps, a, b), alpha),
+        n_draws,
+        theta,
+    )
+
+
 def percentile_interval(samples, alpha: float = 0.025) -> tuple[float, float]:
     s = np.asarray(samples, dtype=float)
     s = s[~np.isnan(s)]

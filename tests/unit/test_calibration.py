@@ -392,3 +392,36 @@ def test_a_critic_that_passes_nothing_is_corrected_by_its_failed_pile_alone():
     assert row.p == 0 and np.isnan(row.a) and row.b == pytest.approx(3 / 6) and row.theta == pytest.approx(0.5)
     assert row.q1 == 0 and row.q0 == 1 and "empty:passed (p = 0)" in row["flags"]
     assert row.ci_low < 0.5 < row.ci_high
+
+
+def test_check_audit_finds_the_check_a_critic_gets_wrong():
+    """A critic that passes check 9 always while the rater fails it on half the rows: check 9 carries the
+    error, at a Bonferroni-adjusted level; checks it agrees on do not."""
+    from vocab.calibration import check_audit
+
+    rng = np.random.default_rng(0)
+    n = 400
+    good9 = rng.random(n) < 0.5
+    attempts = pd.DataFrame(
+        {
+            "cell": ["w__c"] * n,
+            "verdict": ["PASSED" if i % 2 else "FAILED" for i in range(n)],
+            "checks": [{c: "PASSED" for c in map(str, range(1, 13))} for _ in range(n)],
+        }
+    )
+    idx = list(range(0, 40))
+    key = pd.DataFrame(
+        {
+            "blind_id": [f"b{i:03d}" for i in idx],
+            "cell": "w__c",
+            "pile": ["passed" if i % 2 else "failed" for i in idx],
+            "weight": 1,
+        }
+    )
+    ratings = pd.DataFrame({"blind_id": key.blind_id, **{f"c{c}": "PASSED" for c in range(1, 13)}})
+    ratings["c9"] = ["PASSED" if good9[i] else "FAILED" for i in idx]
+    audit = check_audit(attempts, key, ratings, n_boot=500).set_index("check")
+    assert len(audit) == 12 and audit.level.iloc[0] == pytest.approx(1 - 0.05 / 12)
+    assert audit.loc[9, "carries_error"] and audit.loc[9, "critic_rate"] == 1.0
+    assert audit.loc[9, "low"] < audit.loc[9, "rater_rate"] < audit.loc[9, "high"] < 1.0
+    assert not audit.drop(index=9).carries_error.any()

@@ -86,7 +86,7 @@ def test_binomial_bootstrap_matches_row_resampling():
     fast = seed_interval(st, 400, np.random.default_rng(1))
     rows = seed_interval_rows(st, 400, np.random.default_rng(2))
     np.testing.assert_allclose(fast[0], rows[0])  # the same point estimates
-    cover = [np.mean((lo <= 0.5) & (0.5 <= hi)) for _, lo, hi in (fast, rows)]
+    cover = [np.mean((lo <= 0.5) & (hi >= 0.5)) for _, lo, hi in (fast, rows)]
     assert abs(cover[0] - cover[1]) < 0.02  # Monte Carlo error of 3,000 studies is about 0.007
     assert np.mean(np.abs(fast[2] - fast[1] - (rows[2] - rows[1]))) < 0.03
 
@@ -124,3 +124,15 @@ def test_jeffreys_covers_better_than_seed_in_the_study_regime():
     kw = dict(theta=0.5, q1=0.9, q0=0.9, attempts=400, piles=10, sims=2000, seed=3, n_boot=500)
     seed, jeff = coverage("seed", **kw), coverage("jeffreys", **kw)
     assert jeff.coverage > seed.coverage + 0.05 and jeff.bias == pytest.approx(seed.bias)
+
+
+def test_rater_error_biases_theta_towards_one_half_and_inverting_it_helps():
+    from vocab.simulate import rater_error_table
+
+    t = rater_error_table(errors=(0.0, 0.2), theta=0.2, q1=0.9, q0=0.9, attempts=2000, piles=40, sims=1500)
+    clean, noisy = t.iloc[0], t.iloc[1]
+    assert abs(clean.bias) < 0.01
+    # a rater that flips 20 % of verdicts pulls theta towards 1/2: 0.2 + 0.2 * (1 - 2 * 0.2) = 0.32
+    assert noisy.bias == pytest.approx(0.2 * (1 - 2 * 0.2), abs=0.01)
+    # inverting a known e removes most of it (clipping shares at 0 and 1 leaves a little)
+    assert abs(noisy.bias_corrected_for_e) < 0.25 * abs(noisy.bias) and noisy.rmse_corrected_for_e < noisy.rmse

@@ -148,3 +148,16 @@ def test_bradley_terry_bootstrap_covers_the_fit_and_reports_failures():
     assert bt.resamples == 300 and 0 <= bt.failed < 300
     none = bradley_terry_bootstrap([("x", "y", 1.0)] * 3)
     assert none.fit is None and "wins and some losses" in none.reason
+
+
+def test_jeffreys_correction_point_is_the_correction_and_interval_is_sane():
+    from vocab.stats import correct, jeffreys_correction
+
+    rng = np.random.default_rng(0)
+    x, y, w = np.array([1, 1, 1, 0, 1.0]), np.array([0, 0, 1, 0.0]), np.array([1, 3, 1, 2.0])
+    j = jeffreys_correction(0.3, 200, x, y, w, n_draws=4000, rng=rng)
+    assert j.point == correct(0.3, 0.8, 1 / 7)
+    assert j.theta_ci[0] < j.point.theta < j.theta_ci[1]
+    # a pile passed in full does not collapse the interval, unlike the percentile bootstrap
+    full = jeffreys_correction(0.3, 200, np.ones(10), np.zeros(10), np.ones(10), rng=rng)
+    assert full.theta_ci[1] - full.theta_ci[0] > 0.1 and full.q0_ci[0] < 1.0
