@@ -1,4 +1,5 @@
-"""Simulated studies per second: the study simulator plus seed 000's bootstrap interval, in the study's regime.
+"""Simulated studies per second for every interval method, and the fast seed interval against the
+row-resampling reference, side by side in one run (the study's regime: 10-row piles, N = 400).
 
 Run: .venv/bin/python benchmarks/bench_simulate.py [--sims 2000] [--n-boot 1000]. Prints one JSON object.
 """
@@ -9,7 +10,9 @@ import argparse
 import json
 import time
 
-from vocab.simulate import coverage
+import numpy as np
+
+from vocab import simulate
 
 
 def main() -> None:
@@ -17,21 +20,27 @@ def main() -> None:
     ap.add_argument("--sims", type=int, default=2000)
     ap.add_argument("--n-boot", type=int, default=1000)
     args = ap.parse_args()
-    t0 = time.perf_counter()
-    c = coverage("seed", theta=0.5, q1=0.8, q0=0.8, attempts=400, piles=10, sims=args.sims, seed=0, n_boot=args.n_boot)
-    dt = time.perf_counter() - t0
-    print(
-        json.dumps(
-            {
-                "benchmark": "simulate",
-                "sims": args.sims,
-                "n_boot": args.n_boot,
-                "seconds": round(dt, 3),
-                "studies_per_s": round(args.sims / dt, 1),
-                "coverage": round(c.coverage, 4),
-            }
+    out = {"benchmark": "simulate", "sims": args.sims, "n_boot": args.n_boot}
+    for method in simulate.METHODS:
+        t0 = time.perf_counter()
+        c = simulate.coverage(
+            method, theta=0.5, q1=0.8, q0=0.8, attempts=400, piles=10, sims=args.sims, seed=0, n_boot=args.n_boot
         )
-    )
+        dt = time.perf_counter() - t0
+        out[method] = {"studies_per_s": round(args.sims / dt, 1), "coverage": round(c.coverage, 4)}
+    st = simulate.simulate_studies(0.5, 0.8, 0.8, 400, 10, args.sims, np.random.default_rng(0))
+    t0 = time.perf_counter()
+    simulate.seed_interval_rows(st, args.n_boot, np.random.default_rng(1))
+    rows_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    simulate.seed_interval(st, args.n_boot, np.random.default_rng(1))
+    fast_s = time.perf_counter() - t0
+    out["seed_interval"] = {
+        "rows_s": round(rows_s, 3),
+        "counts_s": round(fast_s, 3),
+        "ratio": round(rows_s / fast_s, 1),
+    }
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":
