@@ -15,7 +15,8 @@ Methods (intervals), all at the nominal level ``confidence`` and clipped to [0, 
   code does, and is kept as the reference the fast form is tested and benchmarked against.
 - ``attempt-boot`` — the same, and the attempts behind p resampled too (p* = Binomial(N, p)/N).
 - ``jeffreys`` — Beta posteriors with the Jeffreys prior Beta(1/2, 1/2) for a, b and p, propagated to
-  theta = p·a + (1 − p)·b by sampling; the equal-tailed posterior interval.
+  theta = p·a + (1 − p)·b by sampling; the equal-tailed posterior interval, widened where needed to hold
+  the point estimate (Brown, Cai and DasGupta's boundary rule for 0 or n successes, generalised).
 - ``ppi`` — prediction-powered inference at λ = 1 (Angelopoulos et al. 2023), the critic's verdict as the
   prediction, the two piles reweighted to the critic's own pass rate (the ``w`` of ``ppi_py.ppi_mean_ci``):
   point estimate = theta exactly; a Wald interval from the rectifier's and the imputed term's variances.
@@ -172,7 +173,10 @@ def jeffreys_interval(
     b = rng.beta((kb + 0.5)[:, None], (nb - kb + 0.5)[:, None], size=(s, n_draws))
     p = rng.beta((kp + 0.5)[:, None], (big_n - kp + 0.5)[:, None], size=(s, n_draws))
     lo, hi = _quantiles(p * a + (1 - p) * b, confidence)
-    return _finish(st, point_estimate(st), lo, hi)
+    est = point_estimate(st)
+    with np.errstate(invalid="ignore"):
+        lo, hi = np.fmin(lo, est), np.fmax(hi, est)  # the interval holds the estimate (as in vocab.stats)
+    return _finish(st, est, lo, hi)
 
 
 def ppi_interval(st: Studies, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -132,7 +132,9 @@ def jeffreys_correction(
 ) -> BootstrapCorrection:
     """The correction with Jeffreys Beta(1/2, 1/2) posteriors for a, b and p, sampled and propagated to
     theta, q1 and q0 (equal-tailed intervals). The failed pile's weighted share b enters as b·n successes
-    of its n rows; p as the critic's passes among ``attempts``. The default interval of 03 (see 08)."""
+    of its n rows; p as the critic's passes among ``attempts``. An interval is widened, where needed, to hold
+    the point estimate (at 0 of n the equal-tailed interval would start just above 0). The default interval
+    of 03 (see 08)."""
     x = np.asarray(passed_pile, dtype=float)
     y = np.asarray(failed_pile, dtype=float)
     w = np.asarray(failed_weights, dtype=float)
@@ -145,11 +147,21 @@ def jeffreys_correction(
     ps = rng.beta(kp + 0.5, attempts - kp + 0.5, size=n_draws)
     theta = corrected_rate(ps, a, b)
     alpha = (1 - confidence) / 2
+    point = correct(p, a_hat, b_hat)
+
+    def around(value, samples):
+        # Brown, Cai and DasGupta's boundary rule, generalised: the interval always holds the estimate
+        # (a posterior interval for 0 of n successes starts just above 0; the estimate is 0)
+        lo, hi = percentile_interval(samples, alpha)
+        if np.isfinite(value) and np.isfinite(lo):
+            lo, hi = min(lo, value), max(hi, value)
+        return lo, hi
+
     return BootstrapCorrection(
-        correct(p, a_hat, b_hat),
-        percentile_interval(theta, alpha),
-        percentile_interval(sensitivity(ps, a, b), alpha),
-        percentile_interval(specificity(ps, a, b), alpha),
+        point,
+        around(point.theta, theta),
+        around(point.q1, sensitivity(ps, a, b)),
+        around(point.q0, specificity(ps, a, b)),
         n_draws,
         theta,
     )

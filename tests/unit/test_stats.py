@@ -161,3 +161,10 @@ def test_jeffreys_correction_point_is_the_correction_and_interval_is_sane():
     # a pile passed in full does not collapse the interval, unlike the percentile bootstrap
     full = jeffreys_correction(0.3, 200, np.ones(10), np.zeros(10), np.ones(10), rng=rng)
     assert full.theta_ci[1] - full.theta_ci[0] > 0.1 and full.q0_ci[0] < 1.0
+
+
+def test_jeffreys_interval_holds_the_estimate_at_zero():
+    from vocab.stats import jeffreys_correction
+
+    j = jeffreys_correction(0.3, 300, np.zeros(10), np.zeros(10), np.ones(10), rng=np.random.default_rng(0))
+    assert j.point.theta == 0 and j.theta_ci[0] == 0 and j.theta_ci[1] > 0.05
