@@ -124,6 +124,10 @@ class CallBudget:
     def remaining(self) -> int:
         return self.max_calls - self.used
 
+    def charge(self, calls: int) -> None:
+        """Count calls made before this process (a resumed exam's budget covers all its calls)."""
+        self.used += max(0, calls)
+
     def take(self, model: str) -> None:
         if self.used >= self.max_calls:
             raise BudgetExhausted(f"call budget of {self.max_calls} calls is spent", model=model)

@@ -318,7 +318,8 @@ async def run_jobs(out_dir: Path, entry: dict, jobs: list[Job], clients, kind: s
             return
         except ModelCallError as e:
             counts["errors"] += 1
-            errors.write({**base, "kind": e.kind, "message": e.message, "time": now()})
+            item = {("item_kind" if k == "kind" else k): v for k, v in base.items()}  # "kind" is the error's
+            errors.write({**item, "kind": e.kind, "message": e.message, "time": now()})
             return
         row = {**base, "prompt_sha": prompt_sha(job.messages), "seed": job.seed, "text": r.text}
         if kind == "planted":
@@ -396,9 +397,24 @@ async def run_exam(kind: str, run_dir, entry: dict, clients, judges: list[str], 
         "status": "running",
     }
     write_json_atomic(manifest_path, manifest)
+    # the registered budget covers the whole exam: calls made by earlier runs of it count
+    clients.budget.charge(len(read_jsonl(out / "items.jsonl")) + len(read_jsonl(out / "errors.jsonl")))
     counts = await run_jobs(out, entry, jobs, clients, kind)
     answered = {(r["judge"], r["item_id"]) for r in read_jsonl(out / "items.jsonl")}
-    manifest["counts"] = {**counts, "items": len(answered), "missing": sum(j.key not in answered for j in jobs)}
+    skipped_budget = len(
+        {
+            (s["judge"], s["item_id"])
+            for s in read_jsonl(out / "skipped.jsonl")
+            if s.get("why") == "budget" and (s["judge"], s["item_id"]) not in answered
+        }
+    )
+    manifest["counts"] = {
+        "items": len(answered),
+        "missing": sum(j.key not in answered for j in jobs),
+        "errors": len(read_jsonl(out / "errors.jsonl")),
+        "budget_skipped": skipped_budget,
+        "last_run": counts,
+    }
     manifest["status"] = "complete" if manifest["counts"]["missing"] == 0 else "incomplete"
     manifest["finished"] = now()
     write_json_atomic(manifest_path, manifest)

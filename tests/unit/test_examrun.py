@@ -111,9 +111,14 @@ def test_budget_skips_are_recorded_and_the_exam_is_incomplete(tmp_path):
     clients = FakeClients({"pass": lambda r, m, n: grade()}, max_calls=5)
     out = asyncio.run(examrun.run_exam("planted", run, entry, clients, ["pass"], params))
     m = json.loads((out / "exam.json").read_text())
-    assert m["counts"]["answered"] == 5 and m["status"] == "incomplete"
+    assert m["counts"]["items"] == 5 and m["counts"]["last_run"]["answered"] == 5 and m["status"] == "incomplete"
     budget = [s for s in read_jsonl(out / "skipped.jsonl") if s["why"] == "budget"]
     assert len(budget) == m["jobs"] - 5 == m["counts"]["budget_skipped"]
+    # a rerun of the same exam does not get a fresh budget: the 5 calls already made count
+    clients = FakeClients({"pass": lambda r, m, n: grade()}, max_calls=5)
+    asyncio.run(examrun.run_exam("planted", run, entry, clients, ["pass"], params))
+    assert clients.models["pass"].calls == [] and len(read_jsonl(out / "items.jsonl")) == 5
+    assert json.loads((out / "exam.json").read_text())["counts"]["budget_skipped"] == m["jobs"] - 5
 
 
 def test_pairwise_exam_metrics_and_determinism_probe(tmp_path):
