@@ -187,15 +187,15 @@ def calibrate(cfg, run_dir, raters: list[str], max_calls: int | None, say) -> li
 
     async def go():
         clients = Clients.from_config(cfg, max_calls)
-        out = {}
-        try:
-            for r in raters:
-                while True:  # rate_with_model's retry policy: a failed row again, with a new seed, 3 tries
-                    res = await rate_with_model(run_dir, r, clients.get(r))
-                    if res["missing"] == res["exhausted"]:
-                        break
-                out[r] = res
-            return out
+
+        async def one(r: str) -> dict:
+            while True:  # rate_with_model's retry policy: a failed row again, with a new seed, 3 tries
+                res = await rate_with_model(run_dir, r, clients.get(r))
+                if res["missing"] == res["exhausted"]:
+                    return res
+
+        try:  # the raters run at once: each has its own server
+            return dict(zip(raters, await asyncio.gather(*(one(r) for r in raters)), strict=True))
         finally:
             await clients.aclose()
 
