@@ -157,8 +157,6 @@ def writer_answers(run_dir: str | Path) -> dict[tuple[str, int], planted.Source]
 def tournament_pairs(run_dir, n_levels: int, seed: int, reference_answers: bool) -> list[pairwise.Pair]:
     """Writer against writer on ``n_levels`` levels drawn (sorted, seeded) from those where every writer has a
     first attempt; with reference answers, the reference against each writer on every level it covers."""
-    import numpy as np
-
     answers = writer_answers(run_dir)
     writers = sorted({w for w, _ in answers})
     common = sorted(lv for lv in {lv for _, lv in answers} if all((w, lv) in answers for w in writers))
