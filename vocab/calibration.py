@@ -680,3 +680,25 @@ def check_audit(
                 }
             )
     return pd.DataFrame(rows)
+
+
+def rater_error_vs_script(ratings: pd.DataFrame, script: pd.DataFrame) -> float:
+    """A rater's disagreement rate with the script on the checks the script decides for every row (2, 3):
+    the only error of a blind rater that can be measured without another rater."""
+    s = script.set_index("blind_id")
+    r = ratings.set_index("blind_id").loc[s.index]
+    return float(((r.c2 != s.c2).sum() + (r.c3 != s.c3).sum()) / (2 * len(s)))
+
+
+def invert_rater_error(correction: pd.DataFrame, error: float) -> pd.Series:
+    """theta with each pile share inverted for a rater that flips verdicts at rate ``error``:
+    share -> (share - e) / (1 - 2e), clipped to [0, 1]. A sensitivity analysis: it assumes the rater errs at
+    the same rate on every check, which its error on checks 2 and 3 does not show."""
+    if not 0 <= error < 0.5:
+        return pd.Series(np.nan, index=correction.index)
+
+    def inv(v):
+        return ((v - error) / (1 - 2 * error)).clip(0, 1)
+
+    a, b = inv(correction.a), inv(correction.b)
+    return (correction.p * a.fillna(0) + (1 - correction.p) * b).rename("theta_if_inverted")

@@ -292,3 +292,28 @@ def explain(before: Outcome, after: Outcome, prediction: str | None) -> str:
     if before.state.sequence != after.state.sequence and not flipped:
         lines.append(f"Same votes in another order: only online Elo moved (A {before.elo_a:.6f} → {after.elo_a:.6f}).")
     return " ".join(lines)
+
+
+def toy_biases(rule: str, rubric: str = "accuracy-first") -> dict[str, Any]:
+    """The toy judge's position consistency, first-slot rate and prefers-the-longer rate over P1-P6 shown in
+    both orders: the same definitions as the real critics' in :func:`vocab.examrun.tournament_table`."""
+    res = {o: evaluate(State(rubric, rule, o, "forward")).items for o in ORDERS}
+    winners = {o: [r.verdict for r in res[o]] for o in ORDERS}
+    consistent = sum(x == y for x, y in zip(winners["a-first"], winners["b-first"], strict=True)) / len(ITEMS)
+    first = decided = longer = unequal = 0
+    for o in ORDERS:
+        for it, v in zip(ITEMS, winners[o], strict=True):
+            if v == "Tie":
+                continue
+            decided += 1
+            first += (v == "A") == (o == "a-first")
+            if it.a.words != it.b.words:
+                unequal += 1
+                longer += (v == "A") == (it.a.words > it.b.words)
+    return {
+        "judge": f"toy: {rule}",
+        "games": 2 * len(ITEMS),
+        "first_slot_rate": first / decided if decided else None,
+        "position_consistency": consistent,
+        "prefers_longer": longer / unequal if unequal else None,
+    }

@@ -425,3 +425,17 @@ def test_check_audit_finds_the_check_a_critic_gets_wrong():
     assert audit.loc[9, "carries_error"] and audit.loc[9, "critic_rate"] == 1.0
     assert audit.loc[9, "low"] < audit.loc[9, "rater_rate"] < audit.loc[9, "high"] < 1.0
     assert not audit.drop(index=9).carries_error.any()
+
+
+def test_rater_error_vs_script_and_its_inversion():
+    from vocab.calibration import invert_rater_error, rater_error_vs_script
+
+    ids = [f"b{i}" for i in range(10)]
+    script = pd.DataFrame({"blind_id": ids, "c2": ["PASSED"] * 10, "c3": ["FAILED"] * 10})
+    rater = script.assign(c2=["FAILED"] * 2 + ["PASSED"] * 8)  # 2 of 20 decidable verdicts differ
+    assert rater_error_vs_script(rater, script) == pytest.approx(0.1)
+    corr = pd.DataFrame({"p": [0.5, 0.0], "a": [0.9, np.nan], "b": [0.1, 0.3]})
+    theta = invert_rater_error(corr, 0.1)
+    assert theta.iloc[0] == pytest.approx(0.5 * 1.0 + 0.5 * 0.0)  # (0.9-0.1)/0.8 = 1, (0.1-0.1)/0.8 = 0
+    assert theta.iloc[1] == pytest.approx(0.25)  # p = 0: only b, (0.3-0.1)/0.8
+    assert invert_rater_error(corr, 0.5).isna().all()

@@ -139,3 +139,16 @@ def test_cli_json_and_bad_choice():
         [sys.executable, "-m", "vocab.cli", "lesson", "--rule", "loudest"], capture_output=True, text=True
     )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_toy_biases_show_the_constructed_biases():
+    from vocab.lesson import toy_biases
+
+    rubric, position, length = (toy_biases(r) for r in ("rubric", "position", "length"))
+    assert rubric["position_consistency"] == 1.0 and rubric["first_slot_rate"] == 0.5
+    # +4 to the first slot: the winner follows the slot on most pairs
+    assert position["first_slot_rate"] == pytest.approx(10 / 12) and position["position_consistency"] == pytest.approx(
+        2 / 6
+    )
+    # +2 to the longer answer: order-independent, and the longer answer wins more often than under the rubric
+    assert length["position_consistency"] == 1.0 and length["prefers_longer"] > rubric["prefers_longer"]
