@@ -22,6 +22,9 @@ def main() -> None:
     args = ap.parse_args()
     out = {"benchmark": "simulate", "sims": args.sims, "n_boot": args.n_boot}
     for method in simulate.METHODS:
+        simulate.coverage(
+            method, theta=0.5, q1=0.8, q0=0.8, attempts=400, piles=10, sims=10, seed=1, n_boot=10
+        )  # warm-up
         t0 = time.perf_counter()
         c = simulate.coverage(
             method, theta=0.5, q1=0.8, q0=0.8, attempts=400, piles=10, sims=args.sims, seed=0, n_boot=args.n_boot
