@@ -136,3 +136,15 @@ def test_rater_error_biases_theta_towards_one_half_and_inverting_it_helps():
     assert noisy.bias == pytest.approx(0.2 * (1 - 2 * 0.2), abs=0.01)
     # inverting a known e removes most of it (clipping shares at 0 and 1 leaves a little)
     assert abs(noisy.bias_corrected_for_e) < 0.25 * abs(noisy.bias) and noisy.rmse_corrected_for_e < noisy.rmse
+
+
+def test_failed_pile_weights_remove_the_bias_of_varied_levels():
+    """Hard levels fail more often and hold fewer good attempts; drawing levels without the weights
+    over-represents easy ones. Seed 000's weights make the failed pile's share unbiased."""
+    from vocab.simulate import retry_weighting_table
+
+    t = retry_weighting_table(spread=0.5, piles=40, sims=1500, seed=2).set_index("failed_pile")
+    assert abs(t.loc["weighted (seed 000)", "bias"]) < 0.005
+    assert t.loc["unweighted", "bias"] > 0.015
+    same = retry_weighting_table(spread=200.0, piles=40, sims=1500, seed=2).set_index("failed_pile")
+    assert abs(same.loc["unweighted", "bias"]) < 0.005  # identical levels: the weights change nothing on average
