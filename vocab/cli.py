@@ -524,9 +524,11 @@ def cmd_exam_run(args) -> int:
         finally:
             await clients.aclose()
 
+    from vocab.exam import ExamError
+
     try:
         out = asyncio.run(go())
-    except ValueError as e:
+    except ExamError as e:  # only the exam's own refusals: any other error keeps its traceback
         raise UsageError(str(e)) from None
     m = json.loads((out / "exam.json").read_text())
     print(f"{out}: {json.dumps(m['counts'])}")

@@ -29,6 +29,12 @@ import numpy as np
 from vocab import rubric
 
 SLOTS = ("first", "second", "tie")
+
+
+class ExamError(ValueError):
+    """An exam that cannot be built or run as asked: too few answers, a bad source, another entry's results."""
+
+
 LABELS = ("A/B", "1/2")
 ORDERS = ("right-first", "right-second")
 VARIANTS = tuple((o, lab) for o in ORDERS for lab in LABELS)  # 4 prompt variants

@@ -371,7 +371,7 @@ async def run_exam(kind: str, run_dir, entry: dict, clients, judges: list[str], 
     if manifest_path.exists():
         old = json.loads(manifest_path.read_text())
         if old["entry"]["hash"] != entry["hash"]:
-            raise ValueError(f"{out}: holds results of another registry entry; use a new exam id")
+            raise exam.ExamError(f"{out}: holds results of another registry entry; use a new exam id")
         started = old["started"]
     out.mkdir(parents=True, exist_ok=True)
     if skipped_build and not (out / "skipped.jsonl").exists():

@@ -48,7 +48,7 @@ def draw_pairs(pool: list[Source], n: int, seed: int) -> list[Pair]:
     """
     pool = sorted(pool, key=lambda s: s.source_id)
     if len(pool) < 2:
-        raise ValueError(f"a pairwise exam needs at least 2 answers; the pool has {len(pool)}")
+        raise exam.ExamError(f"a pairwise exam needs at least 2 answers; the pool has {len(pool)}")
     rng = np.random.default_rng(seed)
     n = min(n, len(pool))
     nulls = [pool[i] for i in sorted(rng.choice(len(pool), size=n, replace=False))]

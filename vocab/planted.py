@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from vocab import script
+from vocab.exam import ExamError
 
 REFERENCE_ANSWERS = Path(__file__).resolve().parent.parent / "data" / "exams" / "reference_answers.jsonl"
 DEFECTS = {
@@ -81,7 +82,7 @@ _SYNONYMS = {
 _PADDING = ["to be perfectly honest", "at the end of the day", "as far as anyone here can tell", "without a doubt"]
 
 
-class PlantError(ValueError):
+class PlantError(ExamError):
     """An edit whose span does not occur exactly once, or a source that cannot carry the set."""
 
 

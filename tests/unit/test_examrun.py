@@ -164,6 +164,15 @@ def test_cli_refuses_an_unregistered_exam_and_writes_nothing(tmp_path, capsys):
     assert main(["exam", "planted", "--run-dir", str(tmp_path), "--registry", str(reg)]) == 2
     assert "not a run directory" in capsys.readouterr().err
     assert main(["exam", "planted", *args, "--judges", "nobody"]) == 2
+    capsys.readouterr()
+    # a registered pairwise exam on a pool of one answer: refused in one line, nothing judged
+    few = ["--run-dir", str(run), "--registry", str(reg), "--judges", "smollm2", "--no-reference", "--pairs", "2"]
+    assert main(["exam", "register", "pairwise", "--id", "w1", *few]) == 0
+    capsys.readouterr()
+    assert main(["exam", "pairwise", *few]) == 2
+    err = capsys.readouterr().err
+    assert "needs at least 2 answers" in err and len(err.strip().splitlines()) == 1
+    assert not (run / "exams" / "w1" / "items.jsonl").exists()
 
 
 def test_pool_has_reference_answers_only_when_asked(tmp_path):
