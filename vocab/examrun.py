@@ -169,7 +169,8 @@ def tournament_pairs(run_dir, n_levels: int, seed: int, reference_answers: bool)
                 a, b = answers[(wa, lv)], answers[(wb, lv)]
                 pairs.append(pairwise.Pair(f"{a.source_id}-vs-{b.source_id}", "match", a.level, a, b))
     if reference_answers:
-        for ref in sorted(planted.reference_answers(), key=lambda s: s.source_id):
+        levels = {lv["level"]: lv for lv in read_jsonl(Path(run_dir) / "levels.jsonl")}
+        for ref in sorted(planted.reference_answers(levels), key=lambda s: s.source_id):
             for w in writers:
                 b = answers.get((w, ref.level["level"]))
                 if b is not None:
@@ -216,7 +217,7 @@ def source_pool(run_dir: str | Path, reference_answers: bool) -> list[planted.So
     levels = {lv["level"]: lv for lv in read_jsonl(run_dir / "levels.jsonl")}
     pool = planted.run_sources(load_run(run_dir).attempts, levels)
     if reference_answers:
-        pool += planted.reference_answers()
+        pool += planted.reference_answers(levels)
     return pool
 
 

@@ -1,28 +1,48 @@
 """A deterministic Vocabscapes level generator: a seed word expanded into valid subwords.
 
-A level number (any positive integer) gives its tier, the tier gives the difficulty settings, and a
-random generator seeded from the level number (through SHA-256, never Python's ``hash``) draws the seed
-word and the target words. A *subword* is a word spelled from a sub-multiset of the seed word's letters
+A level number (any positive integer up to ``MAX_LEVEL``) gives its tier, the tier gives the difficulty
+settings, and a random generator seeded from the level number (through SHA-256, never Python's ``hash``) draws
+the seed word and the target words. A *subword* is a word spelled from a sub-multiset of the seed word's letters
 (``stone`` → ``notes``, ``tones``, ``one``, ``set``...). Candidates are always sorted before a draw, so the
 output is the same on every machine and in every process.
 
-The lexicon: English words from ``wordfreq`` (with its Zipf frequencies: 7 is "the", 3 is about one per
-million words), kept when they are plain ASCII letters and look like ordinary dictionary words:
+The lexicon is a spelling dictionary, with commonness from web text: SCOWL's English and American words up to
+size 50 (the word set of Debian's ``wamerican``, committed as ``vocab/data/scowl_en_us_50.txt`` by
+``vocab.wordlist``), kept when ``wordfreq`` gives them a Zipf frequency of at least 2 (7 is "the", 3 is about one
+per million words), minus the offensive words of ``better-profanity``'s list and words with no vowel.
 
-- a word that ``english-words`` (Webster's 2nd and GCIDE) lists in lower case, or a regular inflection of
-  one (``notes`` from ``note``, ``tones`` from ``tone``, ``making`` from ``make``);
-- minus words those dictionaries list only capitalised (proper nouns: ``tennessee``, ``barbara``), words with
-  no vowel (``tv``, ``mph``), and the offensive words of ``better-profanity``'s list.
+Why this source, by measurement. ``tests/unit/test_lexicon.py`` checks target words against GCIDE and WordNet 3.0
+(with inflections), which the generator does not read; shares below are of the target words of the study's
+design (tiers 1-28 × 5 at seed 0) and of levels 1-2,000:
+
+- generator 1.0.0 took wordfreq's web-frequency tokens and kept those that Webster's 2nd or GCIDE list in lower
+  case, or that look like a regular inflection of one: 88.9 % and 84.0 %. The rest were words no player would
+  accept: fragments (``ings``, ``ers``), misspellings (``belive``), foreign words (``nach``, ``dass``), names
+  (``rodman``) and abbreviations (``oled``); web2 lists many obscure lower-case entries, and the inflection rule
+  accepts any suffix on them.
+- SCOWL is made for spelling, sized by commonness, and keeps proper names, abbreviations and contractions in
+  categories of their own. None of the words above is in it up to size 60 (size 70 adds ``ness``, 80 adds
+  ``ers``, ``nach``, ``rodman``).
+- Size 60 (the spell checkers' default) still admits informal and regional words (``naff``, ``nah``, ``outta``,
+  ``hiya``, ``unis``): 98.4 % and 97.4 %. Size 50: 99.3 % and 99.2 %, and every tier fills about as often
+  (``fill_table``; against size 60 the largest drop, tier 6, is 0.61 to 0.59 of its seed words).
 
 Tiers (31) grow harder with: a longer seed word, more target words, a longer minimum word length, rarer
 words (a lower Zipf floor, and draws that favour rarer words), a tighter word limit per target word, and
 from tier 11 on the seed word itself must be used (the rubric's check 1).
+
+Speed: the index (the lexicon, its letter counts, and every tier's pool: its seed words and each seed's
+candidate targets) is built once per process, so a level is a few array operations
+(``benchmarks/bench_levels.py``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import math
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from importlib import metadata
@@ -30,11 +50,14 @@ from pathlib import Path
 
 import numpy as np
 
-GENERATOR_VERSION = "1.0.0"
+from vocab import wordlist
+
+GENERATOR_VERSION = "2.0.0"
 N_TIERS = 31
 LEVELS_PER_TIER = 20  # tiers 1-30 hold 20 levels each; tier 31 holds every level from 601 on
-MIN_ZIPF_LEXICON = 1.5
-_ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+MIN_ZIPF_LEXICON = 2.0  # the lowest floor any tier uses (tier 31's min_zipf)
+MAX_LEVEL = 2**53 - 1  # level numbers stay exact in JSON (a double's integer range)
+MAX_LEVELS = 1_000_000  # at most this many levels in one range: about 1 GB of JSON Lines
 _VOWELS = set("aeiouy")
 
 
@@ -97,40 +120,34 @@ class Level:
     generator_version: str = GENERATOR_VERSION
 
     def as_dict(self) -> dict:
-        d = asdict(self)
-        d["words"] = list(self.words)
-        return {k: d[k] for k in ("level", "tier", "seed_word", "words", "settings", "lexicon", "generator_version")}
+        return {
+            "level": int(self.level),
+            "tier": self.tier,
+            "seed_word": self.seed_word,
+            "words": list(self.words),
+            "settings": dict(self.settings),
+            "lexicon": dict(self.lexicon),
+            "generator_version": self.generator_version,
+        }
 
 
 # --- the lexicon index --------------------------------------------------------------------------------
 
-_INFLECTIONS = (
-    ("ies", "y"),
-    ("ied", "y"),
-    ("es", ""),
-    ("s", ""),
-    ("ed", ""),
-    ("ed", "e"),
-    ("ing", ""),
-    ("ing", "e"),
-    ("er", ""),
-    ("er", "e"),
-    ("est", ""),
-    ("est", "e"),
-    ("ly", ""),
-)
 
+@dataclass(frozen=True)
+class TierPool:
+    """A tier's seed words and, for each seed that can fill a level, its candidate target words.
 
-def _is_inflection_of(word: str, dictionary: set[str]) -> bool:
-    for suffix, repl in _INFLECTIONS:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 2:
-            stem = word[: -len(suffix)] + repl
-            if stem in dictionary:
-                return True
-            # doubled consonant: stopped -> stop, running -> run
-            if repl == "" and len(stem) >= 3 and stem[-1] == stem[-2] and stem[:-1] in dictionary:
-                return True
-    return False
+    ``seeds`` are the tier's seed words (length and frequency as the tier says), in index order; ``fillable``
+    those with at least ``n_words + 2`` candidates (a little slack, so the draw is a choice); the candidates of
+    ``fillable[i]`` are ``cand[ptr[i]:ptr[i + 1]]``, in index order (-zipf, word).
+    """
+
+    tier: int
+    seeds: np.ndarray
+    fillable: np.ndarray
+    ptr: np.ndarray
+    cand: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -140,18 +157,10 @@ class Lexicon:
     counts: np.ndarray  # (n, 26) uint8 letter counts
     lengths: np.ndarray
     info: dict
+    pools: tuple[TierPool, ...] = ()  # pools[t - 1] is tier t's
 
     def index(self) -> dict[str, int]:
         return {w: i for i, w in enumerate(self.words)}
-
-
-def _dictionary_sets() -> tuple[set[str], set[str]]:
-    from english_words import get_english_words_set
-
-    raw = get_english_words_set(["web2", "gcide"], lower=False, alpha=True)
-    lower = {w for w in raw if w.islower()}
-    capital_only = {w.lower() for w in raw if not w.islower()} - lower
-    return lower, capital_only
 
 
 def _offensive() -> set[str]:
@@ -160,39 +169,118 @@ def _offensive() -> set[str]:
     return {w.strip().lower() for w in path.read_text().split() if w.strip().isalpha()}
 
 
+def _letter_counts(words: tuple[str, ...]) -> np.ndarray:
+    """(n, 26) letter counts, vectorised: one pass over a padded byte matrix."""
+    width = max(map(len, words), default=1)
+    raw = np.frombuffer("".join(w.ljust(width) for w in words).encode("ascii"), dtype=np.uint8)
+    codes = raw.reshape(len(words), width).astype(np.int64) - 97  # the pad (space) falls below 0
+    rows = np.repeat(np.arange(len(words)), width)
+    keep = codes.ravel() >= 0
+    counts = np.zeros((len(words), 26), dtype=np.uint8)
+    np.add.at(counts, (rows[keep], codes.ravel()[keep]), 1)
+    return counts
+
+
 @lru_cache(maxsize=1)
 def lexicon() -> Lexicon:
-    """Build the index once per process (a few seconds); every level after that is cheap."""
+    """Build the index once per process (about a second): the words, then every tier's pool."""
     import wordfreq
 
-    lower, capital_only = _dictionary_sets()
+    freq = wordfreq.get_frequency_dict("en")  # the table behind wordfreq.zipf_frequency
     bad = _offensive()
     picked: list[tuple[float, str]] = []
-    for w in wordfreq.iter_wordlist("en"):
-        if not (2 <= len(w) <= 15 and w.isascii() and w.isalpha() and w.islower()):
+    for w in wordlist.read():
+        f = freq.get(w, 0.0)
+        if f <= 0 or w in bad or not (_VOWELS & set(w)):
             continue
-        z = wordfreq.zipf_frequency(w, "en")
-        if z < MIN_ZIPF_LEXICON:
-            break  # iter_wordlist yields words in descending frequency
-        if w in bad or not (_VOWELS & set(w)):
-            continue
-        if w in lower or (w not in capital_only and _is_inflection_of(w, lower)):
+        z = round(math.log10(f) + 9, 2)  # = wordfreq.zipf_frequency(w, "en"), tested
+        if z >= MIN_ZIPF_LEXICON:
             picked.append((z, w))
     picked.sort(key=lambda zw: (-zw[0], zw[1]))
     words = tuple(w for _, w in picked)
-    counts = np.zeros((len(words), 26), dtype=np.uint8)
-    for i, w in enumerate(words):
-        for ch in w:
-            counts[i, ord(ch) - 97] += 1
     info = {
-        "source": "wordfreq (en) filtered by english-words (web2+gcide) and better-profanity",
+        "source": "SCOWL en_US size 50 (vocab/data, see vocab.wordlist) with wordfreq (en) frequencies, "
+        "minus better-profanity's list",
+        "wordlist": wordlist.source_line(),
         "wordfreq": metadata.version("wordfreq"),
-        "english_words": metadata.version("english-words"),
         "better_profanity": metadata.version("better-profanity"),
         "min_zipf": MIN_ZIPF_LEXICON,
         "size": len(words),
     }
-    return Lexicon(words, np.array([z for z, _ in picked]), counts, np.array([len(w) for w in words]), info)
+    zipf = np.array([z for z, _ in picked])
+    lex = Lexicon(words, zipf, _letter_counts(words), np.array([len(w) for w in words]), info)
+    pools: list[TierPool] = []
+    for length in sorted({tier_settings(t).seed_length for t in range(1, N_TIERS + 1)}):
+        tiers = [s for s in map(tier_settings, range(1, N_TIERS + 1)) if s.seed_length == length]
+        pools += _pools_of(tiers, lex)
+    return dataclasses.replace(lex, pools=tuple(sorted(pools, key=lambda p: p.tier)))
+
+
+def _pools_of(tiers: list[TierSettings], lex: Lexicon) -> list[TierPool]:
+    """The pools of tiers that share a seed length: their (seed, target) pairs are found once."""
+    length = tiers[0].seed_length
+    seeds = np.flatnonzero((lex.lengths == length) & (lex.zipf >= min(s.seed_min_zipf for s in tiers)))
+    targets = np.flatnonzero(
+        (lex.lengths >= min(s.min_word_length for s in tiers))
+        & (lex.lengths <= length)
+        & (lex.zipf >= min(s.min_zipf for s in tiers))
+    )
+    si, wi = _subword_pairs(lex.counts[seeds], lex.counts[targets])
+    keep = targets[wi] != seeds[si]
+    si, wi = si[keep], wi[keep]
+    out = []
+    for s in tiers:
+        seed_ok = lex.zipf[seeds] >= s.seed_min_zipf
+        ok = seed_ok[si] & (lex.zipf[targets[wi]] >= s.min_zipf) & (lex.lengths[targets[wi]] >= s.min_word_length)
+        n = np.bincount(si[ok], minlength=len(seeds))
+        fill = np.flatnonzero(seed_ok & (n >= s.n_words + 2))
+        rows = np.isin(si, fill) & ok  # pairs are seed-major, targets in index order within a seed
+        out.append(
+            TierPool(
+                s.tier,
+                seeds[seed_ok],
+                seeds[fill],
+                np.concatenate([[0], np.cumsum(n[fill])]).astype(np.int64),
+                targets[wi[rows]],
+            )
+        )
+    return out
+
+
+def _subword_pairs(seed_counts: np.ndarray, word_counts: np.ndarray, chunk: int = 512) -> tuple:
+    """All (seed, word) position pairs where the word is a sub-multiset of the seed's letters, seed-major.
+
+    Letters first, on bitsets: a word qualifies only if no letter it has is missing from the seed, so the
+    words' letter sets are packed into one bitset per letter and OR-ed over the letters a seed lacks. The few
+    pairs that survive have their letter counts compared.
+    """
+    n_words = len(word_counts)
+    width = -(-n_words // 64) * 64
+    has = np.zeros((26, width), dtype=bool)
+    has[:, :n_words] = (word_counts > 0).T
+    has64 = np.packbits(has, axis=1, bitorder="little").view(np.uint64)  # (26, width / 64)
+    out_s, out_w = [], []
+    for lo in range(0, len(seed_counts), chunk):
+        missing = seed_counts[lo : lo + chunk] == 0
+        bad = np.zeros((len(missing), has64.shape[1]), dtype=np.uint64)
+        for c in range(26):
+            np.bitwise_or(bad, has64[c], out=bad, where=missing[:, c : c + 1])
+        good = (~bad).view(np.uint8)  # bits past n_words are set here and dropped below
+        r, q = np.nonzero(good)
+        k, b = np.nonzero(np.unpackbits(good[r, q][:, None], axis=1, bitorder="little"))
+        si, wi = r[k] + lo, q[k] * 8 + b
+        ok = wi < n_words
+        si, wi = si[ok], wi[ok]
+        ok = np.all(word_counts[wi] <= seed_counts[si], axis=1)
+        out_s.append(si[ok])
+        out_w.append(wi[ok])
+    return np.concatenate(out_s), np.concatenate(out_w)
+
+
+def tier_pool(tier: int, lex: Lexicon | None = None) -> TierPool:
+    if not 1 <= tier <= N_TIERS:
+        raise LevelError(f"tier must lie in 1..{N_TIERS}, got {tier}")
+    return (lex or lexicon()).pools[tier - 1]
 
 
 # --- levels ------------------------------------------------------------------------------------------
@@ -204,8 +292,8 @@ def _rng(*parts: object) -> np.random.Generator:
 
 
 def _check_level(level: int) -> None:
-    if isinstance(level, bool) or not isinstance(level, int | np.integer) or level < 1:
-        raise LevelError(f"a level number must be a positive integer, got {level!r}")
+    if isinstance(level, bool) or not isinstance(level, int | np.integer) or not 1 <= level <= MAX_LEVEL:
+        raise LevelError(f"a level number must be an integer from 1 to {MAX_LEVEL}, got {level!r}")
 
 
 def subwords(seed: str, lex: Lexicon | None = None) -> list[str]:
@@ -219,28 +307,26 @@ def subwords(seed: str, lex: Lexicon | None = None) -> list[str]:
 
 
 def generate(level: int, lex: Lexicon | None = None) -> Level:
-    """The level with this number. Deterministic: same number, same level, everywhere."""
+    """The level with this number. Deterministic: same number, same level, everywhere.
+
+    The seed word is drawn uniformly from the tier's seeds that can fill a level; the target words are drawn
+    without replacement with weights ``10 ** (-rarity * zipf)`` (Gumbel top-k, which is successive weighted
+    sampling), then sorted.
+    """
     _check_level(level)
     lex = lex or lexicon()
     tier = tier_of(level)
     s = tier_settings(tier)
+    pool = tier_pool(tier, lex)
+    if not len(pool.fillable):  # pragma: no cover - every tier fills (tested over all tiers)
+        raise LevelError(f"level {level}: no seed word of length {s.seed_length} has {s.n_words + 2} subwords")
     rng = _rng("vocab-level", GENERATOR_VERSION, level)
-    seeds = _seed_pool(lex, s.seed_length, s.seed_min_zipf)
-    # Try seeds in a seeded order until one has enough qualifying subwords.
-    for i in rng.permutation(len(seeds)):
-        seed_idx = seeds[i]
-        seed = lex.words[seed_idx]
-        ok = np.all(lex.counts <= lex.counts[seed_idx], axis=1)
-        ok &= lex.lengths >= s.min_word_length
-        ok &= lex.zipf >= s.min_zipf
-        ok[seed_idx] = False
-        cand = np.flatnonzero(ok)  # index order = (-zipf, word): already a stable sort
-        if len(cand) >= s.n_words + 2:  # a little slack, so the draw is a choice
-            break
-    else:  # pragma: no cover - every tier's pool has qualifying seeds (tested over all tiers)
-        raise LevelError(f"level {level}: no seed word of length {s.seed_length} has {s.n_words} subwords")
-    w = 10.0 ** (-s.rarity * lex.zipf[cand])
-    picked = rng.choice(cand, size=s.n_words, replace=False, p=w / w.sum())
+    k = int(rng.integers(len(pool.fillable)))
+    seed = lex.words[pool.fillable[k]]
+    cand = pool.cand[pool.ptr[k] : pool.ptr[k + 1]]
+    log_w = -s.rarity * np.log(10.0) * lex.zipf[cand]
+    keys = log_w - np.log(-np.log(rng.random(len(cand))))  # + Gumbel noise
+    picked = cand[np.argsort(-keys, kind="stable")[: s.n_words]]
     words = sorted(lex.words[j] for j in picked)
     if s.require_seed_word:
         words = sorted([*words, seed])
@@ -255,21 +341,48 @@ def generate(level: int, lex: Lexicon | None = None) -> Level:
     return Level(level, tier, seed, tuple(words), settings, lex.info)
 
 
-def _seed_pool(lex: Lexicon, length: int, min_zipf: float) -> np.ndarray:
-    return np.flatnonzero((lex.lengths == length) & (lex.zipf >= min_zipf))
+def iter_levels(numbers: Iterable[int], lex: Lexicon | None = None) -> Iterator[Level]:
+    """Levels one at a time, for ranges too long to hold (``vocab levels 1-1000000`` streams)."""
+    lex = lex or lexicon()
+    for n in numbers:
+        yield generate(n, lex)
 
 
 # --- ranges and designs --------------------------------------------------------------------------------
 
 
-def parse_ranges(text: str, what: str = "level") -> list[int]:
-    """``"7"``, ``"1-140"``, ``"1-3,10"`` → sorted unique positive integers. Raises LevelError."""
+@dataclass(frozen=True)
+class Spans:
+    """Sorted, merged, inclusive ``(lo, hi)`` spans of positive integers: a range held without its members."""
+
+    spans: tuple[tuple[int, int], ...]
+
+    def __len__(self) -> int:
+        return sum(hi - lo + 1 for lo, hi in self.spans)
+
+    def __iter__(self) -> Iterator[int]:
+        for lo, hi in self.spans:
+            yield from range(lo, hi + 1)
+
+
+_PART = re.compile(r"(\d{1,20})(?:\s*-\s*(\d{1,20}))?")
+
+
+def parse_spans(text: str, what: str = "level", max_value: int | None = None, max_count: int = MAX_LEVELS) -> Spans:
+    """``"7"``, ``"1-140"``, ``"1-3,10"`` as merged spans, checked before anything is allocated.
+
+    Refused (LevelError): an empty or malformed part, 0, an end before its start, a number above
+    ``max_value`` (default: MAX_LEVEL for levels, N_TIERS for tiers), and more than ``max_count`` numbers in
+    all. Memory is bounded by the text's length, whatever the numbers say.
+    """
     if not isinstance(text, str) or not text.strip():
         raise LevelError(f"empty {what} range")
-    out: set[int] = set()
+    if max_value is None:
+        max_value = N_TIERS if what == "tier" else MAX_LEVEL
+    parts = []
     for part in text.split(","):
         part = part.strip()
-        m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", part)
+        m = _PART.fullmatch(part)
         if not m:
             raise LevelError(f"bad {what} range {part!r}: expected N or N-M with positive integers")
         lo = int(m.group(1))
@@ -278,8 +391,24 @@ def parse_ranges(text: str, what: str = "level") -> list[int]:
             raise LevelError(f"bad {what} range {part!r}: {what} numbers start at 1")
         if hi < lo:
             raise LevelError(f"bad {what} range {part!r}: the end is before the start")
-        out.update(range(lo, hi + 1))
-    return sorted(out)
+        if hi > max_value:
+            raise LevelError(f"bad {what} range {part!r}: {what} numbers go up to {max_value}")
+        parts.append((lo, hi))
+    merged: list[tuple[int, int]] = []
+    for lo, hi in sorted(parts):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(hi, merged[-1][1]))
+        else:
+            merged.append((lo, hi))
+    spans = Spans(tuple(merged))
+    if len(spans) > max_count:
+        raise LevelError(f"{what} range {text.strip()!r} holds {len(spans)} {what}s; at most {max_count} at once")
+    return spans
+
+
+def parse_ranges(text: str, what: str = "level") -> list[int]:
+    """``"7"``, ``"1-140"``, ``"1-3,10"`` → sorted unique positive integers (bounded as ``parse_spans``)."""
+    return list(parse_spans(text, what))
 
 
 def design(tiers: list[int], per_tier: int, seed: int) -> list[int]:
@@ -332,3 +461,26 @@ def levels_frame(numbers: list[int]):
             }
         )
     return pd.DataFrame(rows)
+
+
+def fill_table(lex: Lexicon | None = None):
+    """One row per tier: its seed words, how many can fill a level, and the share (a pandas DataFrame)."""
+    import pandas as pd
+
+    lex = lex or lexicon()
+    rows = []
+    for t in range(1, N_TIERS + 1):
+        pool = tier_pool(t, lex)
+        s = tier_settings(t)
+        n_cand = np.diff(pool.ptr)
+        rows.append(
+            {
+                "tier": t,
+                "n_words": s.n_words,
+                "seed_words": len(pool.seeds),
+                "fillable": len(pool.fillable),
+                "share": len(pool.fillable) / len(pool.seeds) if len(pool.seeds) else 0.0,
+                "median_candidates": float(np.median(n_cand)) if len(n_cand) else 0.0,
+            }
+        )
+    return pd.DataFrame(rows).set_index("tier")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -277,20 +278,30 @@ def build(src: Source) -> tuple[list[Variant], list[dict[str, str]]]:
 # --- sources -------------------------------------------------------------------------------------------
 
 
-def reference_answers(path: str | Path = REFERENCE_ANSWERS) -> list[Source]:
-    """The committed reference answers, each checked by the script (checks 2, 3, 7, 8, 10) at load time."""
-    from vocab.levels import generate
+def reference_answers(levels: Mapping[int, dict], path: str | Path = REFERENCE_ANSWERS) -> list[Source]:
+    """The committed reference answers for the levels of a run (``levels``: level number -> the level as the
+    run logged it), each checked by the script (checks 2, 3, 7, 8, 10) at load time.
 
+    A reference answer is written for one level's words, so it is read against the run's own logged level, never
+    a level generated afresh: a run made with another generator version has other words under the same number,
+    and an answer that no longer fits is refused (write new ones). Answers for levels the run does not hold are
+    left out.
+    """
     out = []
     for n, line in enumerate(Path(path).read_text().splitlines(), 1):
         if not line.strip():
             continue
         d = json.loads(line)
-        lv = generate(int(d["level"])).as_dict()
+        lv = levels.get(int(d["level"]))
+        if lv is None:
+            continue
         v = script.adjudicate(lv["words"], d["sentence"], d["answer_key"], lv["settings"], lv["seed_word"])
         bad = [c for c in ("2", "3", "7", "8", "10") if v.checks[c] == "FAILED"]
         if bad:
-            raise PlantError(f"{path}:{n}: reference answer for level {d['level']} fails script checks {bad}")
+            raise PlantError(
+                f"{path}:{n}: reference answer for level {d['level']} fails script checks {bad} on the run's level "
+                f"(generator {lv.get('generator_version')}): it was written for other words"
+            )
         out.append(Source(f"ref-{lv['level']:04d}", "reference", lv, d["sentence"], list(d["answer_key"])))
     return out
 

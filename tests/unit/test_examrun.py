@@ -9,11 +9,11 @@ from types import SimpleNamespace
 import pandas as pd
 import pytest
 
+from tests.unit.written_levels import v1_level, v1_levels
 from vocab import examrun, planted, registry
 from vocab.cli import main
 from vocab.client import CallBudget
 from vocab.config import Sampling
-from vocab.levels import generate
 from vocab.records import JsonlWriter, read_jsonl
 
 from .standin import StandInModel, grade
@@ -27,8 +27,8 @@ def make_run(tmp_path):
     d.mkdir()
     (d / "manifest.json").write_text(json.dumps({"run_id": "r", "cells": ["a__b"], "loop": {"max_attempts": 3}}))
     w = JsonlWriter(d / "levels.jsonl")
-    levels = {n: generate(n).as_dict() for n in (2, 11)}
-    for lv in levels.values():
+    levels = {n: v1_level(n) for n in (2, 11)}
+    for lv in v1_levels().values():  # the design's levels; answers below for a few
         w.write(lv)
     w.close()
     w = JsonlWriter(d / "results_a__b.jsonl")
@@ -178,7 +178,7 @@ def test_cli_refuses_an_unregistered_exam_and_writes_nothing(tmp_path, capsys):
 def test_pool_has_reference_answers_only_when_asked(tmp_path):
     run = make_run(tmp_path)
     assert [s.kind for s in examrun.source_pool(run, False)] == ["run"]
-    assert len(examrun.source_pool(run, True)) == 1 + len(planted.reference_answers())
+    assert len(examrun.source_pool(run, True)) == 1 + len(planted.reference_answers(v1_levels()))
 
 
 @pytest.mark.parametrize("base", [0, 7])
@@ -225,9 +225,9 @@ def make_two_writer_run(tmp_path):
     (d / "manifest.json").write_text(
         json.dumps({"run_id": "r2", "cells": ["a__a", "b__a"], "loop": {"max_attempts": 3}})
     )
-    levels = {n: generate(n).as_dict() for n in (2, 11, 16)}
+    levels = {n: v1_level(n) for n in (2, 11, 16)}
     w = JsonlWriter(d / "levels.jsonl")
-    for lv in levels.values():
+    for lv in v1_levels().values():  # the design's levels; answers below for a few
         w.write(lv)
     w.close()
     for writer in ("a", "b"):
@@ -267,7 +267,7 @@ def test_writer_tournament_ratings_and_biases(tmp_path):
     clients = FakeClients({"longer": longer, "first": lambda r, m, n: {"reason": "", "winner": "A"}})
     out = asyncio.run(examrun.run_exam("tournament", run, entry, clients, ["first", "longer"], params))
     items = examrun.load_exam(out)["items"]
-    refs = {s.level["level"] for s in planted.reference_answers()} & {2, 11, 16}
+    refs = {s.level["level"] for s in planted.reference_answers(v1_levels())} & {2, 11, 16}
     n_pairs = 3 + 2 * len(refs)  # a vs b on 3 levels; the reference vs each writer where it has an answer
     assert len(items) == 2 * 2 * n_pairs  # judges x orders x pairs
     ratings, biases = examrun.tournament_table(items, n_boot=200)

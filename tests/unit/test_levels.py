@@ -7,20 +7,26 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Iterator
 
 import pytest
 
 from vocab.levels import (
     GENERATOR_VERSION,
+    MAX_LEVEL,
     N_TIERS,
     LevelError,
     design,
+    fill_table,
     generate,
+    iter_levels,
     lexicon,
     parse_ranges,
+    parse_spans,
     subwords,
     tier_levels,
     tier_of,
+    tier_pool,
     tier_settings,
 )
 
@@ -30,7 +36,7 @@ def spelled_from(word: str, seed: str) -> bool:
     return all(have[c] >= n for c, n in need.items())
 
 
-@pytest.mark.parametrize("level", [1, 7, 20, 21, 140, 333, 600, 601, 5000, 123456])
+@pytest.mark.parametrize("level", [1, 7, 20, 21, 140, 333, 600, 601, 5000, 123456, 2**53 - 1])
 def test_level_is_well_formed(level):
     lv = generate(level)
     s = lv.settings
@@ -41,13 +47,46 @@ def test_level_is_well_formed(level):
         assert w.islower() and w.isalpha() and spelled_from(w, lv.seed_word)
         assert len(w) >= s["min_word_length"] or w == lv.seed_word
     assert (lv.seed_word in lv.words) is s["require_seed_word"]
-    assert lv.lexicon["wordfreq"] and lv.lexicon["english_words"]
+    assert lv.lexicon["wordfreq"] and lv.lexicon["wordlist"].startswith("SCOWL")
 
 
-def test_every_tier_generates():
+def test_every_tier_generates_with_its_settings():
     for t in range(1, N_TIERS + 1):
-        for n in list(tier_levels(t))[:2]:
-            assert generate(n).tier == t
+        s = tier_settings(t)
+        for n in tier_levels(t):
+            lv = generate(n)
+            assert lv.tier == t and len(lv.seed_word) == s.seed_length
+            assert len(lv.words) == s.n_words + s.require_seed_word
+            assert all(len(w) >= s.min_word_length for w in lv.words)
+
+
+def test_every_tier_has_seed_words_that_fill_a_level():
+    table = fill_table()
+    assert list(table.index) == list(range(1, N_TIERS + 1))
+    assert (table.fillable >= 500).all() and (table.share > 0.5).all()
+    assert (table.median_candidates >= table.n_words + 2).all()
+
+
+def test_tier_pools_hold_exactly_the_subwords_of_each_seed():
+    """The bitset pair finder against a plain Counter check, on seeds of every seed length."""
+    lex = lexicon()
+    for t in (1, 7, 13, 16, 19, 25, 31):
+        s, pool = tier_settings(t), tier_pool(t)
+        seeds = [
+            w
+            for w, z, n in zip(lex.words, lex.zipf, lex.lengths, strict=True)
+            if n == s.seed_length and z >= s.seed_min_zipf
+        ]
+        assert [lex.words[i] for i in pool.seeds] == seeds
+        for k in (0, len(pool.fillable) // 2, len(pool.fillable) - 1):
+            seed = lex.words[pool.fillable[k]]
+            got = [lex.words[j] for j in pool.cand[pool.ptr[k] : pool.ptr[k + 1]]]
+            want = [
+                w
+                for w, z in zip(lex.words, lex.zipf, strict=True)
+                if w != seed and len(w) >= s.min_word_length and z >= s.min_zipf and spelled_from(w, seed)
+            ]
+            assert got == want, (t, seed)
 
 
 def test_difficulty_grows_with_tier():
@@ -70,7 +109,7 @@ def test_difficulty_grows_with_tier():
 
 def test_lexicon_keeps_out_proper_nouns_abbreviations_and_offensive_words():
     words = set(lexicon().words)
-    for w in ("tennessee", "barbara", "london", "tv", "usa", "mph"):
+    for w in ("tennessee", "barbara", "london", "tv", "usa", "mph", "nasa", "dont", "isnt"):
         assert w not in words, w
     for w in ("stone", "notes", "tones", "onset", "train", "making"):
         assert w in words, w
@@ -113,10 +152,64 @@ def test_parse_ranges(text, expected):
     assert parse_ranges(text) == expected
 
 
-@pytest.mark.parametrize("text", ["0", "-3", "abc", "9-2", "", " ", "1-", "1,,2", "0-4"])
+@pytest.mark.parametrize("text", ["0", "-3", "abc", "9-2", "", " ", "1-", "1,,2", "0-4", "1-1000001", "9" * 30])
 def test_bad_ranges(text):
     with pytest.raises(LevelError):
         parse_ranges(text)
+
+
+def test_spans_are_merged_and_counted_without_their_members():
+    sp = parse_spans("10-20, 1-3, 15-30, 4")
+    assert sp.spans == ((1, 4), (10, 30)) and len(sp) == 25
+    assert list(sp) == [1, 2, 3, 4, *range(10, 31)]
+    big = parse_spans("1-1000000")  # the limit itself: allowed, and held as one span
+    assert len(big) == 1_000_000 and big.spans == ((1, 1_000_000),)
+    assert len(parse_spans("5-999999, 1-1000000")) == 1_000_000  # overlaps count once
+    with pytest.raises(LevelError, match="at most 1000000"):
+        parse_spans("1-500000, 600000-1200000")
+    with pytest.raises(LevelError, match="tier numbers go up to 31"):
+        parse_spans("1-99999999999", "tier")
+    with pytest.raises(LevelError, match="go up to"):
+        parse_spans(f"{MAX_LEVEL + 1}")
+
+
+def _vocab_levels(args: list[str], mem_limit: int | None = None) -> subprocess.CompletedProcess:
+    def cap():  # runs in the child: an address-space cap far below what an unbounded range would take
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (mem_limit, mem_limit))
+
+    return subprocess.run(
+        [sys.executable, "-m", "vocab.cli", "levels", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        preexec_fn=cap if mem_limit else None,
+    )
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["1-99999999999"], "holds 99999999999 levels; at most 1000000"),
+        (["--tiers", "1-99999999999", "--per-tier", "5"], "tier numbers go up to 31"),
+        (["--tiers", "1-28", "--per-tier", "99999999999"], "per-tier must lie in 1..20"),
+        (["1-" + "9" * 40], "expected N or N-M"),
+    ],
+)
+def test_an_unbounded_request_is_refused_in_one_line_under_a_memory_cap(args, message):
+    out = _vocab_levels(args, mem_limit=1 << 30)  # 1 GiB; the old generator grew to 23.8 GB on the first one
+    assert out.returncode == 2, out.stderr
+    assert out.stdout == "" and out.stderr.count("\n") == 1 and message in out.stderr
+
+
+def test_a_long_range_streams():
+    out = _vocab_levels(["99999-100002"])
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [r["level"] for r in rows] == [99999, 100000, 100001, 100002]
+    assert rows[0] == generate(99999).as_dict()
+    assert isinstance(iter_levels(parse_spans("1-1000000")), Iterator)  # nothing is generated up front
 
 
 @pytest.mark.parametrize("bad", [0, -3, 1.5, "7", True])

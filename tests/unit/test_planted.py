@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
+from tests.unit.written_levels import v1_level, v1_levels
 from vocab import planted, script
 from vocab.levels import generate
 from vocab.planted import PlantError, Source, build, replace_once
 
 
 def source(level: int, sentence: str, key: list[str]) -> Source:
-    return Source(f"t-{level}", "reference", generate(level).as_dict(), sentence, key)
+    return Source(f"t-{level}", "reference", v1_level(level), sentence, key)
 
 
 CATS = source(
@@ -27,7 +28,7 @@ def test_replace_once_needs_exactly_one_whole_word_span():
 
 
 def test_every_reference_answer_builds_a_full_set():
-    refs = planted.reference_answers()
+    refs = planted.reference_answers(v1_levels())
     assert len(refs) >= 12
     for src in refs:
         variants, skipped = build(src)
@@ -73,13 +74,22 @@ def test_a_failing_reference_answer_is_refused(tmp_path):
     bad = tmp_path / "answers.jsonl"
     bad.write_text('{"level": 11, "sentence": "A car.", "answer_key": ["car", "law", "war"]}\n')
     with pytest.raises(PlantError, match="fails script checks"):
-        planted.reference_answers(bad)
+        planted.reference_answers(v1_levels(), bad)
 
 
 def test_draw_does_not_depend_on_pool_order():
-    refs = planted.reference_answers()
+    refs = planted.reference_answers(v1_levels())
     a = planted.draw_sources(refs, 5, seed=3)
     b = planted.draw_sources(refs[::-1], 5, seed=3)
     assert [s.source_id for s in a] == [s.source_id for s in b]
     assert len({s.source_id for s in a}) == 5
     assert [s.source_id for s in planted.draw_sources(refs, 5, seed=4)] != [s.source_id for s in a]
+
+
+def test_reference_answers_are_read_against_the_runs_own_levels():
+    """Answers written for generator 1.0.0's words are refused on levels a newer generator made."""
+    assert all(src.level == v1_level(src.level["level"]) for src in planted.reference_answers(v1_levels()))
+    fresh = {n: generate(n).as_dict() for n in v1_levels()}
+    with pytest.raises(PlantError, match="written for other words"):
+        planted.reference_answers(fresh)
+    assert planted.reference_answers({}) == []  # a run without those levels gets none
