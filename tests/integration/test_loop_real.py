@@ -161,5 +161,14 @@ critic_max_tokens = 512
         out, _ = p.communicate(timeout=1200)
     assert p.returncode == 0, out
     run = load_run(run_dir)
-    assert set(run.outcomes.status) <= {"PASSED", "HARD_FAIL"}, run.outcomes
+    # What the harness guarantees, whatever the tiny model writes: every level the dead server abandoned was
+    # asked again and none is left abandoned by an infrastructure fault. A level may stay ABANDONED only by
+    # the model's own answer (a truncation at max_tokens, which the pinned seed reproduces), logged by kind.
+    assert not (run.outcomes.status == "PENDING").any()
+    still = run.outcomes[run.outcomes.status == "ABANDONED"]
+    assert set(still.error_kind) <= {"truncated", "malformed", "schema"}, still
+    retried = set(zip(abandoned.cell, abandoned.level, strict=True))
+    for cell, level in retried:
+        row = run.outcomes[(run.outcomes.cell == cell) & (run.outcomes.level == level)].iloc[0]
+        assert row.status != "ABANDONED" or row.error_kind not in {"connection", "timeout", "http_status"}
     assert_no_duplicates_or_gaps(run_dir)
