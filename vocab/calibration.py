@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vocab import rubric, script
+from vocab import rubric, script, stats
 
 KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight"]
 SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
@@ -348,7 +348,7 @@ def _flags(c, theta_ci, q1_ci, q0_ci) -> str:
     return ";".join(dict.fromkeys(flags))
 
 
-INTERVALS = ("jeffreys", "seed")  # the default first; "seed" is seed 000's, kept to reproduce its numbers
+INTERVALS = (stats.DEFAULT_INTERVAL, "seed")  # the default first; "seed" is seed 000's, kept to reproduce its numbers
 
 
 def correction_table(
@@ -367,7 +367,6 @@ def correction_table(
     """
     if interval not in INTERVALS:
         raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
-    from vocab import stats
 
     rng = np.random.default_rng(seed)
     p_by_cell = attempts.groupby("cell").verdict.apply(lambda v: float((v == "PASSED").mean()))
@@ -425,6 +424,11 @@ def correction_table(
     return pd.DataFrame(rows, columns=CORRECTION_COLUMNS)
 
 
+def interval_text(table: pd.DataFrame) -> list[str]:
+    """Each row's interval as ``[lo, hi]`` with three decimals, for tables that show intervals side by side."""
+    return [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table.ci_low, table.ci_high, strict=True)]
+
+
 def rank_table(correction: pd.DataFrame, tie: float = 0.01) -> pd.DataFrame:
     """Cells ranked by theta under every variant; a cell within ``tie`` of the next one is marked tied."""
     rows = []
@@ -466,7 +470,6 @@ def kappa_table(
 ) -> pd.DataFrame:
     """Cohen's kappa on the overall verdict between every pair of non-script raters, raw and with checks
     2 and 3 from the script, with percentile bootstrap intervals over rows."""
-    from vocab import stats
 
     rng = np.random.default_rng(seed)
     names = sorted(n for n in ratings if n != "script")

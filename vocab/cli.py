@@ -768,9 +768,10 @@ def build_parser() -> argparse.ArgumentParser:
     tn.set_defaults(func=cmd_exam_run)
 
     from vocab.simulate import METHODS
+    from vocab.stats import DEFAULT_INTERVAL
 
     cv = sub.add_parser("coverage", help="simulate the study: coverage, width and bias of an interval method")
-    cv.add_argument("--method", choices=METHODS, default="seed")
+    cv.add_argument("--method", choices=METHODS, default=DEFAULT_INTERVAL, help=f"(default {DEFAULT_INTERVAL}: 03's)")
     cv.add_argument("--piles", type=int, default=10, help="rows per pile (default 10)")
     cv.add_argument("--theta", type=float, required=True, help="the writer's true pass rate")
     cv.add_argument("--q1", type=float, required=True, help="the critic's sensitivity")

@@ -317,9 +317,11 @@ def _model_records(cfg: Config, names: list[str]) -> dict[str, Any]:
 
 def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict, list[dict]]:
     """Create or reopen a run directory; refuse a config whose data would not mix with what is logged."""
+    run_dir = Path(run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise RunDirError(f"{run_dir} is a file, not a run directory: give a new or existing directory")
     levels = design_levels(loop)
     fp = fingerprint(cfg, loop, levels)
-    run_dir = Path(run_dir)
     manifest_path = run_dir / "manifest.json"
     if manifest_path.exists():
         manifest = read_manifest(run_dir)

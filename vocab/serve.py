@@ -112,11 +112,13 @@ def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: in
         # vLLM leaves sockets in TMPDIR and its compile cache in VLLM_CACHE_ROOT: keep both in the project.
         "TMPDIR": str(cache / "tmp"),
         "VLLM_CACHE_ROOT": str(cache / "vllm"),
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
         "VLLM_NO_USAGE_STATS": "1",
         "DO_NOT_TRACK": "1",
     }
+    if m.kind == "embedded":
+        # Its weights are a prepared local folder: nothing may be fetched. A `vllm` model names what vLLM
+        # accepts, often a hub id that the GPU machine downloads, so the hub stays reachable there.
+        env |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     if profile == "cpu":
         # Eager mode: ready in ~30 s; torch.compile took 80-100 s to start and degraded the output here.
         argv += ["--enforce-eager", "--distributed-executor-backend", "uni"]

@@ -119,6 +119,11 @@ def bootstrap_correction(
     )
 
 
+# The interval 03 reports by default: chosen in 08_coverage from the committed coverage grid. Every default (03's
+# parameter, `vocab coverage`) reads this one name.
+DEFAULT_INTERVAL = "jeffreys"
+
+
 def jeffreys_correction(
     p: float,
     attempts: int,

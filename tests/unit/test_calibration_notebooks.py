@@ -160,3 +160,29 @@ def test_06_writes_every_figure_byte_stably(chain, tmp_path):
     assert set(first) == {f"{n}.{e}" for n in names for e in ("png", "pdf")}
     execute(NB / "06_figures.ipynb", {"run_dir": str(d), "figures_dir": str(tmp_path)}, tmp_path / "06.ipynb")
     assert {p.name: p.read_bytes() for p in tmp_path.glob("06_*")} == first
+
+
+def test_03_runs_with_seed_000s_interval(chain):
+    """The parameter the notebook documents: `-p interval seed` (it once failed on a duplicate column)."""
+    d, _, tmp = chain
+    out = tmp / "03-seed"
+    out.mkdir()
+    params = {"run_dir": str(d), "raters": "oracle", "n_boot": 200, "seed": 0, "interval": "seed"}
+    execute(NB / "03_correct.ipynb", params, out / "03.ipynb")
+    nb = json.loads((out / "03.ipynb").read_text())
+    errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert not errors
+    assert pd.read_csv(d / "analysis" / "correction.csv").equals(pd.read_csv(d / "analysis" / "correction_seed.csv"))
+
+
+def test_the_default_interval_is_one_name_everywhere():
+    from vocab.calibration import INTERVALS
+    from vocab.cli import build_parser
+    from vocab.stats import DEFAULT_INTERVAL
+
+    assert INTERVALS[0] == DEFAULT_INTERVAL
+    args = build_parser().parse_args(["coverage", "--theta", ".5", "--q1", ".8", "--q0", ".8"])
+    assert args.method == DEFAULT_INTERVAL
+    params = json.loads((NB / "03_correct.ipynb").read_text())["cells"][1]
+    assert "parameters" in params["metadata"]["tags"]
+    assert f'interval = "{DEFAULT_INTERVAL}"' in "".join(params["source"])

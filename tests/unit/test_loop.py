@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from vocab.cli import main
 from vocab.client import CallBudget
 from vocab.config import LoopConfig, load_config
 from vocab.loop import run_design, run_level
@@ -203,6 +204,18 @@ def test_a_non_run_directory_is_refused(cfg, tmp_path):
     with pytest.raises(RunDirError, match="not a run directory"):
         design_run(cfg, d, lambda r, m, n: grade())
     assert (d / "x.txt").read_text() == "mine"
+
+
+def test_a_file_as_run_dir_is_one_line_and_exit_2(cfg, tmp_path, capsys):
+    f = tmp_path / "notes.txt"
+    f.write_text("mine")
+    with pytest.raises(RunDirError, match="is a file"):
+        design_run(cfg, f, lambda r, m, n: grade())
+    cfg_path = tmp_path / "c.toml"  # the fixture's config, run through the command line
+    assert main(["run", "--config", str(cfg_path), "--run-dir", str(f), "--levels", "1-3"]) == 2
+    err = capsys.readouterr().err
+    assert "is a file" in err and len(err.strip().splitlines()) == 1
+    assert f.read_text() == "mine"
 
 
 def test_unterminated_last_line_is_ignored_and_repaired(cfg, tmp_path):

@@ -81,3 +81,45 @@ def test_launcher_falls_back_to_the_cpu_distribution(monkeypatch):
     assert vllm_launcher.vllm_version() == "0.32.0+cpu"
     monkeypatch.setattr(vllm_launcher, "_version", lambda name: "0.33.1")
     assert vllm_launcher.vllm_version() == "0.33.1"
+
+
+@pytest.fixture(scope="module")
+def vllm_parser():
+    """vLLM's own `vllm serve` argument parser (present in the CPU build): a misspelt or removed flag in a
+    generated command line fails here, without a GPU."""
+    from vllm.entrypoints.launchers.cli_args import make_arg_parser
+    from vllm.utils.argparse_utils import FlexibleArgumentParser
+
+    return make_arg_parser(FlexibleArgumentParser())
+
+
+def _serve_args(spec) -> list[str]:
+    argv = list(spec.argv)
+    return argv[argv.index("serve") + 1 :]
+
+
+@pytest.mark.parametrize("config, profile", [("embedded.toml", "cpu"), ("embedded.toml", "gpu"), ("gpu.toml", "gpu")])
+def test_every_profile_parses_with_vllms_own_parser(vllm_parser, config, profile):
+    cfg = load_config(ROOT / "configs" / config)
+    specs = served_specs(cfg, profile)
+    assert specs
+    for spec in specs:
+        args = vllm_parser.parse_args(_serve_args(spec))
+        assert args.port == cfg.model(spec.name).port and args.served_model_name == [spec.name]
+        assert args.structured_outputs_config.backend == "xgrammar"
+        assert args.structured_outputs_config.disable_any_whitespace is True
+        assert args.enforce_eager is (profile == "cpu")
+
+
+def test_the_parser_check_catches_a_bad_flag(vllm_parser, embedded):
+    spec = served_specs(embedded, "cpu")[0]
+    with pytest.raises(SystemExit):
+        vllm_parser.parse_args([*_serve_args(spec), "--enforce-eagre"])
+
+
+def test_offline_mode_only_for_embedded_weights(embedded):
+    for spec in served_specs(embedded, "cpu"):  # prepared local folders: nothing may be fetched
+        assert spec.env["HF_HUB_OFFLINE"] == "1" and spec.env["TRANSFORMERS_OFFLINE"] == "1"
+    gpu = load_config(ROOT / "configs" / "gpu.toml")
+    for spec in served_specs(gpu, "gpu"):  # hub ids the GPU machine downloads
+        assert "HF_HUB_OFFLINE" not in spec.env and "TRANSFORMERS_OFFLINE" not in spec.env
