@@ -21,10 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from vocab.client import Clients
 from vocab.config import load_config
 from vocab.loop import run_design
 from vocab.records import load_run
+from vocab.serving.client import Clients
 
 
 async def one(cfg, loop, run_dir: Path):

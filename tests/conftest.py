@@ -24,8 +24,8 @@ def embedded_config():
 
 @pytest.fixture(scope="session")
 def servers(embedded_config):
-    from vocab.models import prepare
-    from vocab.serve import Servers
+    from vocab.serving.models import prepare
+    from vocab.serving.servers import Servers
 
     for m in embedded_config.models.values():
         if m.kind == "embedded":

@@ -200,7 +200,7 @@ def script_ratings(sheet: pd.DataFrame) -> pd.DataFrame:
 async def rate_with_model(
     run_dir: str | Path, rater: str, model, *, max_tokens: int | None = None, max_tries: int = 3
 ) -> dict:
-    """Grade every blind-sheet row with ``model`` (a vocab.client.ModelClient, or a test's stand-in).
+    """Grade every blind-sheet row with ``model`` (a vocab.serving.client.ModelClient, or a test's stand-in).
 
     Each answer is appended to ``calibration/rater_<rater>.jsonl`` as it arrives and each failed call to
     ``calibration/rater_<rater>_errors.jsonl`` with its kind, so a rerun grades only what is missing. When
@@ -214,8 +214,8 @@ async def rate_with_model(
     from datetime import UTC, datetime
 
     from vocab import prompts
-    from vocab.client import ModelCallError
     from vocab.records import JsonlWriter, read_jsonl
+    from vocab.serving.client import ModelCallError
 
     cal = Path(run_dir) / "calibration"
     sheet = read_sheet(run_dir)

@@ -35,7 +35,7 @@ def _add_config(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_models_prepare(args) -> int:
-    from vocab.models import prepare
+    from vocab.serving.models import prepare
 
     cfg = load_config(args.config)
     embedded = [m for m in cfg.models.values() if m.kind == "embedded"]
@@ -49,7 +49,7 @@ def cmd_models_prepare(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from vocab.serve import Servers, served_specs
+    from vocab.serving.servers import Servers, served_specs
 
     cfg = load_config(args.config)
     names = args.model or None
@@ -80,7 +80,7 @@ def cmd_serve(args) -> int:
 
 
 def cmd_roundtrip(args) -> int:
-    from vocab.roundtrip import roundtrip
+    from vocab.serving.roundtrip import roundtrip
 
     cfg = load_config(args.config)
     results = asyncio.run(roundtrip(cfg, args.model or None))
@@ -109,10 +109,10 @@ SAMPLE_PER_PILE, SAMPLE_SEED = 10, 0  # notebook 02's defaults: the demo draws t
 def cmd_demo(args) -> int:
     """The main job on a config: prepare models, start the servers, run the design, stop the servers,
     then execute the pipeline notebooks on the run (their executed copies go into the run directory)."""
-    from vocab.models import prepare
     from vocab.nb import execute
-    from vocab.roundtrip import roundtrip
-    from vocab.serve import Servers
+    from vocab.serving.models import prepare
+    from vocab.serving.roundtrip import roundtrip
+    from vocab.serving.servers import Servers
 
     cfg = load_config(args.config)
     loop = loop_from_args(cfg, args)
@@ -173,8 +173,8 @@ def calibrate(cfg, run_dir, raters: list[str], max_calls: int | None, say) -> li
         validate_ratings,
         write_sample,
     )
-    from vocab.client import Clients
     from vocab.records import load_run
+    from vocab.serving.client import Clients
 
     try:
         write_sample(draw_sample(load_run(run_dir).attempts, SAMPLE_PER_PILE, SAMPLE_SEED), run_dir)
@@ -297,9 +297,9 @@ def cmd_run(args) -> int:
 
 def run_design_from_args(cfg, loop, args):
     """Run (or resume) the design with the command line's budget, retry and progress options."""
-    from vocab.client import Clients
     from vocab.loop import run_design
     from vocab.records import RunDirError
+    from vocab.serving.client import Clients
 
     if args.max_calls is not None and args.max_calls < 0:
         raise UsageError(f"--max-calls must be non-negative, got {args.max_calls}")
@@ -389,7 +389,7 @@ def cmd_rate(args) -> int:
         table.to_csv(out, index=False)
         print(out)
         return 0
-    from vocab.client import Clients
+    from vocab.serving.client import Clients
 
     cfg = load_config(args.config)
     cfg.model(args.model)
@@ -501,8 +501,8 @@ def cmd_exam_register(args) -> int:
 
 def cmd_exam_run(args) -> int:
     from vocab import examrun
-    from vocab.client import Clients
     from vocab.registry import RegistryError, find
+    from vocab.serving.client import Clients
 
     cfg = load_config(args.config)
     params = _exam_params(args, cfg)

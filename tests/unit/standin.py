@@ -1,7 +1,7 @@
-"""A stand-in model at the unit-test boundary of vocab.client — never used outside unit tests.
+"""A stand-in model at the unit-test boundary of vocab.serving.client — never used outside unit tests.
 
 It answers the loop's writer and critic calls from a script instead of a network, and runs each answer
-text through the client's own parser (:func:`vocab.client.parse_answer`), so a malformed answer fails
+text through the client's own parser (:func:`vocab.serving.client.parse_answer`), so a malformed answer fails
 exactly as it would from a real server.
 """
 
@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 
 from vocab import rubric
-from vocab.client import CallBudget, ModelCallError, StructuredResult, Usage, parse_answer
+from vocab.serving.client import CallBudget, ModelCallError, StructuredResult, Usage, parse_answer
 
 ALL_PASS = {c: {"verdict": "PASSED", "reason": ""} for c in rubric.CHECK_IDS}
 

@@ -188,7 +188,7 @@ def test_rater_prompt_holds_only_the_blind_fields_and_the_rubric():
 def test_llm_rater_sees_blind_rows_resumes_and_logs_errors(tmp_path):
     import asyncio
 
-    from vocab.client import MalformedOutput
+    from vocab.serving.client import MalformedOutput
 
     from .standin import StandInModel, grade
 
@@ -222,8 +222,8 @@ def test_llm_rater_retries_a_failed_row_with_a_new_seed_up_to_max_tries(tmp_path
     from types import SimpleNamespace
 
     from vocab.calibration import rate_with_model
-    from vocab.client import TruncatedOutput
     from vocab.config import Sampling
+    from vocab.serving.client import TruncatedOutput
 
     from .standin import StandInModel, grade
 

@@ -1,4 +1,4 @@
-"""vocab.client against a local server that misbehaves on purpose: every fault has its typed error."""
+"""vocab.serving.client against a local server that misbehaves on purpose: every fault has its typed error."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import socket
 
 import pytest
 
-from vocab.client import CallBudget, Clients, ModelCallError, ModelClient
 from vocab.config import ModelConfig, Sampling, load_config
+from vocab.serving.client import CallBudget, Clients, ModelCallError, ModelClient
 
 from .fault_server import FaultServer
 

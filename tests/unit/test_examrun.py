@@ -12,9 +12,9 @@ import pytest
 from tests.unit.written_levels import v1_level, v1_levels
 from vocab import examrun, planted, registry
 from vocab.cli import main
-from vocab.client import CallBudget
 from vocab.config import Sampling
 from vocab.records import JsonlWriter, read_jsonl
+from vocab.serving.client import CallBudget
 
 from .standin import StandInModel, grade
 

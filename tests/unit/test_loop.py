@@ -1,4 +1,4 @@
-"""The loop's logic with a stand-in model at the vocab.client boundary, and resume on a run directory."""
+"""The loop's logic with a stand-in model at the vocab.serving.client boundary, and resume on a run directory."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import json
 import pytest
 
 from vocab.cli import main
-from vocab.client import CallBudget
 from vocab.config import LoopConfig, load_config
 from vocab.loop import run_design, run_level
 from vocab.records import RunDirError, load_run, read_jsonl
+from vocab.serving.client import CallBudget
 
 from .standin import Fail, StandInModel, grade, writer_of
 
@@ -126,7 +126,7 @@ def test_resume_continues_from_the_next_attempt():
 
 
 class StandInClients:
-    """The part of vocab.client.Clients that run_design uses, with stand-in models."""
+    """The part of vocab.serving.client.Clients that run_design uses, with stand-in models."""
 
     def __init__(self, models: dict, budget: CallBudget):
         self.models, self.budget = models, budget

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from vocab import vllm_launcher
 from vocab.config import load_config
-from vocab.serve import build_spec, served_specs
+from vocab.serving import launcher as vllm_launcher
+from vocab.serving.servers import build_spec, served_specs
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,7 +30,7 @@ def test_cpu_profile(embedded):
         a = s.argv
         assert a[1:5] == (
             "-m",
-            "vocab.vllm_launcher",
+            "vocab.serving.launcher",
             "serve",
             str(embedded.cache_dir / "models" / embedded.model(s.name).asset),
         )
@@ -68,7 +68,7 @@ def test_gpu_profile():
 def test_dry_run_line_is_a_shell_command(embedded):
     spec = build_spec(embedded, embedded.model("smollm2"), "cpu")
     line = spec.shell()
-    assert "VLLM_TARGET_DEVICE=cpu" in line and "vocab.vllm_launcher serve" in line
+    assert "VLLM_TARGET_DEVICE=cpu" in line and "vocab.serving.launcher serve" in line
 
 
 def test_launcher_falls_back_to_the_cpu_distribution(monkeypatch):

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vocab.config import Config, ModelConfig
-from vocab.models import prepared_dir
+from vocab.serving.models import prepared_dir
 
 log = logging.getLogger(__name__)
 
-TEMPLATES = Path(__file__).parent / "templates"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 
 
 class ServerStartError(RuntimeError):
@@ -79,7 +79,7 @@ def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: in
     argv = [
         sys.executable,
         "-m",
-        "vocab.vllm_launcher",
+        "vocab.serving.launcher",
         "serve",
         model_path(cfg, m),
         "--served-model-name",

@@ -10,8 +10,8 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from vocab.client import Clients, ModelCallError, Usage
 from vocab.config import Config
+from vocab.serving.client import Clients, ModelCallError, Usage
 
 ROUNDTRIP_SCHEMA: dict[str, Any] = {
     "type": "object",

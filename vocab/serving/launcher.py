@@ -10,7 +10,7 @@ and then hand over to vLLM's unmodified CLI. With the GPU distribution (``vllm``
 this shim changes nothing. ``vocab serve`` also sets ``VLLM_TARGET_DEVICE=cpu`` for the CPU profile, so
 the platform choice never depends on a version string.
 
-Usage: ``python -m vocab.vllm_launcher serve MODEL [vllm serve options]``.
+Usage: ``python -m vocab.serving.launcher serve MODEL [vllm serve options]``.
 """
 
 from __future__ import annotations
