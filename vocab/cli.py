@@ -440,7 +440,8 @@ REGISTRY = Path("data/exams/registry.jsonl")
 
 
 def _exam_params(args, cfg) -> dict:
-    from vocab import examrun
+    from vocab.exam import run as examrun
+    from vocab.exam import tournament
 
     if not (Path(args.run_dir) / "manifest.json").exists():
         raise UsageError(f"{args.run_dir}: not a run directory (no manifest.json)")
@@ -462,7 +463,7 @@ def _exam_params(args, cfg) -> dict:
     if args.exam_command == "tournament":
         if args.levels < 1:
             raise UsageError(f"--levels must be at least 1, got {args.levels}")
-        return examrun.tournament_params(
+        return tournament.tournament_params(
             args.run_dir, judges, args.levels, args.seed, args.max_calls, not args.no_reference
         )
     if args.pairs < 1:
@@ -471,8 +472,9 @@ def _exam_params(args, cfg) -> dict:
 
 
 def cmd_exam_register(args) -> int:
-    from vocab import examrun
-    from vocab.registry import RegistryError, register
+    from vocab.exam import run as examrun
+    from vocab.exam import tournament
+    from vocab.exam.registry import RegistryError, register
 
     cfg = load_config(args.config)
     args.exam_command = args.kind
@@ -480,7 +482,7 @@ def cmd_exam_register(args) -> int:
     metrics = {
         "planted": examrun.PLANTED_METRICS,
         "pairwise": examrun.PAIRWISE_METRICS,
-        "tournament": examrun.TOURNAMENT_METRICS,
+        "tournament": tournament.TOURNAMENT_METRICS,
     }[args.kind]
     try:
         e = register(
@@ -500,8 +502,8 @@ def cmd_exam_register(args) -> int:
 
 
 def cmd_exam_run(args) -> int:
-    from vocab import examrun
-    from vocab.registry import RegistryError, find
+    from vocab.exam import run as examrun
+    from vocab.exam.registry import RegistryError, find
     from vocab.serving.client import Clients
 
     cfg = load_config(args.config)
@@ -512,7 +514,7 @@ def cmd_exam_run(args) -> int:
         raise UsageError(f"{args.registry}: {e}") from None
     if len(entries) != 1:
         raise UsageError(f"the judges are registered under different entries: {sorted(entries)}")
-    from vocab.registry import verify
+    from vocab.exam.registry import verify
 
     entry = next(e for e in verify(args.registry) if e["id"] in entries)
 

@@ -296,7 +296,7 @@ def explain(before: Outcome, after: Outcome, prediction: str | None) -> str:
 
 def toy_biases(rule: str, rubric: str = "accuracy-first") -> dict[str, Any]:
     """The toy judge's position consistency, first-slot rate and prefers-the-longer rate over P1-P6 shown in
-    both orders: the same definitions as the real critics' in :func:`vocab.examrun.tournament_table`."""
+    both orders: the same definitions as the real critics' in :func:`vocab.exam.tournament.tournament_table`."""
     res = {o: evaluate(State(rubric, rule, o, "forward")).items for o in ORDERS}
     winners = {o: [r.verdict for r in res[o]] for o in ORDERS}
     consistent = sum(x == y for x, y in zip(winners["a-first"], winners["b-first"], strict=True)) / len(ITEMS)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from vocab import examrun, rubric
+from vocab import rubric
+from vocab.exam import run as examrun
 from vocab.records import read_jsonl
 
 pytestmark = pytest.mark.integration

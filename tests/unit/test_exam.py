@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from vocab.exam import (
+from vocab.exam.metrics import (
     PairItem,
     PlantedItem,
     degenerate_scores,

@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 from tests.unit.written_levels import v1_level, v1_levels
-from vocab import examrun, planted, registry
 from vocab.cli import main
 from vocab.config import Sampling
+from vocab.exam import jobs, planted, registry, tournament
+from vocab.exam import run as examrun
 from vocab.records import JsonlWriter, read_jsonl
 from vocab.serving.client import CallBudget
 
@@ -184,9 +185,9 @@ def test_pool_has_reference_answers_only_when_asked(tmp_path):
 @pytest.mark.parametrize("base", [0, 7])
 def test_identical_prompts_share_a_seed(base):
     m = [{"role": "user", "content": "x"}]
-    assert examrun.prompt_seed(m, base) == examrun.prompt_seed(list(m), base)
-    assert examrun.prompt_seed(m, base) != examrun.prompt_seed([{"role": "user", "content": "y"}], base)
-    assert examrun.prompt_seed(m, None) is None
+    assert jobs.prompt_seed(m, base) == jobs.prompt_seed(list(m), base)
+    assert jobs.prompt_seed(m, base) != jobs.prompt_seed([{"role": "user", "content": "y"}], base)
+    assert jobs.prompt_seed(m, None) is None
 
 
 def test_notebook_05_reports_any_exam(tmp_path):
@@ -248,13 +249,13 @@ def make_two_writer_run(tmp_path):
 
 def test_writer_tournament_ratings_and_biases(tmp_path):
     run = make_two_writer_run(tmp_path)
-    params = examrun.tournament_params(run, ["longer", "first"], 3, 0, 1000, True)
+    params = tournament.tournament_params(run, ["longer", "first"], 3, 0, 1000, True)
     entry = registry.register(
         tmp_path / "reg.jsonl",
         "t",
         params,
         thresholds={},
-        metrics=examrun.TOURNAMENT_METRICS,
+        metrics=tournament.TOURNAMENT_METRICS,
         judges=["first", "longer"],
     )
 
@@ -270,7 +271,7 @@ def test_writer_tournament_ratings_and_biases(tmp_path):
     refs = {s.level["level"] for s in planted.reference_answers(v1_levels())} & {2, 11, 16}
     n_pairs = 3 + 2 * len(refs)  # a vs b on 3 levels; the reference vs each writer where it has an answer
     assert len(items) == 2 * 2 * n_pairs  # judges x orders x pairs
-    ratings, biases = examrun.tournament_table(items, n_boot=200)
+    ratings, biases = tournament.tournament_table(items, n_boot=200)
     b = biases.set_index("judge")
     assert b.loc["longer", "prefers_longer"] == 1.0 and b.loc["longer", "position_consistency"] == 1.0
     assert b.loc["first", "first_slot_rate"] == 1.0 and b.loc["first", "position_consistency"] == 0.0

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from tests.unit.written_levels import v1_level, v1_levels
-from vocab import planted, script
+from vocab import script
+from vocab.exam import planted
+from vocab.exam.planted import PlantError, Source, build, replace_once
 from vocab.levels import generate
-from vocab.planted import PlantError, Source, build, replace_once
 
 
 def source(level: int, sentence: str, key: list[str]) -> Source:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from vocab.registry import RegistryError, find, register, verify
+from vocab.exam.registry import RegistryError, find, register, verify
 
 PARAMS = {"exam": "pairwise", "pairs": 18, "seed": 0, "variants": 4}
 BAR = {"tie_rate": 0.9, "balanced_accuracy": 0.8}

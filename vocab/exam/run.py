@@ -1,7 +1,7 @@
 """Running the judge exam against real critics, and its tables.
 
 ``vocab exam planted`` and ``vocab exam pairwise`` call this module. An exam runs only under a registered
-entry (:mod:`vocab.registry`): its parameters are built from the command line by :func:`planted_params` /
+entry (:mod:`vocab.exam.registry`): its parameters are built from the command line by :func:`planted_params` /
 :func:`pairwise_params` and must equal an entry's, for every judge. Results go to
 ``<run_dir>/exams/<entry id>/``:
 
@@ -23,21 +23,21 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import json
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from vocab import exam, pairwise, planted, prompts, rubric
+from vocab import prompts, rubric
+from vocab.exam import metrics, pairwise, planted
+from vocab.exam.jobs import Job, now, prompt_seed, prompt_sha
+from vocab.exam.pairwise import PAIRWISE_MAX_TOKENS
+from vocab.exam.tournament import tournament_jobs, tournament_pairs, writer_answers
 from vocab.loop import call_seed, parse_critic
 from vocab.records import JsonlWriter, read_jsonl, read_manifest, write_json_atomic
 from vocab.serving.client import BudgetExhausted, ModelCallError
 
-EXAM_VERSION = "1.0"
 PLANTED_METRICS = {
     "verdict_recall": "share of defect variants the judge FAILED (any of checks 2-12)",
     "on_target_recall": "share of defect variants whose targeted check the judge FAILED",
@@ -53,24 +53,7 @@ PAIRWISE_METRICS = {
     "position_consistency": "share of known pairs with the same winner by identity under both orders",
     "first_slot_rate": "share of non-tie answers that pick the first slot",
 }
-THRESHOLDS = {"tie_rate": exam.TIE_RATE_MIN, "balanced_accuracy": exam.BALANCED_ACCURACY_MIN}
-PAIRWISE_MAX_TOKENS = 160
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def prompt_sha(messages: list[dict[str, str]]) -> str:
-    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-
-
-def prompt_seed(messages: list[dict[str, str]], base: int | None) -> int | None:
-    """A sampling seed fixed by the prompt's bytes (and the model's base seed): identical prompts, same seed."""
-    if base is None:
-        return None
-    digest = hashlib.sha256(f"{base}:{prompt_sha(messages)}".encode()).digest()
-    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+THRESHOLDS = {"tie_rate": metrics.TIE_RATE_MIN, "balanced_accuracy": metrics.BALANCED_ACCURACY_MIN}
 
 
 def _run_id(run_dir: Path) -> str:
@@ -80,7 +63,7 @@ def _run_id(run_dir: Path) -> str:
 def planted_params(run_dir, judges, n_sources, seed, max_calls, reference_answers, critic_max_tokens) -> dict:
     return {
         "exam": "planted",
-        "exam_version": EXAM_VERSION,
+        "exam_version": metrics.EXAM_VERSION,
         "run_id": _run_id(Path(run_dir)),
         "judges": sorted(judges),
         "n_sources": n_sources,
@@ -96,118 +79,17 @@ def planted_params(run_dir, judges, n_sources, seed, max_calls, reference_answer
 def pairwise_params(run_dir, judges, n_pairs, seed, max_calls, reference_answers) -> dict:
     return {
         "exam": "pairwise",
-        "exam_version": EXAM_VERSION,
+        "exam_version": metrics.EXAM_VERSION,
         "run_id": _run_id(Path(run_dir)),
         "judges": sorted(judges),
         "n_pairs": n_pairs,
         "seed": seed,
         "max_calls": max_calls,
         "reference_answers": reference_answers,
-        "variants": [list(v) for v in exam.VARIANTS],
+        "variants": [list(v) for v in metrics.VARIANTS],
         "max_tokens": PAIRWISE_MAX_TOKENS,
         "prompt": pairwise.pairwise_prompt_hash(),
     }
-
-
-TOURNAMENT_METRICS = {
-    "bradley_terry": "maximum-likelihood Bradley-Terry ratings (ties = half a win), Elo scale, level bootstrap",
-    "elo_forward": "online Elo (K 32, start 1000) over the games in level order",
-    "elo_reverse": "the same games in reverse order",
-    "position_consistency": "share of pairs with the same winner by identity under both orders",
-    "prefers_longer": "share of decided games with unequal lengths won by the longer sentence",
-}
-
-
-def tournament_params(run_dir, judges, n_levels, seed, max_calls, reference_answers) -> dict:
-    return {
-        "exam": "tournament",
-        "exam_version": EXAM_VERSION,
-        "run_id": _run_id(Path(run_dir)),
-        "judges": sorted(judges),
-        "n_levels": n_levels,
-        "seed": seed,
-        "max_calls": max_calls,
-        "reference_answers": reference_answers,
-        "orders": list(exam.ORDERS),
-        "labels": "A/B",
-        "max_tokens": PAIRWISE_MAX_TOKENS,
-        "prompt": pairwise.pairwise_prompt_hash(),
-    }
-
-
-def writer_answers(run_dir: str | Path) -> dict[tuple[str, int], planted.Source]:
-    """Each writer's first attempt per level. The writer's first call does not depend on the critic (same
-    prompt, same seed), so it is the same sentence in every cell; it is taken from the first cell by name."""
-    from vocab.records import load_run
-
-    run = load_run(run_dir)
-    levels = {lv["level"]: lv for lv in read_jsonl(Path(run_dir) / "levels.jsonl")}
-    out: dict[tuple[str, int], planted.Source] = {}
-    first = run.attempts[run.attempts.attempt == 1].sort_values(["writer", "level", "cell"])
-    for a in first.to_dict(orient="records"):
-        key = (a["writer"], int(a["level"]))
-        if key not in out:
-            sid = f"{a['writer']}-{a['level']:04d}"
-            out[key] = planted.Source(
-                sid, "run", levels[a["level"]], a["sentence"], list(a["answer_key"]), a["cell"], 1
-            )
-    return out
-
-
-def tournament_pairs(run_dir, n_levels: int, seed: int, reference_answers: bool) -> list[pairwise.Pair]:
-    """Writer against writer on ``n_levels`` levels drawn (sorted, seeded) from those where every writer has a
-    first attempt; with reference answers, the reference against each writer on every level it covers."""
-    answers = writer_answers(run_dir)
-    writers = sorted({w for w, _ in answers})
-    common = sorted(lv for lv in {lv for _, lv in answers} if all((w, lv) in answers for w in writers))
-    rng = np.random.default_rng(seed)
-    chosen = sorted(common[i] for i in rng.choice(len(common), size=min(n_levels, len(common)), replace=False))
-    pairs = []
-    for lv in chosen:
-        for i, wa in enumerate(writers):
-            for wb in writers[i + 1 :]:
-                a, b = answers[(wa, lv)], answers[(wb, lv)]
-                pairs.append(pairwise.Pair(f"{a.source_id}-vs-{b.source_id}", "match", a.level, a, b))
-    if reference_answers:
-        levels = {lv["level"]: lv for lv in read_jsonl(Path(run_dir) / "levels.jsonl")}
-        for ref in sorted(planted.reference_answers(levels), key=lambda s: s.source_id):
-            for w in writers:
-                b = answers.get((w, ref.level["level"]))
-                if b is not None:
-                    pairs.append(pairwise.Pair(f"{ref.source_id}-vs-{b.source_id}", "match", ref.level, ref, b))
-    return pairs
-
-
-def player_of(source_id: str) -> str:
-    return "reference" if source_id.startswith("ref-") else source_id.rsplit("-", 1)[0]
-
-
-def tournament_jobs(pairs: list[pairwise.Pair], judges: list[str], sampling_seeds: dict) -> list[Job]:
-    jobs = []
-    for p in pairs:
-        for order in exam.ORDERS:
-            msgs = pairwise.pairwise_messages(p, order, "A/B")
-            first, second = pairwise.slots(p, order)
-            item = {
-                "item_id": f"{p.pair_id}/{order}",
-                "pair_id": p.pair_id,
-                "condition": "match",
-                "order": order,
-                "labels": "A/B",
-                "level": p.level["level"],
-                "first": first.source_id,
-                "second": second.source_id,
-                "first_player": player_of(first.source_id),
-                "second_player": player_of(second.source_id),
-                "first_words": len(first.sentence.split()),
-                "second_words": len(second.sentence.split()),
-            }
-            for judge in judges:
-                seed = prompt_seed(msgs, sampling_seeds.get(judge))
-                jobs.append(
-                    Job(judge, item, msgs, pairwise.pairwise_schema("A/B"), "verdict", PAIRWISE_MAX_TOKENS, seed)
-                )
-    return jobs
 
 
 def source_pool(run_dir: str | Path, reference_answers: bool) -> list[planted.Source]:
@@ -219,23 +101,6 @@ def source_pool(run_dir: str | Path, reference_answers: bool) -> list[planted.So
     if reference_answers:
         pool += planted.reference_answers(levels)
     return pool
-
-
-@dataclasses.dataclass
-class Job:
-    """One call to make: a judge, an item, its prompt and seed."""
-
-    judge: str
-    item: dict[str, Any]
-    messages: list[dict[str, str]]
-    schema: dict[str, Any]
-    schema_name: str
-    max_tokens: int | None
-    seed: int | None
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.judge, self.item["item_id"]
 
 
 def planted_jobs(sources: list[planted.Source], judges: list[str], sampling_seeds: dict, loop_seed_of) -> tuple:
@@ -273,7 +138,7 @@ def planted_jobs(sources: list[planted.Source], judges: list[str], sampling_seed
 def pairwise_jobs(pairs: list[pairwise.Pair], judges: list[str], sampling_seeds: dict) -> list[Job]:
     jobs = []
     for p in pairs:
-        for order, labels in exam.VARIANTS:
+        for order, labels in metrics.VARIANTS:
             msgs = pairwise.pairwise_messages(p, order, labels)
             first, second = pairwise.slots(p, order)
             item = {
@@ -372,7 +237,7 @@ async def run_exam(kind: str, run_dir, entry: dict, clients, judges: list[str], 
     if manifest_path.exists():
         old = json.loads(manifest_path.read_text())
         if old["entry"]["hash"] != entry["hash"]:
-            raise exam.ExamError(f"{out}: holds results of another registry entry; use a new exam id")
+            raise metrics.ExamError(f"{out}: holds results of another registry entry; use a new exam id")
         started = old["started"]
     out.mkdir(parents=True, exist_ok=True)
     if skipped_build and not (out / "skipped.jsonl").exists():
@@ -477,24 +342,24 @@ def _planted_row(judge, target, defects, controls, base) -> dict:
 
 
 def planted_degenerate(items: pd.DataFrame) -> pd.DataFrame:
-    """The degenerate judges scored by :func:`vocab.exam.planted_metrics` on this exam's own item set."""
+    """The degenerate judges scored by :func:`vocab.metrics.planted_metrics` on this exam's own item set."""
     one = items.drop_duplicates("item_id")
     its = [
-        exam.PlantedItem(r["source_id"], r["target"] if isinstance(r["target"], str) else None)
+        metrics.PlantedItem(r["source_id"], r["target"] if isinstance(r["target"], str) else None)
         for r in one.to_dict(orient="records")
         if r["kind"] != "baseline"
     ]
     rows = []
-    for name, p in exam.PLANTED_JUDGES.items():
-        m = exam.planted_metrics(its, [{c: p for c in rubric.CHECK_IDS}] * len(its))
+    for name, p in metrics.PLANTED_JUDGES.items():
+        m = metrics.planted_metrics(its, [{c: p for c in rubric.CHECK_IDS}] * len(its))
         rows.append({"judge": name, **m})
     return pd.DataFrame(rows)
 
 
-def pairwise_items(items: pd.DataFrame) -> tuple[list[exam.PairItem], list[dict[str, float]]]:
+def pairwise_items(items: pd.DataFrame) -> tuple[list[metrics.PairItem], list[dict[str, float]]]:
     its, answers = [], []
     for r in items.to_dict(orient="records"):
-        its.append(exam.PairItem(r["pair_id"], r["condition"], r["order"], r["labels"]))
+        its.append(metrics.PairItem(r["pair_id"], r["condition"], r["order"], r["labels"]))
         answers.append(pairwise.answer_slots(r["winner"], r["labels"]))
     return its, answers
 
@@ -505,13 +370,13 @@ def pairwise_table(items: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for judge, g in items.groupby("judge", sort=True):
         its, answers = pairwise_items(g)
-        m = exam.pairwise_metrics(its, answers)
-        rows.append({"judge": judge, "n": len(g), **m, "qualifies": exam.qualifies(m)})
+        m = metrics.pairwise_metrics(its, answers)
+        rows.append({"judge": judge, "n": len(g), **m, "qualifies": metrics.qualifies(m)})
     one = items.drop_duplicates("item_id")
     its, _ = pairwise_items(one)
-    for name, ans in exam.PAIRWISE_JUDGES.items():
-        m = exam.pairwise_metrics(its, [ans] * len(its))
-        rows.append({"judge": name, "n": len(its), **m, "qualifies": exam.qualifies(m)})
+    for name, ans in metrics.PAIRWISE_JUDGES.items():
+        m = metrics.pairwise_metrics(its, [ans] * len(its))
+        rows.append({"judge": name, "n": len(its), **m, "qualifies": metrics.qualifies(m)})
     return pd.DataFrame(rows)
 
 
@@ -533,78 +398,3 @@ def determinism(items: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=["judge", "prompt_sha", "seed", "items", "n", "identical"])
-
-
-def tournament_games(items: pd.DataFrame) -> pd.DataFrame:
-    """One row per judged game: the judge, level, the two players as displayed, the winner (or tie), the
-    score of the first-listed player by name order, and whether the longer sentence won."""
-    rows = []
-    for r in items.sort_values(["judge", "level", "pair_id", "order"]).to_dict(orient="records"):
-        fp, sp = r["first_player"], r["second_player"]
-        winner = {"A": fp, "B": sp, "tie": "tie"}[r["winner"]]
-        i, j = sorted((fp, sp))
-        score = 0.5 if winner == "tie" else float(winner == i)
-        longer = None
-        if r["first_words"] != r["second_words"] and winner != "tie":
-            longer = (r["first_words"] > r["second_words"]) == (winner == fp)
-        rows.append(
-            {
-                "judge": r["judge"],
-                "level": r["level"],
-                "pair_id": r["pair_id"],
-                "order": r["order"],
-                "i": i,
-                "j": j,
-                "winner": winner,
-                "score_i": score,
-                "slot": {"A": "first", "B": "second", "tie": "tie"}[r["winner"]],
-                "longer_won": longer,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def tournament_table(items: pd.DataFrame, *, n_boot: int = 1000, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per judge and player: Bradley-Terry rating with a level-bootstrap interval, online Elo forward and
-    reversed; and per judge: position consistency, first-slot rate, tie rate and prefers-the-longer rate."""
-    from vocab import stats
-
-    games = tournament_games(items)
-    ratings, biases = [], []
-    for judge, g in games.groupby("judge", sort=True):
-        triples = list(zip(g.i, g.j, g.score_i, strict=True))
-        bt = stats.bradley_terry_bootstrap(triples, groups=list(g.level), n_resamples=n_boot, seed=seed)
-        fwd, rev = stats.online_elo(triples), stats.online_elo(triples[::-1])
-        fit = bt.fit.ratings() if bt.fit is not None else {}
-        for p in sorted(set(g.i) | set(g.j)):
-            ratings.append(
-                {
-                    "judge": judge,
-                    "player": p,
-                    "games": int(((g.i == p) | (g.j == p)).sum()),
-                    "score": float(g[g.i == p].score_i.sum() + (1 - g[g.j == p].score_i).sum()),
-                    "bt_rating": fit.get(p),
-                    "bt_low": bt.low.get(p),
-                    "bt_high": bt.high.get(p),
-                    "elo_forward": fwd[p],
-                    "elo_reverse": rev[p],
-                    "bt_note": bt.reason
-                    or (f"{bt.failed} of {bt.resamples} resamples had no finite fit" if bt.failed else ""),
-                }
-            )
-        both = g.groupby("pair_id").filter(lambda x: len(x) == 2)
-        same = [x.winner.nunique() == 1 for _, x in both.groupby("pair_id")]  # a tie twice is consistent too
-        decided = g[g.slot != "tie"]
-        longer = g.longer_won.dropna()
-        biases.append(
-            {
-                "judge": judge,
-                "games": len(g),
-                "tie_rate": float((g.slot == "tie").mean()),
-                "first_slot_rate": float((decided.slot == "first").mean()) if len(decided) else None,
-                "position_consistency": float(np.mean(same)) if same else None,
-                "prefers_longer": float(longer.astype(float).mean()) if len(longer) else None,
-                "n_length_decided": len(longer),
-            }
-        )
-    return pd.DataFrame(ratings), pd.DataFrame(biases)

@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 
 from vocab import script
-from vocab.exam import ExamError
+from vocab.exam.metrics import ExamError
 
-REFERENCE_ANSWERS = Path(__file__).resolve().parent.parent / "data" / "exams" / "reference_answers.jsonl"
+REFERENCE_ANSWERS = Path(__file__).resolve().parents[2] / "data" / "exams" / "reference_answers.jsonl"
 DEFECTS = {
     "2": "drop a target word",
     "3": "corrupt the answer key",

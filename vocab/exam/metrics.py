@@ -28,6 +28,7 @@ import numpy as np
 
 from vocab import rubric
 
+EXAM_VERSION = "1.0"  # recorded in every exam's parameters
 SLOTS = ("first", "second", "tie")
 
 

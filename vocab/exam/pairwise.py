@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
-from vocab import exam, prompts
-from vocab.planted import Source
+from vocab import prompts
+from vocab.exam import metrics as exam
+from vocab.exam.planted import Source
 
 PAIRWISE_SYSTEM = (
     "You judge answers to Vocabscapes, a word puzzle. A level gives a list of target words; a good answer is "
@@ -28,6 +29,7 @@ PAIRWISE_SYSTEM = (
     "from the rest of the sentence. You see two answers to the same level. Say which answer is better, or "
     "tie if neither is better. Reply with a JSON object with a short reason and the winner."
 )
+PAIRWISE_MAX_TOKENS = 160  # a winner and a one-line reason
 SLOT_LABELS = {"A/B": ("A", "B"), "1/2": ("1", "2")}
 
 

@@ -1,0 +1,42 @@
+"""What an exam asks: one call per judge and item (a :class:`Job`), seeded by its prompt's bytes."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def prompt_sha(messages: list[dict[str, str]]) -> str:
+    return hashlib.sha256(json.dumps(messages, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def prompt_seed(messages: list[dict[str, str]], base: int | None) -> int | None:
+    """A sampling seed fixed by the prompt's bytes (and the model's base seed): identical prompts, same seed."""
+    if base is None:
+        return None
+    digest = hashlib.sha256(f"{base}:{prompt_sha(messages)}".encode()).digest()
+    return int.from_bytes(digest[:4], "little") & 0x7FFFFFFF
+
+
+@dataclasses.dataclass
+class Job:
+    """One call to make: a judge, an item, its prompt and seed."""
+
+    judge: str
+    item: dict[str, Any]
+    messages: list[dict[str, str]]
+    schema: dict[str, Any]
+    schema_name: str
+    max_tokens: int | None
+    seed: int | None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.judge, self.item["item_id"]
