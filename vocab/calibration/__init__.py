@@ -1,0 +1,77 @@
+"""Calibrating the critic against blind raters: the stratified blind sample (`sample`), the raters and their
+files (`raters`, the human form in `form`), the bias-corrected rate with its interval (`correct`) and the
+agreement between raters and critic (`agreement`)."""
+
+from vocab.calibration.agreement import (
+    checks_table,
+    kappa_table,
+    krippendorff_alpha,
+    script_adjudication,
+)
+from vocab.calibration.correct import (
+    CORRECTION_COLUMNS,
+    INTERVALS,
+    check_audit,
+    correction_table,
+    interval_text,
+    invert_rater_error,
+    rank_table,
+    self_preference,
+    variants,
+)
+from vocab.calibration.form import (
+    HumanForm,
+)
+from vocab.calibration.raters import (
+    RATING_COLUMNS,
+    SCOPE_COLUMNS,
+    import_ratings,
+    rate_with_model,
+    rater_error_vs_script,
+    rater_passes,
+    script_ratings,
+    validate_ratings,
+)
+from vocab.calibration.sample import (
+    KEY_COLUMNS,
+    SHEET_COLUMNS,
+    CalibrationError,
+    Sample,
+    draw_sample,
+    read_key,
+    read_sheet,
+    write_sample,
+)
+
+__all__ = [
+    "CORRECTION_COLUMNS",
+    "CalibrationError",
+    "HumanForm",
+    "INTERVALS",
+    "KEY_COLUMNS",
+    "RATING_COLUMNS",
+    "SCOPE_COLUMNS",
+    "SHEET_COLUMNS",
+    "Sample",
+    "check_audit",
+    "checks_table",
+    "correction_table",
+    "draw_sample",
+    "import_ratings",
+    "interval_text",
+    "invert_rater_error",
+    "kappa_table",
+    "krippendorff_alpha",
+    "rank_table",
+    "rate_with_model",
+    "rater_error_vs_script",
+    "rater_passes",
+    "read_key",
+    "read_sheet",
+    "script_adjudication",
+    "script_ratings",
+    "self_preference",
+    "validate_ratings",
+    "variants",
+    "write_sample",
+]

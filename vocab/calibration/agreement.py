@@ -1,0 +1,101 @@
+"""Agreement between the raters and the critic: kappa with its interval, per-check agreement, script
+adjudication of the decidable checks, Krippendorff's alpha."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from vocab import rubric, stats
+from vocab.calibration.raters import rater_passes
+
+# --- agreement and adjudication -------------------------------------------------------------------------
+
+
+def kappa_table(
+    ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None, *, n_boot: int = 4000, seed: int = 0
+) -> pd.DataFrame:
+    """Cohen's kappa on the overall verdict between every pair of non-script raters, raw and with checks
+    2 and 3 from the script, with percentile bootstrap intervals over rows."""
+
+    rng = np.random.default_rng(seed)
+    names = sorted(n for n in ratings if n != "script")
+    rows = []
+    for i, ra in enumerate(names):
+        for rb in names[i + 1 :]:
+            for variant in ("raw", "+script"):
+                if variant == "+script" and script is None:
+                    continue
+                s = script if variant == "+script" else None
+                pa, pb = rater_passes(ratings[ra], s), rater_passes(ratings[rb], s)
+                ids = sorted(set(pa.index) & set(pb.index))
+                x, y = pa.loc[ids].to_numpy(int), pb.loc[ids].to_numpy(int)
+                idx = rng.integers(0, len(ids), size=(n_boot, len(ids)))
+                boot = np.array([stats.cohens_kappa(x[j], y[j]) for j in idx])
+                lo, hi = stats.percentile_interval(boot)
+                rows.append(
+                    {
+                        "rater_a": ra,
+                        "rater_b": rb,
+                        "variant": variant,
+                        "n": len(ids),
+                        "agree": int((x == y).sum()),
+                        "kappa": stats.cohens_kappa(x, y),
+                        "ci_low": lo,
+                        "ci_high": hi,
+                    }
+                )
+    return pd.DataFrame(rows, columns=["rater_a", "rater_b", "variant", "n", "agree", "kappa", "ci_low", "ci_high"])
+
+
+def checks_table(ratings: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per check: the number of rows every non-script rater agrees on, and each rater's fails."""
+    names = sorted(n for n in ratings if n != "script")
+    frames = {n: ratings[n].set_index("blind_id").sort_index() for n in names}
+    ids = sorted(set.intersection(*(set(f.index) for f in frames.values()))) if frames else []
+    rows = []
+    for c in rubric.CHECKS:
+        col = f"c{c.id}"
+        values = pd.DataFrame({n: frames[n].loc[ids, col] for n in names})
+        rows.append(
+            {
+                "check": int(c.id),
+                "name": c.name,
+                "kind": c.kind,
+                "n": len(ids),
+                "agree": int((values.nunique(axis=1) == 1).sum()),
+                **{f"fails_{n}": int((values[n] == "FAILED").sum()) for n in names},
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def script_adjudication(ratings: dict[str, pd.DataFrame], script: pd.DataFrame) -> pd.DataFrame:
+    """Rows where the non-script raters disagree on check 2 or 3, and which of them matched the script."""
+    names = sorted(n for n in ratings if n != "script")
+    s = script.set_index("blind_id")
+    rows = []
+    for col in ("c2", "c3"):
+        values = pd.DataFrame({n: ratings[n].set_index("blind_id")[col] for n in names}).dropna()
+        disputed = values[values.nunique(axis=1) > 1]
+        for bid, r in disputed.sort_index().iterrows():
+            truth = s.loc[bid, col]
+            rows.append(
+                {
+                    "check": int(col[1:]),
+                    "blind_id": bid,
+                    "script": truth,
+                    **{n: r[n] for n in names},
+                    "matched_script": ",".join(n for n in names if r[n] == truth),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def krippendorff_alpha(ratings: dict[str, pd.DataFrame]) -> float:
+    """Krippendorff's alpha (nominal) on the overall verdict across all non-script raters."""
+    import krippendorff
+
+    names = sorted(n for n in ratings if n != "script")
+    passes = pd.DataFrame({n: rater_passes(ratings[n]) for n in names})
+    return float(krippendorff.alpha(reliability_data=passes.T.astype(float).to_numpy(), level_of_measurement="nominal"))

@@ -1,0 +1,254 @@
+"""The bias-corrected pass rate per rater variant and cell, its interval, the rank and self-preference tables,
+the per-check audit and the rater-error inversion. The estimators themselves live in :mod:`vocab.stats`."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+
+from vocab import rubric, stats
+from vocab.calibration.raters import rater_passes
+from vocab.calibration.sample import CalibrationError
+
+# --- the correction per rater variant and cell ----------------------------------------------------------
+
+CORRECTION_COLUMNS = [
+    "rater",
+    "cell",
+    "p",
+    "a",
+    "b",
+    "theta",
+    "ci_low",
+    "ci_high",
+    "shift_points",
+    "q1",
+    "q1_low",
+    "q1_high",
+    "q0",
+    "q0_low",
+    "q0_high",
+    "flags",
+]
+
+
+def variants(ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None) -> dict[str, pd.Series]:
+    """Every rater as rated, and each non-script rater with checks 2 and 3 from the script."""
+    out = {}
+    for name in sorted(ratings):
+        out[name] = rater_passes(ratings[name])
+        if script is not None and name != "script":
+            out[f"{name}+script"] = rater_passes(ratings[name], script)
+    return out
+
+
+def _flags(c, theta_ci, q1_ci, q0_ci) -> str:
+    flags = []
+    for name, (lo, hi) in (("theta", theta_ci), ("q1", q1_ci), ("q0", q0_ci)):
+        if np.isfinite(lo) and np.isfinite(hi) and hi - lo > 0.5:
+            flags.append(f"unstable:{name}")
+    if c.a == 1:
+        flags.append("ceiling:q0")  # a passed pile passed in full forces q0 = 1
+    if c.a == 0:
+        flags.append("ceiling:q1")  # ... failed in full forces q1 = 0
+    if c.b == 0:
+        flags.append("ceiling:q1")  # a failed pile failed in full forces q1 = 1
+    if c.b == 1:
+        flags.append("ceiling:q0")
+    return ";".join(dict.fromkeys(flags))
+
+
+INTERVALS = (stats.DEFAULT_INTERVAL, "seed")  # the default first; "seed" is seed 000's, kept to reproduce its numbers
+
+
+def correction_table(
+    attempts: pd.DataFrame,
+    key: pd.DataFrame,
+    passes: dict[str, pd.Series],
+    *,
+    n_boot: int = 4000,
+    seed: int = 0,
+    interval: str = "seed",
+) -> pd.DataFrame:
+    """One row per rater variant and cell: p, a, b, theta with its interval, the shift, q1, q0.
+
+    ``interval``: ``seed`` (seed 000's percentile bootstrap of each pile, p fixed) or ``jeffreys`` (Beta
+    posteriors for a, b and p, which 08's coverage study found close to nominal where the bootstrap is not).
+    """
+    if interval not in INTERVALS:
+        raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
+
+    rng = np.random.default_rng(seed)
+    p_by_cell = attempts.groupby("cell").verdict.apply(lambda v: float((v == "PASSED").mean()))
+    rows = []
+    for variant in sorted(passes):
+        ok = passes[variant]
+        for cell in sorted(key.cell.unique()):
+            k = key[key.cell == cell].sort_values("blind_id")
+            pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
+            p = float(p_by_cell.get(cell, np.nan))
+            # A critic that passed nothing (p = 0) has no passed pile, and needs none: theta = b. Likewise
+            # p = 1 and the failed pile. The missing pile gets a placeholder row that p's weight 0 cancels.
+            empty = None
+            if pp.empty and p == 0 and not fp.empty:
+                empty = "passed"
+            elif fp.empty and p == 1 and not pp.empty:
+                empty = "failed"
+            elif pp.empty or fp.empty or not np.isfinite(p):
+                continue
+            x = ok.loc[pp.blind_id].to_numpy(float) if empty != "passed" else np.zeros(1)
+            y = ok.loc[fp.blind_id].to_numpy(float) if empty != "failed" else np.zeros(1)
+            w = fp.weight.to_numpy(float) if empty != "failed" else np.ones(1)
+            if interval == "seed":
+                bs = stats.bootstrap_correction(p, x, y, w, n_resamples=n_boot, rng=rng)
+            else:
+                n_att = int((attempts.cell == cell).sum())
+                bs = stats.jeffreys_correction(p, n_att, x, y, w, n_draws=n_boot, rng=rng)
+            c = bs.point
+            if empty is not None:
+                c = dataclasses.replace(c, **{"a" if empty == "passed" else "b": float("nan")})
+            rows.append(
+                {
+                    "rater": variant,
+                    "cell": cell,
+                    "p": p,
+                    "a": c.a,
+                    "b": c.b,
+                    "theta": c.theta,
+                    "ci_low": bs.theta_ci[0],
+                    "ci_high": bs.theta_ci[1],
+                    "shift_points": c.shift_points,
+                    "q1": c.q1,
+                    "q1_low": bs.q1_ci[0],
+                    "q1_high": bs.q1_ci[1],
+                    "q0": c.q0,
+                    "q0_low": bs.q0_ci[0],
+                    "q0_high": bs.q0_ci[1],
+                    "flags": ";".join(
+                        x
+                        for x in (_flags(c, bs.theta_ci, bs.q1_ci, bs.q0_ci), empty and f"empty:{empty} (p = {p:g})")
+                        if x
+                    ),
+                }
+            )
+    return pd.DataFrame(rows, columns=CORRECTION_COLUMNS)
+
+
+def interval_text(table: pd.DataFrame) -> list[str]:
+    """Each row's interval as ``[lo, hi]`` with three decimals, for tables that show intervals side by side."""
+    return [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table.ci_low, table.ci_high, strict=True)]
+
+
+def rank_table(correction: pd.DataFrame, tie: float = 0.01) -> pd.DataFrame:
+    """Cells ranked by theta under every variant; a cell within ``tie`` of the next one is marked tied."""
+    rows = []
+    for variant, g in correction.groupby("rater", sort=True):
+        g = g.sort_values(["theta", "cell"], ascending=[False, True]).reset_index(drop=True)
+        for i, r in g.iterrows():
+            near = [abs(r.theta - g.theta[j]) <= tie for j in (i - 1, i + 1) if 0 <= j < len(g)]
+            rows.append({"rater": variant, "rank": i + 1, "cell": r.cell, "theta": r.theta, "tied": any(near)})
+    return pd.DataFrame(rows)
+
+
+def self_preference(correction: pd.DataFrame) -> pd.DataFrame:
+    """Per variant and writer: same-model minus cross-model critic, raw (p) and corrected (theta)."""
+    rows = []
+    for variant, g in correction.groupby("rater", sort=True):
+        cells = {tuple(c.split("__")): r for c, r in zip(g.cell, g.itertuples(), strict=True)}
+        for (writer, critic), same in sorted(cells.items()):
+            if writer != critic:
+                continue
+            for (w2, c2), cross in sorted(cells.items()):
+                if w2 == writer and c2 != writer:
+                    rows.append(
+                        {
+                            "rater": variant,
+                            "writer": writer,
+                            "cross_critic": c2,
+                            "raw_gap_points": 100 * (same.p - cross.p),
+                            "corrected_gap_points": 100 * (same.theta - cross.theta),
+                        }
+                    )
+    return pd.DataFrame(rows)
+
+
+# --- the per-check audit ---------------------------------------------------------------------------------
+
+
+def check_audit(
+    attempts: pd.DataFrame,
+    key: pd.DataFrame,
+    ratings: pd.DataFrame,
+    *,
+    n_boot: int = 4000,
+    seed: int = 0,
+    family_alpha: float = 0.05,
+) -> pd.DataFrame:
+    """Per cell and rubric check: the critic's pass rate on that check over all logged attempts, against
+    the rater's, estimated from the stratified sample (each pile weighted by the critic's overall pass rate
+    p, failed-pile rows by their weights); with percentile intervals at 1 - family_alpha / (checks tested),
+    Bonferroni over the checks of a cell. ``carries_error``: the critic's rate lies outside the rater's
+    interval. Checks the rater left empty are skipped.
+    """
+    rng = np.random.default_rng(seed)
+    rated = ratings.set_index("blind_id")
+    rows = []
+    for cell in sorted(key.cell.unique()):
+        att = attempts[attempts.cell == cell]
+        if att.empty:
+            continue
+        p = float((att.verdict == "PASSED").mean())
+        k = key[key.cell == cell].sort_values("blind_id")
+        pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
+        checks = [c for c in rubric.CHECK_IDS if rated.loc[k.blind_id, f"c{c}"].notna().all()]
+        level = 1 - family_alpha / max(len(checks), 1)
+        for c in checks:
+            critic_rate = float(att.checks.map(lambda x, c=c: x.get(c) == "PASSED").mean())
+            x = (rated.loc[pp.blind_id, f"c{c}"] == "PASSED").to_numpy(float)
+            y = (rated.loc[fp.blind_id, f"c{c}"] == "PASSED").to_numpy(float)
+            w = fp.weight.to_numpy(float)
+
+            def est(xs, ys, ws, p=p):
+                a = xs.mean(axis=-1) if xs.shape[-1] else 0.0
+                b = (ys * ws).sum(axis=-1) / ws.sum(axis=-1) if ys.shape[-1] else 0.0
+                return (p * a if p > 0 else 0.0) + ((1 - p) * b if p < 1 else 0.0)
+
+            if (p > 0 and x.size == 0) or (p < 1 and y.size == 0):
+                continue
+            point = float(est(x, y, w))
+            ix = rng.integers(0, max(x.size, 1), size=(n_boot, x.size))
+            iy = rng.integers(0, max(y.size, 1), size=(n_boot, y.size))
+            boot = est(x[ix] if x.size else x[None, :].repeat(n_boot, 0), y[iy], w[iy])
+            lo, hi = np.quantile(np.broadcast_to(boot, (n_boot,)), [(1 - level) / 2, 1 - (1 - level) / 2])
+            rows.append(
+                {
+                    "cell": cell,
+                    "check": int(c),
+                    "name": rubric.BY_ID[c].name,
+                    "kind": rubric.BY_ID[c].kind,
+                    "critic_rate": critic_rate,
+                    "rater_rate": point,
+                    "low": float(lo),
+                    "high": float(hi),
+                    "level": level,
+                    "gap_points": 100 * (critic_rate - point),
+                    "carries_error": bool(critic_rate < lo or critic_rate > hi),
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def invert_rater_error(correction: pd.DataFrame, error: float) -> pd.Series:
+    """theta with each pile share inverted for a rater that flips verdicts at rate ``error``:
+    share -> (share - e) / (1 - 2e), clipped to [0, 1]. A sensitivity analysis: it assumes the rater errs at
+    the same rate on every check, which its error on checks 2 and 3 does not show."""
+    if not 0 <= error < 0.5:
+        return pd.Series(np.nan, index=correction.index)
+
+    def inv(v):
+        return ((v - error) / (1 - 2 * error)).clip(0, 1)
+
+    a, b = inv(correction.a), inv(correction.b)
+    return (correction.p * a.fillna(0) + (1 - correction.p) * b).rename("theta_if_inverted")

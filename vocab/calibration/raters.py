@@ -1,0 +1,193 @@
+"""The blind raters and their files: validation and import of a rater's ratings, the script rater, and an
+LLM as an isolated blind rater.
+
+A rater's file ``ratings_<rater>.csv`` has ``blind_id, c1, ..., c12`` (PASSED or FAILED; ``c1`` may be
+empty; the script rater leaves the checks it cannot decide empty) and an optional ``note``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+
+from vocab import rubric, script
+from vocab.calibration.sample import CalibrationError, read_sheet
+
+RATING_COLUMNS = ["blind_id", *[f"c{i}" for i in range(1, 13)]]
+
+
+# --- ratings -----------------------------------------------------------------------------------------
+
+
+def validate_ratings(ratings: pd.DataFrame, sheet_ids: list[str], *, allow_empty: bool = False) -> pd.DataFrame:
+    """Check a ratings table against its sheet; return it normalised, or raise one error listing every
+    offending row: ids missing, unknown or repeated, and labels outside PASSED/FAILED (``c1`` may be empty,
+    and with ``allow_empty`` — the script rater — any undecided check may be)."""
+    problems = []
+    missing_cols = [c for c in RATING_COLUMNS if c not in ratings.columns]
+    if missing_cols:
+        raise CalibrationError(f"missing columns: {', '.join(missing_cols)}")
+    r = ratings.copy()
+    r["blind_id"] = r["blind_id"].astype(str).str.strip()
+    dup = r.blind_id[r.blind_id.duplicated()].unique()
+    if len(dup):
+        problems.append(f"repeated ids: {', '.join(sorted(dup))}")
+    unknown = sorted(set(r.blind_id) - set(sheet_ids))
+    if unknown:
+        problems.append(f"unknown ids: {', '.join(unknown)}")
+    missing = sorted(set(sheet_ids) - set(r.blind_id))
+    if missing:
+        problems.append(f"ids of the sheet not rated: {', '.join(missing)}")
+    for col in RATING_COLUMNS[1:]:
+        r[col] = r[col].fillna("").astype(str).str.strip().str.upper()
+        ok = r[col].isin(rubric.VERDICTS) | ((r[col] == "") & (allow_empty or col == "c1"))
+        for bid, value in zip(r.blind_id[~ok], r[col][~ok], strict=True):
+            problems.append(f"{bid}: {col} is {value!r} (expected PASSED or FAILED)")
+    if problems:
+        raise CalibrationError(f"ratings rejected ({len(problems)} problems): " + "; ".join(problems))
+    return r
+
+
+def import_ratings(path: str | Path, run_dir: str | Path, rater: str) -> Path:
+    """Validate a ratings CSV against the run's blind sheet and store it as ratings_<rater>.csv. On any
+    problem nothing is written."""
+    if not rater.replace("-", "").replace("_", "").isalnum():
+        raise CalibrationError(f"a rater name may hold letters, digits, '-' and '_' only, got {rater!r}")
+    try:
+        df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+        raise CalibrationError(f"{path}: cannot read ratings ({e})") from None
+    sheet = read_sheet(run_dir)
+    valid = validate_ratings(df, list(sheet.blind_id), allow_empty=(rater == "script"))
+    out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
+    cols = RATING_COLUMNS + (["note"] if "note" in valid.columns else [])
+    valid[cols].to_csv(out, index=False)
+    return out
+
+
+def script_ratings(sheet: pd.DataFrame) -> pd.DataFrame:
+    """The script rater: checks 2 and 3 for every row, and the mechanical ones it can decide; the rest
+    empty."""
+    rows = []
+    for r in sheet.itertuples(index=False):
+        v = script.adjudicate(list(r.words), r.sentence, list(r.answer_key), dict(r.settings), r.seed_word)
+        rows.append({"blind_id": r.blind_id, **{f"c{k}": (val or "") for k, val in v.checks.items()}})
+    return pd.DataFrame(rows, columns=RATING_COLUMNS)
+
+
+# --- the LLM blind rater -----------------------------------------------------------------------------
+
+
+async def rate_with_model(
+    run_dir: str | Path, rater: str, model, *, max_tokens: int | None = None, max_tries: int = 3
+) -> dict:
+    """Grade every blind-sheet row with ``model`` (a vocab.serving.client.ModelClient, or a test's stand-in).
+
+    Each answer is appended to ``calibration/rater_<rater>.jsonl`` as it arrives and each failed call to
+    ``calibration/rater_<rater>_errors.jsonl`` with its kind, so a rerun grades only what is missing. When
+    every row has an answer, ``ratings_<rater>.csv`` is written (checked like any imported file).
+
+    Retry policy: a row whose call failed is asked again on the next call of this function, up to
+    ``max_tries`` calls in all (counted from the errors file), each try with its own seed derived from the
+    row and the try number — the same seed would repeat a seeded model's failure exactly.
+    """
+    import asyncio
+    from datetime import UTC, datetime
+
+    from vocab import prompts
+    from vocab.records import JsonlWriter, read_jsonl
+    from vocab.serving.client import ModelCallError
+
+    cal = Path(run_dir) / "calibration"
+    sheet = read_sheet(run_dir)
+    answers_path, errors_path = cal / f"rater_{rater}.jsonl", cal / f"rater_{rater}_errors.jsonl"
+    done = {a["blind_id"] for a in read_jsonl(answers_path)}
+    tries: dict[str, int] = {}
+    for e in read_jsonl(errors_path):
+        tries[e["blind_id"]] = tries.get(e["blind_id"], 0) + 1
+    answers, errors = JsonlWriter(answers_path), JsonlWriter(errors_path)
+    schema = rubric.critic_schema()
+    base = getattr(getattr(model, "model", None), "sampling", None)
+
+    async def one(row: dict) -> None:
+        sampling = None
+        if base is not None and base.seed is not None:
+            import dataclasses
+
+            n = tries.get(row["blind_id"], 0)
+            digest = hashlib.sha256(f"{base.seed}:{row['blind_id']}:{n}".encode()).digest()
+            sampling = dataclasses.replace(base, seed=int.from_bytes(digest[:4], "little") & 0x7FFFFFFF)
+        try:
+            r = await model.structured(
+                prompts.rater_messages(row), schema, "rating", max_tokens=max_tokens, sampling=sampling
+            )
+        except ModelCallError as e:
+            errors.write(
+                {
+                    "blind_id": row["blind_id"],
+                    "rater": rater,
+                    "model": model.name,
+                    "kind": e.kind,
+                    "message": e.message,
+                    "time": datetime.now(UTC).isoformat(timespec="seconds"),
+                }
+            )
+            return
+        answers.write(
+            {
+                "blind_id": row["blind_id"],
+                "rater": rater,
+                "model": model.name,
+                "checks": {c: r.value[c]["verdict"] for c in rubric.CHECK_IDS},
+                "reasons": {c: r.value[c]["reason"] for c in rubric.CHECK_IDS},
+                "usage": r.usage.as_dict(),
+            }
+        )
+
+    try:
+        todo = [
+            row
+            for row in sheet.to_dict(orient="records")
+            if row["blind_id"] not in done and tries.get(row["blind_id"], 0) < max_tries
+        ]
+        await asyncio.gather(*(one(row) for row in todo))
+    finally:
+        answers.close()
+        errors.close()
+    got = {a["blind_id"]: a for a in read_jsonl(answers_path)}
+    missing = [b for b in sheet.blind_id if b not in got]
+    if not missing:
+        table = pd.DataFrame(
+            [{"blind_id": b, **{f"c{c}": got[b]["checks"][c] for c in rubric.CHECK_IDS}} for b in sheet.blind_id],
+            columns=RATING_COLUMNS,
+        )
+        validate_ratings(table, list(sheet.blind_id))
+        table.to_csv(cal / f"ratings_{rater}.csv", index=False)
+    tries = {}
+    for e in read_jsonl(errors_path):
+        tries[e["blind_id"]] = tries.get(e["blind_id"], 0) + 1
+    exhausted = sum(tries.get(b, 0) >= max_tries for b in missing)
+    return {"rated": len(got), "missing": len(missing), "new": len(got) - len(done), "exhausted": exhausted}
+
+
+def rater_error_vs_script(ratings: pd.DataFrame, script: pd.DataFrame) -> float:
+    """A rater's disagreement rate with the script on the checks the script decides for every row (2, 3):
+    the only error of a blind rater that can be measured without another rater."""
+    s = script.set_index("blind_id")
+    r = ratings.set_index("blind_id").loc[s.index]
+    return float(((r.c2 != s.c2).sum() + (r.c3 != s.c3).sum()) / (2 * len(s)))
+
+
+SCOPE_COLUMNS = [f"c{i}" for i in range(2, 13)]
+
+
+def rater_passes(ratings: pd.DataFrame, script: pd.DataFrame | None = None) -> pd.Series:
+    """Per blind id: does the rater pass the row (c2-c12 all PASSED)? With ``script``, checks 2 and 3 are
+    the script's verdicts instead of the rater's."""
+    r = ratings.set_index("blind_id")[SCOPE_COLUMNS].copy()
+    if script is not None:
+        s = script.set_index("blind_id")
+        r["c2"], r["c3"] = s.loc[r.index, "c2"], s.loc[r.index, "c3"]
+    return (r == "PASSED").all(axis=1)

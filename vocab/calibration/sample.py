@@ -1,0 +1,127 @@
+"""The stratified blind sample and the blinding export.
+
+Per cell, the sample draws ``per_pile`` critic-PASSED attempts (the passed pile) and ``per_pile``
+critic-FAILED rows (the failed pile: distinct levels, one failed attempt each, weighted by the number of
+FAILED attempts the level has in the cell, so a level rejected three times is not undercounted).
+Candidates are sorted by (cell, level, attempt) before the seeded draw, so the draw does not depend on the
+order of lines on disk.
+
+Two files come out of a draw, in ``<run_dir>/calibration/``:
+
+- ``key.csv`` — ``blind_id, cell, level, attempt, critic_verdict, pile, weight``: stays with the analyst;
+- ``blind_sheet.csv`` / ``.jsonl`` — ``blind_id, seed_word, words, settings, sentence, answer_key`` and
+  nothing else: no verdict, reason, cell, model or attempt. Rows are shuffled and blind ids are random.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight"]
+SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
+
+
+class CalibrationError(ValueError):
+    """A sample that would overwrite another, or a ratings file that does not fit its sheet."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    key: pd.DataFrame
+    sheet: pd.DataFrame
+
+
+def draw_sample(attempts: pd.DataFrame, per_pile: int, seed: int) -> Sample:
+    """The stratified blind sample of a run's attempts (one frame row per attempt with a verdict)."""
+    if per_pile < 1:
+        raise CalibrationError(f"per_pile must be positive, got {per_pile}")
+    rng = np.random.default_rng(seed)
+    att = attempts.sort_values(["cell", "level", "attempt"], kind="stable").reset_index(drop=True)
+    rows = []
+    for cell in sorted(att.cell.unique()):
+        a = att[att.cell == cell]
+        passed = a[a.verdict == "PASSED"]
+        take = rng.choice(len(passed), size=min(per_pile, len(passed)), replace=False) if len(passed) else []
+        for i in sorted(take):
+            r = passed.iloc[i]
+            rows.append((r, "passed", 1))
+        failed = a[a.verdict == "FAILED"]
+        levels = sorted(failed.level.unique())
+        take = rng.choice(len(levels), size=min(per_pile, len(levels)), replace=False) if levels else []
+        for i in sorted(take):
+            lv = failed[failed.level == levels[i]].sort_values("attempt")
+            r = lv.iloc[int(rng.integers(len(lv)))]
+            rows.append((r, "failed", len(lv)))
+    ids = [f"b{x:06x}" for x in rng.choice(16**6, size=len(rows), replace=False)]
+    order = rng.permutation(len(rows))
+    key, sheet = [], []
+    for pos in order:
+        r, pile, weight = rows[pos]
+        bid = ids[pos]
+        key.append(
+            {
+                "blind_id": bid,
+                "cell": r.cell,
+                "level": int(r.level),
+                "attempt": int(r.attempt),
+                "critic_verdict": r.verdict,
+                "pile": pile,
+                "weight": int(weight),
+            }
+        )
+        sheet.append(
+            {
+                "blind_id": bid,
+                "seed_word": r.seed_word,
+                "words": list(r.words),
+                "settings": dict(r.settings),
+                "sentence": r.sentence,
+                "answer_key": list(r.answer_key),
+            }
+        )
+    return Sample(pd.DataFrame(key, columns=KEY_COLUMNS), pd.DataFrame(sheet, columns=SHEET_COLUMNS))
+
+
+def _sheet_csv(sheet: pd.DataFrame) -> pd.DataFrame:
+    out = sheet.copy()
+    for col in ("words", "settings", "answer_key"):
+        out[col] = out[col].map(lambda v: json.dumps(v, sort_keys=True))
+    return out
+
+
+def write_sample(sample: Sample, run_dir: str | Path) -> Path:
+    """Write key.csv and the blind sheet. An existing, different sample is never overwritten: its ratings
+    would no longer match it."""
+    out = Path(run_dir) / "calibration"
+    key_csv = sample.key.to_csv(index=False)
+    sheet_csv = _sheet_csv(sample.sheet).to_csv(index=False)
+    existing = out / "key.csv"
+    if existing.exists():
+        if existing.read_text() != key_csv:
+            raise CalibrationError(f"{existing} holds another sample; move it away (and its ratings) to draw anew")
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "blind_sheet.csv").write_text(sheet_csv)
+    with (out / "blind_sheet.jsonl").open("w") as f:
+        for row in sample.sheet.to_dict(orient="records"):
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    existing.write_text(key_csv)  # last: its presence marks a complete sample
+    return out
+
+
+def read_sheet(run_dir: str | Path) -> pd.DataFrame:
+    rows = [
+        json.loads(line)
+        for line in (Path(run_dir) / "calibration" / "blind_sheet.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
+    return pd.DataFrame(rows, columns=SHEET_COLUMNS)
+
+
+def read_key(run_dir: str | Path) -> pd.DataFrame:
+    return pd.read_csv(Path(run_dir) / "calibration" / "key.csv")
