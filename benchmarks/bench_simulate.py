@@ -12,7 +12,7 @@ import time
 
 import numpy as np
 
-from vocab import simulate
+from vocab import coverage as simulate  # the study simulator
 
 
 def main() -> None:

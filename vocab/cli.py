@@ -537,7 +537,7 @@ def cmd_exam_run(args) -> int:
 
 
 def cmd_coverage(args) -> int:
-    from vocab.simulate import coverage
+    from vocab.coverage import coverage
 
     try:
         c = coverage(
@@ -558,94 +558,28 @@ def cmd_coverage(args) -> int:
     return 0
 
 
-def _numbers(text: str, what: str, kind=float) -> tuple:
-    try:
-        values = tuple(kind(x) for x in str(text).split(",") if x.strip())
-    except ValueError:
-        raise UsageError(f"{what}: expected comma-separated numbers, got {text!r}") from None
-    if not values:
-        raise UsageError(f"{what}: no values in {text!r}")
-    return values
-
-
 def cmd_coverage_grid(args) -> int:
-    """The coverage grid into a CSV, one row per point and method, and beside it a JSON file with the
-    command that made it, the versions and the time taken. Points run in ``--jobs`` processes."""
-    import concurrent.futures
-    import platform
+    from vocab.coverage import GridSpec, parse_values, run_grid
 
-    import pandas as pd
-
-    from vocab import simulate
-
-    methods = tuple(m.strip() for m in args.methods.split(",") if m.strip())
-    unknown = [m for m in methods if m not in simulate.METHODS]
-    if unknown or not methods:
-        raise UsageError(f"--methods: unknown {unknown or 'none given'} (known: {', '.join(simulate.METHODS)})")
-    grid = {
-        "piles": _numbers(args.piles, "--piles", int),
-        "thetas": _numbers(args.thetas, "--thetas"),
-        "q1s": _numbers(args.q1s, "--q1s"),
-        "q0s": _numbers(args.q0s, "--q0s"),
-        "attempts": _numbers(args.attempts, "--attempts", int),
-    }
-    out = Path(args.out)
-    if out.exists() and not args.force:
-        raise UsageError(f"{out} exists; pass --force to replace it")
-    common = {"sims": args.sims, "seed": args.seed, "n_boot": args.n_boot, "methods": methods}
-    t0 = time.perf_counter()
     try:
-        simulate.coverage(
-            methods[0],
-            theta=grid["thetas"][0],
-            q1=grid["q1s"][0],
-            q0=grid["q0s"][0],
-            attempts=grid["attempts"][0],
-            piles=grid["piles"][0],
-            sims=1,
-            seed=0,
-            n_boot=1,
+        spec = GridSpec(
+            methods=tuple(m.strip() for m in args.methods.split(",") if m.strip()),
+            piles=parse_values(args.piles, "--piles", int),
+            thetas=parse_values(args.thetas, "--thetas"),
+            q1s=parse_values(args.q1s, "--q1s"),
+            q0s=parse_values(args.q0s, "--q0s"),
+            attempts=parse_values(args.attempts, "--attempts", int),
+            sims=args.sims,
+            n_boot=args.n_boot,
+            seed=args.seed,
         )
-    except ValueError as e:
+        t0 = time.perf_counter()
+        command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
+        out = run_grid(spec, args.out, jobs=args.jobs, force=args.force, command=command)
+    except (ValueError, FileExistsError) as e:
         raise UsageError(str(e)) from None
-    jobs = [{**grid, "piles": (n,), "attempts": (m,)} for n in grid["piles"] for m in grid["attempts"]]
-    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        parts = list(pool.map(_grid_part, [(j, common) for j in jobs]))
-    table = pd.concat(parts, ignore_index=True).sort_values(
-        ["method", "piles", "attempts", "theta", "q1", "q0"], kind="stable"
-    )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    table.to_csv(tmp, index=False, float_format="%.6f")
-    tmp.replace(out)
-    meta = {
-        "command": "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None,
-        "args": {k: v for k, v in vars(args).items() if k != "func"},
-        "rows": len(table),
-        "seconds": round(time.perf_counter() - t0, 1),
-        "python": platform.python_version(),
-        "numpy": __import__("numpy").__version__,
-    }
-    out.with_suffix(".json").write_text(json.dumps(meta, indent=1, default=str) + "\n")
-    print(f"{out}: {len(table)} rows in {meta['seconds']:.0f} s")
+    print(f"{out}: written in {time.perf_counter() - t0:.0f} s")
     return 0
-
-
-def _grid_part(job):
-    from vocab import simulate
-
-    grid, common = job
-    return simulate.coverage_grid(
-        methods=common["methods"],
-        piles=grid["piles"],
-        thetas=grid["thetas"],
-        q1s=grid["q1s"],
-        q0s=grid["q0s"],
-        attempts=grid["attempts"],
-        sims=common["sims"],
-        seed=common["seed"],
-        n_boot=common["n_boot"],
-    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -769,7 +703,7 @@ def build_parser() -> argparse.ArgumentParser:
     exam_args(tn, "tournament")
     tn.set_defaults(func=cmd_exam_run)
 
-    from vocab.simulate import METHODS
+    from vocab.coverage import METHODS
     from vocab.stats import DEFAULT_INTERVAL
 
     cv = sub.add_parser("coverage", help="simulate the study: coverage, width and bias of an interval method")

@@ -21,13 +21,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from vocab import stats
+
 RUBRICS = {"accuracy-first": (3, 1), "balanced": (1, 1), "style-first": (1, 3)}
 RULES = ("rubric", "position", "length")
 ORDERS = ("a-first", "b-first")
 SEQUENCES = ("forward", "reverse")
 POSITION_BONUS = 4
 LENGTH_BONUS = 2
-ELO_START, ELO_K, ELO_SCALE, ELO_BASE = 1000.0, 32.0, 400.0, 10.0
+ELO_START, ELO_K, ELO_SCALE = 1000.0, 32.0, 400.0
 
 
 @dataclass(frozen=True)
@@ -210,21 +212,15 @@ def judge_item(item: Item, state: State) -> ItemResult:
     return ItemResult(item.id, base_a, base_b, bonus_a, bonus_b, ja, jb, verdict)
 
 
-def expected_score(r_a: float, r_b: float) -> float:
-    return 1.0 / (1.0 + ELO_BASE ** ((r_b - r_a) / ELO_SCALE))
-
-
 def online_elo(battles: list[tuple[str, str]]) -> tuple[EloStep, ...]:
-    """Sequential Elo over (item id, verdict) battles of A against B, in the given order."""
-    ra = rb = ELO_START
-    steps = []
-    for item_id, verdict in battles:
-        e = expected_score(ra, rb)
-        s = {"A": 1.0, "B": 0.0, "Tie": 0.5}[verdict]
-        d = ELO_K * (s - e)
-        steps.append(EloStep(item_id, ra, rb, e, s, d, ra + d, rb - d))
-        ra, rb = ra + d, rb - d
-    return tuple(steps)
+    """Sequential Elo over (item id, verdict) battles of A against B, in the given order (stats.elo_updates)."""
+    games = [("A", "B", {"A": 1.0, "B": 0.0, "Tie": 0.5}[verdict]) for _, verdict in battles]
+    ups = stats.elo_updates(games, k=ELO_K, scale=ELO_SCALE, start=ELO_START)
+    return tuple(
+        EloStep(item_id, u.before_i, u.before_j, u.expected_i, u.score_i, u.delta_i, u.before_i + u.delta_i,
+                u.before_j - u.delta_i)
+        for (item_id, _), u in zip(battles, ups, strict=True)
+    )  # fmt: skip
 
 
 def evaluate(state: State) -> Outcome:
@@ -317,3 +313,55 @@ def toy_biases(rule: str, rubric: str = "accuracy-first") -> dict[str, Any]:
         "position_consistency": consistent,
         "prefers_longer": longer / unequal if unequal else None,
     }
+
+
+def lesson_widget(state: State):
+    """The lesson's live form (ipywidgets): the four controls, a prediction, a reset button and an output area
+    that shows the items, the summary and the explanation after each change. The logic is :class:`Session`'s."""
+    import ipywidgets as w
+    import pandas as pd
+    from IPython.display import display
+
+    session = Session(state)
+    controls = {
+        "rubric": w.ToggleButtons(options=list(RUBRICS), value=state.rubric, description="rubric"),
+        "rule": w.ToggleButtons(options=list(RULES), value=state.rule, description="rule"),
+        "order": w.ToggleButtons(options=list(ORDERS), value=state.order, description="order"),
+        "sequence": w.ToggleButtons(options=list(SEQUENCES), value=state.sequence, description="sequence"),
+    }
+    prediction = w.RadioButtons(options=list(PREDICTIONS), value=None, description="I predict")
+    reset = w.Button(description="reset to accuracy-first")
+    out = w.Output()
+
+    def redraw(outcome: Outcome) -> None:
+        out.clear_output()
+        with out:
+            display(pd.DataFrame([r.__dict__ for r in outcome.items]).set_index("id"))
+            display(pd.Series(outcome.summary()).to_frame(str(outcome.state)))
+            print(session.explanation or "(make a prediction, then change a control)")
+
+    def sync() -> None:
+        for name, c in controls.items():
+            c.value = getattr(session.state, name)
+
+    def on_change(_) -> None:
+        redraw(session.apply(State(**{k: c.value for k, c in controls.items()})))
+
+    def on_predict(change) -> None:
+        if change["new"] is not None:
+            session.predict(change["new"])
+            sync()
+            redraw(evaluate(session.state))
+
+    def on_reset(_) -> None:
+        session.reset()
+        sync()
+        redraw(evaluate(session.state))
+
+    for c in controls.values():
+        c.observe(on_change, names="value")
+    prediction.observe(on_predict, names="value")
+    reset.on_click(on_reset)
+    box = w.VBox([*controls.values(), prediction, reset, out])
+    box.session = session  # the state behind the form, for inspection
+    return box

@@ -17,13 +17,10 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hashlib
-import json
 import logging
-import subprocess
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -33,10 +30,15 @@ from vocab.records import (
     JsonlWriter,
     RunDirError,
     cell_name,
+    diff,
+    fingerprint,
+    git_commit,
     level_outcomes,
+    model_records,
     read_jsonl,
     read_manifest,
     results_path,
+    versions,
     write_json_atomic,
 )
 from vocab.serving.client import ModelCallError, StructuredResult
@@ -226,95 +228,6 @@ def design_levels(loop: LoopConfig) -> list[dict[str, Any]]:
     return [generate(n, lex).as_dict() for n in numbers]
 
 
-def fingerprint(cfg: Config, loop: LoopConfig, levels: list[dict]) -> dict[str, Any]:
-    """Everything that decides what a logged attempt means. Two runs may share a directory only when equal."""
-    models = {}
-    for name in sorted(set(loop.writers) | set(loop.critics)):
-        m = cfg.model(name)
-        models[name] = {
-            "kind": m.kind,
-            "asset": m.asset,
-            "model": m.model,
-            "request_model": m.request_model,
-            "sampling": dataclasses.asdict(m.sampling),
-            "max_tokens": m.max_tokens,
-        }
-    fp = {
-        "rubric": {"version": rubric.RUBRIC_VERSION, "hash": rubric.rubric_hash()},
-        "prompts": prompts.prompt_hashes(),
-        "models": models,
-        "cells": [cell_name(w, c) for w, c in loop.cells],
-        "levels_sha256": hashlib.sha256(json.dumps(levels, sort_keys=True).encode()).hexdigest(),
-        "loop": {k: v for k, v in dataclasses.asdict(loop).items() if k not in ("writers", "critics")},
-    }
-    return json.loads(json.dumps(fp))  # as it will read back from manifest.json (tuples become lists)
-
-
-def _diff(a: Any, b: Any, prefix: str = "") -> list[str]:
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b)):
-            out += _diff(a.get(k), b.get(k), f"{prefix}.{k}" if prefix else str(k))
-        return out
-    return [] if a == b else [prefix]
-
-
-def _versions() -> dict[str, str | None]:
-    from vocab.serving.launcher import vllm_version
-
-    def v(name: str) -> str | None:
-        try:
-            return metadata.version(name)
-        except metadata.PackageNotFoundError:
-            return None
-
-    try:
-        vllm = vllm_version()
-    except metadata.PackageNotFoundError:
-        vllm = None
-    return {
-        "vllm": vllm,
-        "transformers": v("transformers"),
-        "torch": v("torch"),
-        "openai": v("openai"),
-        "vocab": v("vocab"),
-        "python": __import__("platform").python_version(),
-    }
-
-
-def _git_commit() -> str | None:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10, cwd=Path(__file__).parent
-        )
-        dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-            cwd=Path(__file__).parent,
-        ).stdout.strip()
-        return out.stdout.strip() + ("+dirty" if dirty else "") if out.returncode == 0 else None
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
-def _model_records(cfg: Config, names: list[str]) -> dict[str, Any]:
-    from vocab.serving.models import prepared_dir, weight_checksums
-
-    out = {}
-    for n in names:
-        m = cfg.model(n)
-        rec: dict[str, Any] = {"kind": m.kind, "request_model": m.request_model, "endpoint": m.base_url}
-        if m.kind == "embedded":
-            rec["asset"] = m.asset
-            rec["weights"] = weight_checksums(prepared_dir(cfg.cache_dir, m.asset))
-        elif m.kind == "vllm":
-            rec["model"] = m.model
-        out[n] = rec
-    return out
-
-
 def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict, list[dict]]:
     """Create or reopen a run directory; refuse a config whose data would not mix with what is logged."""
     run_dir = Path(run_dir)
@@ -325,7 +238,7 @@ def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict,
     manifest_path = run_dir / "manifest.json"
     if manifest_path.exists():
         manifest = read_manifest(run_dir)
-        changed = _diff(manifest.get("fingerprint"), fp)
+        changed = diff(manifest.get("fingerprint"), fp)
         if changed:
             raise RunDirError(
                 f"{run_dir} holds a run made with a different setup ({', '.join(changed[:6])}"
@@ -338,7 +251,7 @@ def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict,
         # keeps its provenance.
         manifest["resumed"] = [
             *manifest.get("resumed", []),
-            {"time": now(), "git_commit": _git_commit(), "versions": _versions()},
+            {"time": now(), "git_commit": git_commit(), "versions": versions()},
         ]
     else:
         if run_dir.exists() and any(run_dir.iterdir()):
@@ -365,9 +278,9 @@ def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict,
                 "lexicon": levels[0]["lexicon"] if levels else None,
             },
             "config": {"path": str(cfg.path), "text": Path(cfg.path).read_text()},
-            "models": _model_records(cfg, names),
-            "versions": _versions(),
-            "git_commit": _git_commit(),
+            "models": model_records(cfg, names),
+            "versions": versions(),
+            "git_commit": git_commit(),
             "started": now(),
         }
     manifest["status"] = "running"

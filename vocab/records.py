@@ -15,12 +15,19 @@ one place a killed writer can leave partial data.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import logging
 import os
+import subprocess
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from vocab import prompts, rubric
+from vocab.config import Config, LoopConfig
 
 log = logging.getLogger(__name__)
 
@@ -188,3 +195,99 @@ def load_run(run_dir: str | Path) -> Run:
     err_cols = ["run_id", "cell", "level", "attempt", "role", "kind", "message", "time"]
     err = pd.DataFrame(errors, columns=err_cols) if errors else pd.DataFrame(columns=err_cols)
     return Run(run_dir, manifest, pd.DataFrame(levels), att, pd.DataFrame(outcomes), err)
+
+
+# --- provenance: what a run, exam or grid was made with -------------------------------------------------
+
+
+def fingerprint(cfg: Config, loop: LoopConfig, levels: list[dict]) -> dict[str, Any]:
+    """Everything that decides what a logged attempt means. Two runs may share a directory only when equal."""
+    models = {}
+    for name in sorted(set(loop.writers) | set(loop.critics)):
+        m = cfg.model(name)
+        models[name] = {
+            "kind": m.kind,
+            "asset": m.asset,
+            "model": m.model,
+            "request_model": m.request_model,
+            "sampling": dataclasses.asdict(m.sampling),
+            "max_tokens": m.max_tokens,
+        }
+    fp = {
+        "rubric": {"version": rubric.RUBRIC_VERSION, "hash": rubric.rubric_hash()},
+        "prompts": prompts.prompt_hashes(),
+        "models": models,
+        "cells": [cell_name(w, c) for w, c in loop.cells],
+        "levels_sha256": hashlib.sha256(json.dumps(levels, sort_keys=True).encode()).hexdigest(),
+        "loop": {k: v for k, v in dataclasses.asdict(loop).items() if k not in ("writers", "critics")},
+    }
+    return json.loads(json.dumps(fp))  # as it will read back from manifest.json (tuples become lists)
+
+
+def diff(a: Any, b: Any, prefix: str = "") -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b)):
+            out += diff(a.get(k), b.get(k), f"{prefix}.{k}" if prefix else str(k))
+        return out
+    return [] if a == b else [prefix]
+
+
+def versions() -> dict[str, str | None]:
+    from vocab.serving.launcher import vllm_version
+
+    def v(name: str) -> str | None:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return None
+
+    try:
+        vllm = vllm_version()
+    except metadata.PackageNotFoundError:
+        vllm = None
+    return {
+        "vllm": vllm,
+        "transformers": v("transformers"),
+        "torch": v("torch"),
+        "openai": v("openai"),
+        "vocab": v("vocab"),
+        "python": __import__("platform").python_version(),
+    }
+
+
+def git_commit() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            cwd=Path(__file__).resolve().parent,
+        )
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            cwd=Path(__file__).resolve().parent,
+        ).stdout.strip()
+        return out.stdout.strip() + ("+dirty" if dirty else "") if out.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def model_records(cfg: Config, names: list[str]) -> dict[str, Any]:
+    from vocab.serving.models import prepared_dir, weight_checksums
+
+    out = {}
+    for n in names:
+        m = cfg.model(n)
+        rec: dict[str, Any] = {"kind": m.kind, "request_model": m.request_model, "endpoint": m.base_url}
+        if m.kind == "embedded":
+            rec["asset"] = m.asset
+            rec["weights"] = weight_checksums(prepared_dir(cfg.cache_dir, m.asset))
+        elif m.kind == "vllm":
+            rec["model"] = m.model
+        out[n] = rec
+    return out

@@ -195,6 +195,36 @@ def cohens_kappa(r1, r2) -> float:
     return float("nan") if pe == 1 else (po - pe) / (1 - pe)
 
 
+@dataclass(frozen=True)
+class KappaInterval:
+    kappa: float
+    ci_low: float
+    ci_high: float
+    n: int
+    n_resamples: int
+
+
+def kappa_bootstrap(r1, r2, *, n_resamples: int = 4000, confidence: float = 0.95, rng: np.random.Generator):
+    """Cohen's kappa of two raters' 0/1 verdicts on the same rows, with a percentile bootstrap interval over
+    rows (a resample where kappa is undefined, one verdict only, is left out of the quantiles)."""
+    x, y = np.asarray(r1, dtype=int), np.asarray(r2, dtype=int)
+    if x.shape != y.shape:
+        raise ValueError("both raters must rate the same rows")
+    idx = rng.integers(0, len(x), size=(n_resamples, len(x)))
+    boot = np.array([cohens_kappa(x[j], y[j]) for j in idx])
+    lo, hi = percentile_interval(boot, (1 - confidence) / 2)
+    return KappaInterval(cohens_kappa(x, y), lo, hi, len(x), n_resamples)
+
+
+def invert_flip_rate(share, error: float):
+    """A pile share seen through a rater who flips each verdict with probability ``error``:
+    ``share = truth·(1 - 2e) + e``, so the truth is ``(share - e) / (1 - 2e)``, clipped to [0, 1]. Works on
+    floats, arrays and Series alike."""
+    if not 0 <= error < 0.5:
+        raise ValueError(f"a flip rate must lie in [0, 0.5), got {error}")
+    return np.clip((share - error) / (1 - 2 * error), 0, 1)
+
+
 def kappa_from_counts(n: int, pass_1: int, pass_2: int, agree: int) -> float:
     """Cohen's kappa for two binary raters from n, each rater's passes and the number of agreements."""
     both_pass2 = pass_1 + pass_2 - (n - agree)
@@ -250,17 +280,43 @@ def bradley_terry(pairs: list[tuple[str, str, float]], *, max_iter: int = 10_000
     return BradleyTerry(players, np.log(pi), it)
 
 
-def online_elo(
+@dataclass(frozen=True)
+class EloUpdate:
+    """One game of sequential Elo: the ratings before it, i's expected and actual score, and i's change (j
+    changes by minus it)."""
+
+    i: str
+    j: str
+    before_i: float
+    before_j: float
+    expected_i: float
+    score_i: float
+    delta_i: float
+
+
+def elo_updates(
     games: list[tuple[str, str, float]], *, k: float = 32.0, scale: float = 400.0, start: float = 1000.0
-) -> dict[str, float]:
-    """Sequential Elo over (i, j, score of i) games in the given order: every player starts at ``start``,
-    the expectation uses the ratings before the game, j changes by minus i's change. Order matters."""
+) -> list[EloUpdate]:
+    """Sequential Elo over (i, j, score of i) games in the given order, game by game: every player starts at
+    ``start``, the expectation uses the ratings before the game. Order matters."""
     r: dict[str, float] = {}
+    out = []
     for i, j, s in games:
         ri, rj = r.setdefault(i, start), r.setdefault(j, start)
         e = 1.0 / (1.0 + 10 ** ((rj - ri) / scale))
         d = k * (s - e)
+        out.append(EloUpdate(i, j, ri, rj, e, s, d))
         r[i], r[j] = ri + d, rj - d
+    return out
+
+
+def online_elo(
+    games: list[tuple[str, str, float]], *, k: float = 32.0, scale: float = 400.0, start: float = 1000.0
+) -> dict[str, float]:
+    """The final ratings of :func:`elo_updates`."""
+    r: dict[str, float] = {}
+    for u in elo_updates(games, k=k, scale=scale, start=start):
+        r[u.i], r[u.j] = u.before_i + u.delta_i, u.before_j - u.delta_i
     return r
 
 

@@ -152,3 +152,16 @@ def test_toy_biases_show_the_constructed_biases():
     )
     # +2 to the longer answer: order-independent, and the longer answer wins more often than under the rubric
     assert length["position_consistency"] == 1.0 and length["prefers_longer"] > rubric["prefers_longer"]
+
+
+def test_the_widget_drives_the_session():
+    from vocab.lesson import lesson_widget
+
+    box = lesson_widget(State())
+    rubric, rule, order, sequence, prediction, reset, _out = box.children
+    prediction.value = PREDICTIONS[0]
+    rubric.value = "balanced"
+    s = box.session
+    assert s.state.rubric == "balanced" and s.explanation and s.history
+    reset.click()
+    assert s.state.rubric == "accuracy-first" and rubric.value == "accuracy-first"

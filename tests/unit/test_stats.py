@@ -168,3 +168,45 @@ def test_jeffreys_interval_holds_the_estimate_at_zero():
 
     j = jeffreys_correction(0.3, 300, np.zeros(10), np.zeros(10), np.ones(10), rng=np.random.default_rng(0))
     assert j.point.theta == 0 and j.theta_ci[0] == 0 and j.theta_ci[1] > 0.05
+
+
+def test_kappa_bootstrap_is_kappa_with_a_row_bootstrap_interval():
+    from vocab.stats import cohens_kappa, kappa_bootstrap
+
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 2, 60)
+    y = np.where(rng.random(60) < 0.8, x, 1 - x)
+    k = kappa_bootstrap(x, y, n_resamples=2000, rng=np.random.default_rng(1))
+    assert k.kappa == cohens_kappa(x, y) and k.n == 60
+    assert k.ci_low < k.kappa < k.ci_high
+    # the same resamples by hand
+    idx = np.random.default_rng(1).integers(0, 60, size=(2000, 60))
+    boot = np.array([cohens_kappa(x[j], y[j]) for j in idx])
+    assert (k.ci_low, k.ci_high) == pytest.approx(tuple(np.nanquantile(boot, [0.025, 0.975])))
+    with pytest.raises(ValueError):
+        kappa_bootstrap(x, y[:-1], rng=np.random.default_rng(0))
+
+
+def test_invert_flip_rate_undoes_a_symmetric_flip():
+    from vocab.stats import invert_flip_rate
+
+    truth = np.array([0.0, 0.2, 0.5, 0.9, 1.0])
+    for e in (0.0, 0.1, 0.3):
+        seen = truth * (1 - 2 * e) + e
+        assert invert_flip_rate(seen, e) == pytest.approx(truth)
+    assert invert_flip_rate(0.02, 0.1) == 0.0  # below what the flip alone gives: clipped
+    with pytest.raises(ValueError):
+        invert_flip_rate(0.5, 0.5)
+
+
+def test_elo_updates_are_the_steps_of_online_elo():
+    from vocab.stats import elo_updates, online_elo
+
+    games = [("a", "b", 1.0), ("b", "c", 0.5), ("a", "c", 0.0), ("c", "b", 1.0)]
+    ups = elo_updates(games)
+    assert ups[0].before_i == ups[0].before_j == 1000.0 and ups[0].expected_i == 0.5 and ups[0].delta_i == 16.0
+    r = {}
+    for u in ups:
+        r[u.i], r[u.j] = u.before_i + u.delta_i, u.before_j - u.delta_i
+    assert r == online_elo(games)
+    assert sum(r.values()) == pytest.approx(3000.0)  # zero-sum

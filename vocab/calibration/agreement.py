@@ -30,9 +30,7 @@ def kappa_table(
                 pa, pb = rater_passes(ratings[ra], s), rater_passes(ratings[rb], s)
                 ids = sorted(set(pa.index) & set(pb.index))
                 x, y = pa.loc[ids].to_numpy(int), pb.loc[ids].to_numpy(int)
-                idx = rng.integers(0, len(ids), size=(n_boot, len(ids)))
-                boot = np.array([stats.cohens_kappa(x[j], y[j]) for j in idx])
-                lo, hi = stats.percentile_interval(boot)
+                k = stats.kappa_bootstrap(x, y, n_resamples=n_boot, rng=rng)
                 rows.append(
                     {
                         "rater_a": ra,
@@ -40,9 +38,9 @@ def kappa_table(
                         "variant": variant,
                         "n": len(ids),
                         "agree": int((x == y).sum()),
-                        "kappa": stats.cohens_kappa(x, y),
-                        "ci_low": lo,
-                        "ci_high": hi,
+                        "kappa": k.kappa,
+                        "ci_low": k.ci_low,
+                        "ci_high": k.ci_high,
                     }
                 )
     return pd.DataFrame(rows, columns=["rater_a", "rater_b", "variant", "n", "agree", "kappa", "ci_low", "ci_high"])

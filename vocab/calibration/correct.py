@@ -246,9 +246,29 @@ def invert_rater_error(correction: pd.DataFrame, error: float) -> pd.Series:
     the same rate on every check, which its error on checks 2 and 3 does not show."""
     if not 0 <= error < 0.5:
         return pd.Series(np.nan, index=correction.index)
-
-    def inv(v):
-        return ((v - error) / (1 - 2 * error)).clip(0, 1)
-
-    a, b = inv(correction.a), inv(correction.b)
+    a, b = stats.invert_flip_rate(correction.a, error), stats.invert_flip_rate(correction.b, error)
     return (correction.p * a.fillna(0) + (1 - correction.p) * b).rename("theta_if_inverted")
+
+
+def inverted_rater_error_table(run_dir) -> pd.DataFrame:
+    """Per LLM or human rater of a rated run: its disagreement with the script on checks 2 and 3 (the only
+    error measurable here) and the corrected theta if every pile share were inverted for that error rate
+    (:func:`invert_rater_error`; a sensitivity analysis). Reads ``analysis/correction.csv`` and the ratings."""
+    from pathlib import Path
+
+    from vocab.calibration.raters import rater_error_vs_script
+
+    cal = Path(run_dir) / "calibration"
+    script = pd.read_csv(cal / "ratings_script.csv", dtype=str)
+    corr = pd.read_csv(Path(run_dir) / "analysis" / "correction.csv")
+    rows = []
+    for f in sorted(cal.glob("ratings_*.csv")):
+        name = f.stem.removeprefix("ratings_")
+        if name == "script":
+            continue
+        e = rater_error_vs_script(pd.read_csv(f, dtype=str), script)
+        mine = corr[corr.rater == name].reset_index(drop=True)
+        rows.append(
+            mine[["rater", "cell", "theta"]].assign(error_vs_script=e, theta_if_inverted=invert_rater_error(mine, e))
+        )
+    return pd.concat(rows, ignore_index=True)

@@ -206,7 +206,7 @@ async def run_jobs(out_dir: Path, entry: dict, jobs: list[Job], clients, kind: s
 
 async def run_exam(kind: str, run_dir, entry: dict, clients, judges: list[str], params: dict) -> Path:
     """Run (or resume) one registered exam on ``run_dir``; returns its directory."""
-    from vocab.loop import _versions
+    from vocab.records import versions
 
     run_dir = Path(run_dir)
     out = run_dir / "exams" / entry["id"]
@@ -255,7 +255,7 @@ async def run_exam(kind: str, run_dir, entry: dict, clients, judges: list[str], 
             k: len({s.source_id for s in pool if s.source_id in used and s.kind == k}) for k in ("run", "reference")
         },
         "jobs": len(jobs),
-        "versions": _versions(),
+        "versions": versions(),
         "sampling": {j: dataclasses.asdict(clients.get(j).model.sampling) for j in judges},
         "started": started,
         "status": "running",

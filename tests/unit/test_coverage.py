@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from vocab.simulate import coverage, seed_interval, simulate_studies
+from vocab.coverage import coverage, seed_interval, simulate_studies
 
 
 def test_seeded_and_deterministic():
@@ -79,7 +80,7 @@ def test_cli_and_bad_input():
 
 def test_binomial_bootstrap_matches_row_resampling():
     """The fast seed interval draws pile counts; resampling rows (the study's code) gives the same coverage."""
-    from vocab.simulate import seed_interval_rows
+    from vocab.coverage import seed_interval_rows
 
     rng = np.random.default_rng(4)
     st = simulate_studies(0.5, 0.8, 0.8, 400, 10, 3000, rng)
@@ -95,7 +96,7 @@ def test_ppi_equals_seed_estimate_and_ppi_py():
     """At lambda = 1 the prediction-powered estimate is seed 000's theta; its interval is ppi_py's."""
     import ppi_py
 
-    from vocab.simulate import point_estimate, ppi_interval
+    from vocab.coverage import point_estimate, ppi_interval
 
     rng = np.random.default_rng(7)
     st = simulate_studies(0.4, 0.85, 0.7, 300, 12, 40, rng)
@@ -127,7 +128,7 @@ def test_jeffreys_covers_better_than_seed_in_the_study_regime():
 
 
 def test_rater_error_biases_theta_towards_one_half_and_inverting_it_helps():
-    from vocab.simulate import rater_error_table
+    from vocab.coverage import rater_error_table
 
     t = rater_error_table(errors=(0.0, 0.2), theta=0.2, q1=0.9, q0=0.9, attempts=2000, piles=40, sims=1500)
     clean, noisy = t.iloc[0], t.iloc[1]
@@ -141,10 +142,62 @@ def test_rater_error_biases_theta_towards_one_half_and_inverting_it_helps():
 def test_failed_pile_weights_remove_the_bias_of_varied_levels():
     """Hard levels fail more often and hold fewer good attempts; drawing levels without the weights
     over-represents easy ones. Seed 000's weights make the failed pile's share unbiased."""
-    from vocab.simulate import retry_weighting_table
+    from vocab.coverage import retry_weighting_table
 
     t = retry_weighting_table(spread=0.5, piles=40, sims=1500, seed=2).set_index("failed_pile")
     assert abs(t.loc["weighted (seed 000)", "bias"]) < 0.005
     assert t.loc["unweighted", "bias"] > 0.015
     same = retry_weighting_table(spread=200.0, piles=40, sims=1500, seed=2).set_index("failed_pile")
     assert abs(same.loc["unweighted", "bias"]) < 0.005  # identical levels: the weights change nothing on average
+
+
+def test_the_default_interval_is_the_committed_grids_choice():
+    import pandas as pd
+
+    from vocab.coverage import choose_interval
+    from vocab.stats import DEFAULT_INTERVAL
+
+    grid = pd.read_csv(Path(__file__).resolve().parents[2] / "data" / "coverage" / "full_grid.csv")
+    choice = choose_interval(grid)
+    assert choice.index[0] == DEFAULT_INTERVAL
+    assert list(choice.within_2pts) == sorted(choice.within_2pts, reverse=True)
+
+
+def test_choose_interval_prefers_holding_then_narrow():
+    import pandas as pd
+
+    from vocab.coverage import choose_interval
+
+    rows = [
+        {"method": m, "coverage": c, "mean_width": w, "sims": 10, "defined": d, "bias": 0.0, "piles": 10}
+        for m, c, w, d in [
+            ("narrow", 0.80, 0.1, 10), ("narrow", 0.95, 0.1, 10),  # holds at half the points
+            ("wide", 0.95, 0.5, 10), ("wide", 0.96, 0.5, 10),  # holds everywhere
+            ("wide2", 0.95, 0.4, 10), ("wide2", 0.94, 0.4, 10), ("wide2", 0.0, 0.4, 2),  # an undefined point
+        ]
+    ]  # fmt: skip
+    choice = choose_interval(pd.DataFrame(rows))
+    assert list(choice.index) == ["wide2", "wide", "narrow"]
+    assert choice.loc["wide2", "points"] == 2 and choice.loc["narrow", "within_2pts"] == 0.5
+
+
+def test_run_grid_writes_the_table_and_its_provenance_and_refuses_to_overwrite(tmp_path):
+    import json
+
+    import pandas as pd
+
+    from vocab.coverage import GridSpec, run_grid
+
+    spec = GridSpec(("seed", "jeffreys"), (10,), (0.3, 0.7), (0.8,), (0.9,), (100, 200), sims=20, n_boot=20)
+    out = run_grid(spec, tmp_path / "g.csv", jobs=1)
+    table = pd.read_csv(out)
+    assert len(table) == 2 * 2 * 2 and set(table.method) == {"seed", "jeffreys"}
+    meta = json.loads(out.with_suffix(".json").read_text())
+    assert meta["rows"] == 8 and meta["versions"]["python"] and meta["spec"]["sims"] == 20
+    again = run_grid(spec, tmp_path / "g2.csv", jobs=2)  # seeds per point: the same table in 2 processes
+    pd.testing.assert_frame_equal(table, pd.read_csv(again))
+    with pytest.raises(FileExistsError):
+        run_grid(spec, out)
+    with pytest.raises(ValueError, match="unknown"):
+        run_grid(GridSpec(("nope",), (10,), (0.5,), (0.8,), (0.8,), (100,)), tmp_path / "x.csv")
+    assert not (tmp_path / "x.csv").exists()

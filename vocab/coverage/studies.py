@@ -1,0 +1,131 @@
+"""Two studies with the simulator: a blind rater's own error, and the loop's retry structure against the
+failed pile's weights."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from vocab import stats
+from vocab.coverage.simulate import _counts, simulate_studies
+
+
+def rater_error_table(
+    *,
+    errors=(0.0, 0.05, 0.1, 0.2),
+    theta: float = 0.5,
+    q1: float = 0.8,
+    q0: float = 0.8,
+    attempts: int = 400,
+    piles: int = 10,
+    sims: int = 2000,
+    seed: int = 0,
+):
+    """How a blind rater's own error rate e biases the corrected rate, and what inverting a known e does.
+
+    The rater flips each verdict with probability e, so its pass share in a pile is e + (1 - 2e) times the
+    true one; knowing e (for instance from its disagreement with the script on the decidable checks), each
+    share is inverted as (share - e) / (1 - 2e), clipped to [0, 1], before theta is formed.
+    """
+
+    rows = []
+    for e in errors:
+        rng = np.random.default_rng(np.random.SeedSequence([seed, round(e * 1000)]))
+        st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error=e)
+        na, ka, nb, kb = _counts(st)
+        d = st.defined
+        with np.errstate(invalid="ignore", divide="ignore"):
+            a, b = ka / na, kb / nb
+            naive = st.p * a + (1 - st.p) * b
+            if e < 0.5:
+                a_c, b_c = stats.invert_flip_rate(a, e), stats.invert_flip_rate(b, e)
+                fixed = st.p * a_c + (1 - st.p) * b_c
+            else:
+                fixed = np.full_like(naive, np.nan)
+        rows.append(
+            {
+                "rater_error": e,
+                "theta": theta,
+                "q1": q1,
+                "q0": q0,
+                "piles": piles,
+                "bias": float(np.mean(naive[d]) - theta),
+                "bias_corrected_for_e": float(np.mean(fixed[d]) - theta),
+                "rmse": float(np.sqrt(np.mean((naive[d] - theta) ** 2))),
+                "rmse_corrected_for_e": float(np.sqrt(np.mean((fixed[d] - theta) ** 2))),
+                "sims": sims,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def retry_weighting_table(
+    *,
+    theta: float = 0.4,
+    q1: float = 0.8,
+    q0: float = 0.8,
+    levels: int = 140,
+    max_attempts: int = 3,
+    piles: int = 10,
+    spread: float = 2.0,
+    sims: int = 2000,
+    seed: int = 0,
+):
+    """The study's retry structure, to check seed 000's failed-pile weights.
+
+    Each level has its own difficulty: its attempts are good with probability theta_l ~ Beta(theta·s,
+    (1 − theta)·s) (``spread`` s: smaller is more varied). A level is attempted until the critic passes or
+    ``max_attempts`` attempts fail. The failed pile draws ``piles`` levels with a failed attempt, one failed
+    attempt each; weighted, each counts as its level's number of failed attempts. The target is each
+    study's own share of good attempts. Returns the mean bias of theta with and without the weights.
+    """
+
+    rng = np.random.default_rng(seed)
+    s, big_l, k = sims, levels, max_attempts
+    th = rng.beta(theta * spread, (1 - theta) * spread, size=(s, big_l, 1))
+    good = rng.random((s, big_l, k)) < th
+    passes = np.where(good, rng.random((s, big_l, k)) < q1, rng.random((s, big_l, k)) >= q0)
+    # attempt j exists when every earlier attempt of the level failed
+    earlier_failed = np.concatenate([np.ones((s, big_l, 1), bool), np.cumprod(~passes, axis=2)[:, :, :-1] > 0], axis=2)
+    exists = earlier_failed
+    n_att = exists.sum(axis=(1, 2))
+    p = (passes & exists).sum(axis=(1, 2)) / n_att
+    truth = (good & exists).sum(axis=(1, 2)) / n_att
+    # passed pile: passed attempts drawn at random (one per level at most, as every level passes once)
+    passed_lv = (passes & exists).any(axis=2)  # (s, L)
+    good_at_pass = np.take_along_axis(good, np.argmax(passes & exists, axis=2)[:, :, None], axis=2)[:, :, 0]
+    keys = rng.random((s, big_l)) + (~passed_lv) * 2
+    pick = np.argsort(keys, axis=1)[:, :piles]
+    ok_a = np.take_along_axis(passed_lv, pick, axis=1)
+    a = np.where(ok_a, np.take_along_axis(good_at_pass, pick, axis=1), 0).sum(1) / np.maximum(ok_a.sum(1), 1)
+    # failed pile: levels with a failed attempt, one failed attempt each, weight = its failed attempts
+    failed = ~passes & exists
+    n_failed = failed.sum(axis=2)
+    keys = rng.random((s, big_l)) + (n_failed == 0) * 2
+    pick = np.argsort(keys, axis=1)[:, :piles]
+    ok_b = np.take_along_axis(n_failed > 0, pick, axis=1)
+    w = np.take_along_axis(n_failed, pick, axis=1) * ok_b
+    # one failed attempt of each drawn level, uniformly among its failed attempts
+    r = rng.random((s, big_l, k)) * failed
+    which = np.argmax(r, axis=2)
+    good_failed = np.take_along_axis(good, which[:, :, None], axis=2)[:, :, 0]
+    y = np.take_along_axis(good_failed, pick, axis=1) * ok_b
+    b_weighted = (y * w).sum(1) / np.maximum(w.sum(1), 1)
+    b_plain = y.sum(1) / np.maximum(ok_b.sum(1), 1)
+    defined = (ok_a.sum(1) > 0) & (ok_b.sum(1) > 0)
+    rows = []
+    for name, b in (("weighted (seed 000)", b_weighted), ("unweighted", b_plain)):
+        est = p * a + (1 - p) * b
+        rows.append(
+            {
+                "failed_pile": name,
+                "theta": theta,
+                "spread": spread,
+                "levels": levels,
+                "piles": piles,
+                "bias": float(np.mean(est[defined] - truth[defined])),
+                "rmse": float(np.sqrt(np.mean((est[defined] - truth[defined]) ** 2))),
+                "sims": sims,
+            }
+        )
+    return pd.DataFrame(rows)
