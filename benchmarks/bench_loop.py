@@ -28,12 +28,9 @@ from vocab.serving.client import Clients
 
 
 async def one(cfg, loop, run_dir: Path):
-    clients = Clients.from_config(cfg)
     t0 = time.perf_counter()
-    try:
+    async with Clients.from_config(cfg) as clients:
         summary = await run_design(cfg, loop, run_dir, clients, progress=False)
-    finally:
-        await clients.aclose()
     wall = time.perf_counter() - t0
     run = load_run(run_dir)
     call_s = sum(a.usage["writer"]["seconds"] + a.usage["critic"]["seconds"] for a in run.attempts.itertuples())

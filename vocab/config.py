@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vocab.errors import InputError
+
 PROFILES = ("cpu", "gpu")
 MODEL_KINDS = ("embedded", "vllm", "endpoint")
 # Sampling keys the OpenAI API accepts as top-level parameters; the rest go through ``extra_body``.
@@ -29,7 +31,7 @@ VLLM_SAMPLING_KEYS = ("top_k", "min_p", "repetition_penalty")
 SAMPLING_KEYS = OPENAI_SAMPLING_KEYS + VLLM_SAMPLING_KEYS
 
 
-class ConfigError(ValueError):
+class ConfigError(InputError):
     """A config file is unreadable or holds a wrong value; the message names the file and key."""
 
 
@@ -365,3 +367,46 @@ def _read_loop(r: _Reader, models: dict[str, ModelConfig]) -> LoopConfig:
     )
     r.done()
     return lc
+
+
+def loop_with_overrides(
+    cfg: Config,
+    *,
+    writers: str | None = None,
+    critics: str | None = None,
+    levels: str | None = None,
+    tiers: str | None = None,
+    per_tier: int | None = None,
+    design_seed: int | None = None,
+    max_attempts: int | None = None,
+) -> LoopConfig:
+    """The config's [loop] table (default: every model writes and critiques) with the given overrides, the
+    design validated now, so that a bad range fails before anything is written. ``tiers`` replaces an
+    explicit level range; writers and critics are comma-separated model names."""
+    import dataclasses
+
+    from vocab.levels import LevelError, design_numbers
+
+    loop = cfg.loop or LoopConfig(writers=tuple(sorted(cfg.models)), critics=tuple(sorted(cfg.models)))
+    changes: dict[str, Any] = {}
+    for attr, value in (("writers", writers), ("critics", critics)):
+        if value:
+            names = tuple(v.strip() for v in value.split(",") if v.strip())
+            for n in names:
+                cfg.model(n)
+            changes[attr] = names
+    if levels:
+        changes["levels"] = levels
+    if tiers:
+        changes["tiers"], changes["levels"] = tiers, None
+    for attr, value in (("per_tier", per_tier), ("design_seed", design_seed), ("max_attempts", max_attempts)):
+        if value is not None:
+            if value < (0 if attr == "design_seed" else 1):
+                raise ConfigError(f"--{attr.replace('_', '-')} must be positive, got {value}")
+            changes[attr] = value
+    loop = dataclasses.replace(loop, **changes)
+    try:
+        design_numbers(loop.levels, loop.tiers, loop.per_tier, loop.design_seed)
+    except LevelError as e:
+        raise ConfigError(str(e)) from None
+    return loop

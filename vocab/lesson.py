@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vocab import stats
+from vocab.errors import InputError
 
 RUBRICS = {"accuracy-first": (3, 1), "balanced": (1, 1), "style-first": (1, 3)}
 RULES = ("rubric", "position", "length")
@@ -81,7 +82,7 @@ ITEMS: tuple[Item, ...] = (
 )
 
 
-class LessonError(ValueError):
+class LessonError(InputError):
     """An unknown rubric, rule, order or sequence."""
 
 
@@ -190,6 +191,26 @@ class Outcome:
             "elo_b": round(self.elo_b, 6),
             "verdicts": self.verdicts,
         }
+
+    def text(self) -> str:
+        """The table ``vocab lesson`` prints: every item's scores and verdict, then the summary."""
+        st = self.state
+        lines = [
+            f"{st.rubric} + {st.rule}, {st.order}, {st.sequence}",
+            "item  base A/B  bonus A/B  judged A/B  verdict  reference",
+        ]
+        for r, ref in zip(self.items, self.reference, strict=True):
+            lines.append(
+                f"{r.id:4}  {r.base_a:>3}/{r.base_b:<3}  {r.bonus_a:>3}/{r.bonus_b:<3}   "
+                f"{r.judged_a:>4}/{r.judged_b:<4}  {r.verdict:7}  {ref}"
+            )
+        s = self.summary()
+        lines.append(
+            f"A wins {s['a_wins']}, B wins {s['b_wins']}, ties {s['ties']}; raw A win rate {s['raw_a_win_rate']:.6f}; "
+            f"tie-adjusted {s['adjusted_a']:.6f} / {s['adjusted_b']:.6f}; agreement {s['agreement']:.6f}; "
+            f"Elo A {s['elo_a']:.6f}, B {s['elo_b']:.6f}"
+        )
+        return "\n".join(lines)
 
 
 def judge_item(item: Item, state: State) -> ItemResult:

@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from vocab import wordlist
+from vocab.errors import InputError
 
 GENERATOR_VERSION = "2.0.0"
 N_TIERS = 31
@@ -61,7 +62,7 @@ MAX_LEVELS = 1_000_000  # at most this many levels in one range: about 1 GB of J
 _VOWELS = set("aeiouy")
 
 
-class LevelError(ValueError):
+class LevelError(InputError):
     """A bad level number, range or design request; the message says which."""
 
 
@@ -409,6 +410,16 @@ def parse_spans(text: str, what: str = "level", max_value: int | None = None, ma
 def parse_ranges(text: str, what: str = "level") -> list[int]:
     """``"7"``, ``"1-140"``, ``"1-3,10"`` → sorted unique positive integers (bounded as ``parse_spans``)."""
     return list(parse_spans(text, what))
+
+
+def design_numbers(levels: str | None, tiers: str | None, per_tier: int, seed: int) -> Spans | list[int]:
+    """The one design parser: an explicit level range (held as spans, to stream) when ``levels`` is given,
+    else the sampled design of ``tiers`` × ``per_tier`` under ``seed``. Every bound is checked (LevelError)."""
+    if levels:
+        return parse_spans(levels)
+    if not tiers:
+        raise LevelError("give a level range (e.g. 1-140) or tiers (e.g. 1-28) with levels per tier")
+    return design(parse_ranges(tiers, "tier"), per_tier, seed)
 
 
 def design(tiers: list[int], per_tier: int, seed: int) -> list[int]:

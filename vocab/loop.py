@@ -218,14 +218,10 @@ def _seeded(sampling, loop: LoopConfig, level: int, attempt: int, role: str):
 
 
 def design_levels(loop: LoopConfig) -> list[dict[str, Any]]:
-    from vocab.levels import design, generate, lexicon, parse_ranges
+    from vocab.levels import design_numbers, iter_levels
 
-    if loop.levels:
-        numbers = parse_ranges(loop.levels)
-    else:
-        numbers = design(parse_ranges(loop.tiers, "tier"), loop.per_tier, loop.design_seed)
-    lex = lexicon()
-    return [generate(n, lex).as_dict() for n in numbers]
+    numbers = design_numbers(loop.levels, loop.tiers, loop.per_tier, loop.design_seed)
+    return [lv.as_dict() for lv in iter_levels(numbers)]
 
 
 def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict, list[dict]]:
@@ -297,6 +293,16 @@ class RunSummary:
     errors_new: int
     seconds: float
     calls: int
+
+    def text(self) -> str:
+        """The summary the command line prints: one line for the run, one per cell."""
+        lines = [
+            f"run {self.run_dir}: {self.attempts_new} new attempts, {self.errors_new} errors, "
+            f"{self.calls} calls in {self.seconds:.0f} s"
+        ]
+        for cell, counts in self.statuses.items():
+            lines.append(f"  {cell}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+        return "\n".join(lines)
 
 
 async def run_design(
@@ -380,3 +386,25 @@ async def run_design(
         time.perf_counter() - t0,
         clients.budget.used - calls0,
     )
+
+
+def run(
+    cfg: Config,
+    loop: LoopConfig,
+    run_dir: Path,
+    *,
+    max_calls: int | None = None,
+    retry_abandoned: bool = False,
+    progress: bool = True,
+) -> RunSummary:
+    """:func:`run_design` with the config's own clients (one call budget), from synchronous code."""
+    from vocab.serving.client import Clients
+
+    if max_calls is not None and max_calls < 0:
+        raise ValueError(f"max_calls must be non-negative, got {max_calls}")
+
+    async def go() -> RunSummary:
+        async with Clients.from_config(cfg, max_calls) as clients:
+            return await run_design(cfg, loop, run_dir, clients, retry_abandoned=retry_abandoned, progress=progress)
+
+    return asyncio.run(go())

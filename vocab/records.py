@@ -28,13 +28,14 @@ from typing import Any
 
 from vocab import prompts, rubric
 from vocab.config import Config, LoopConfig
+from vocab.errors import InputError
 
 log = logging.getLogger(__name__)
 
 STATUSES = ("PASSED", "HARD_FAIL", "ABANDONED", "PENDING")
 
 
-class RunDirError(ValueError):
+class RunDirError(InputError):
     """A run directory is missing, malformed, or incompatible with what was asked of it."""
 
 

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from vocab.errors import InputError
+
 # Letters (any script) and digits, with internal apostrophes (straight or curly).
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*['’]?")
 _ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "prof", "mt"}
@@ -144,7 +146,7 @@ def adjudicate(
     return ScriptVerdict(checks)
 
 
-class ScriptInputError(ValueError):
+class ScriptInputError(InputError):
     """A `vocab check` input line that is not a valid object."""
 
 
@@ -165,3 +167,21 @@ def adjudicate_record(obj: Any) -> dict[str, Any]:
         raise ScriptInputError("'settings' must be an object")
     v = adjudicate(obj["words"], obj["sentence"], obj["answer_key"], settings, obj.get("seed_word"))
     return {"checks": v.checks, "passed": v.passed}
+
+
+def check_lines(lines: list[str]) -> list[dict[str, Any]]:
+    """`vocab check`: every non-empty JSON Lines input → its output object; the first bad line raises
+    ScriptInputError naming the line, before any output exists."""
+    import json
+
+    outputs = []
+    for i, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            outputs.append(adjudicate_record(json.loads(line)))
+        except json.JSONDecodeError as e:
+            raise ScriptInputError(f"stdin line {i}: not JSON ({e.msg})") from None
+        except ScriptInputError as e:
+            raise ScriptInputError(f"stdin line {i}: {e}") from None
+    return outputs

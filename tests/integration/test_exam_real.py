@@ -13,6 +13,7 @@ import pytest
 
 from vocab import rubric
 from vocab.exam import run as examrun
+from vocab.exam import tables
 from vocab.records import read_jsonl
 
 pytestmark = pytest.mark.integration
@@ -45,7 +46,7 @@ def test_registered_exams_run_on_the_real_critics_within_their_budget(servers, t
     pairwise = ["--run-dir", str(run), "--registry", reg, "--pairs", "1", "--max-calls", "40", "--judges", "smollm2"]
     assert vocab("exam", "register", "pairwise", "--id", "it-pairwise", "--prediction", "p", *pairwise).returncode == 0
     assert vocab("exam", "pairwise", *pairwise).returncode == 0
-    got = examrun.load_exam(run / "exams" / "it-pairwise")["items"]
+    got = examrun.load_exam(run / "exams" / "it-pairwise").items
     assert len(got) == 8 and set(got.winner) <= {"A", "B", "1", "2", "tie"}
-    probe = examrun.determinism(got)
+    probe = tables.determinism(got)
     assert len(probe) == 2  # each null-pair label set asked twice with byte-identical prompts and seeds

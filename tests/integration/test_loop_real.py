@@ -76,11 +76,8 @@ def test_tiny_design_on_both_models_in_all_four_cells(servers, embedded_config, 
     loop = dataclasses.replace(loop, levels="1,301")
 
     async def go():
-        clients = Clients.from_config(embedded_config)
-        try:
+        async with Clients.from_config(embedded_config) as clients:
             return await run_design(embedded_config, loop, tmp_path / "run", clients, progress=False)
-        finally:
-            await clients.aclose()
 
     summary = asyncio.run(go())
     run = load_run(tmp_path / "run")
@@ -94,6 +91,19 @@ def test_tiny_design_on_both_models_in_all_four_cells(servers, embedded_config, 
         assert a.usage["critic"]["model"] == a.critic and a.usage["writer"]["model"] == a.writer
     assert set(run.errors.kind) <= set(ERROR_KINDS)
     assert run.manifest["models"]["gemma3"]["weights"]["gguf_sha256"]
+
+    # The calibration chain on it, as the demo runs it: sample, script rater, both models as blind raters.
+    from vocab.calibration import KEY_COLUMNS, calibrate_run, read_key, read_sheet
+
+    said = []
+    complete = calibrate_run(embedded_config, tmp_path / "run", ["gemma3", "smollm2"], None, said.append)
+    key, sheet = read_key(tmp_path / "run"), read_sheet(tmp_path / "run")
+    assert list(key.columns) == KEY_COLUMNS and len(key) == len(sheet) > 0
+    cal = tmp_path / "run" / "calibration"
+    assert (cal / "ratings_script.csv").exists() and said[0].startswith("blind sample:")
+    for name in ("gemma3", "smollm2"):  # each rater either completed its sheet or said why not
+        assert (name in complete) == (cal / f"ratings_{name}.csv").exists()
+        assert any(m.startswith(f"blind rater {name}:") for m in said)
 
 
 def test_sigkill_mid_run_then_resume_loses_and_duplicates_nothing(servers, tmp_path):

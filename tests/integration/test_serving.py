@@ -18,11 +18,8 @@ MODELS = ["smollm2", "gemma3"]
 
 def run(coro_fn, config):
     async def go():
-        clients = Clients.from_config(config)
-        try:
+        async with Clients.from_config(config) as clients:
             return await coro_fn(clients)
-        finally:
-            await clients.aclose()
 
     return asyncio.run(go())
 
@@ -74,15 +71,12 @@ def test_budget_is_enforced_against_the_real_server(servers, embedded_config):
     msgs = [{"role": "user", "content": "Is a stone heavier than a feather? Answer yes or no."}]
 
     async def go():
-        clients = Clients.from_config(embedded_config, max_calls=1)
-        try:
+        async with Clients.from_config(embedded_config, max_calls=1) as clients:
             out = await clients.get("smollm2").structured(msgs, schema, "yn", max_tokens=64)
             assert out.value["answer"] in {"yes", "no"}
             with pytest.raises(BudgetExhausted):
                 await clients.get("gemma3").structured(msgs, schema, "yn", max_tokens=64)
             return clients.budget.used
-        finally:
-            await clients.aclose()
 
     assert asyncio.run(go()) == 1
 

@@ -208,11 +208,11 @@ def test_llm_rater_sees_blind_rows_resumes_and_logs_errors(tmp_path):
 
     model = StandInModel("judge", answer)
     first = asyncio.run(rate_with_model(tmp_path, "judge", model))
-    assert first["missing"] == 1 and not (tmp_path / "calibration" / "ratings_judge.csv").exists()
+    assert first.missing == 1 and not (tmp_path / "calibration" / "ratings_judge.csv").exists()
     errs = (tmp_path / "calibration" / "rater_judge_errors.jsonl").read_text().splitlines()
     assert json.loads(errs[0])["kind"] == "malformed"
     second = asyncio.run(rate_with_model(tmp_path, "judge", model))
-    assert second == {"rated": len(ids), "missing": 0, "new": 1, "exhausted": 0}
+    assert second.as_dict() == {"rated": len(ids), "missing": 0, "new": 1, "exhausted": 0} and second.complete
     table = pd.read_csv(tmp_path / "calibration" / "ratings_judge.csv", keep_default_na=False)
     assert sorted(table.blind_id) == sorted(ids) and set(table.c9) == {"FAILED"}
 
@@ -244,8 +244,8 @@ def test_llm_rater_retries_a_failed_row_with_a_new_seed_up_to_max_tries(tmp_path
     model = StandInModel("judge", respond)
     model.model = SimpleNamespace(sampling=Sampling(seed=0))
     results = [asyncio.run(rate_with_model(tmp_path, "judge", model, max_tries=3)) for _ in range(4)]
-    assert [r["missing"] for r in results] == [1, 1, 1, 1]
-    assert results[-1]["exhausted"] == 1 and len(seeds) == 3 == len(set(seeds))  # 3 tries, 3 seeds, then stop
+    assert [r.missing for r in results] == [1, 1, 1, 1]
+    assert results[-1].exhausted == 1 and len(seeds) == 3 == len(set(seeds))  # 3 tries, 3 seeds, then stop
     assert len((tmp_path / "calibration" / "rater_judge_errors.jsonl").read_text().splitlines()) == 3
 
 

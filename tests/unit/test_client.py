@@ -132,10 +132,10 @@ def test_concurrency_is_bounded_per_endpoint(tmp_path):
         cfg = load_config(cfg_path)
 
         async def run():
-            clients = Clients.from_config(cfg)
-            jobs = [clients.get(n).structured(MESSAGES, SCHEMA, "d") for n in ["a", "b"] * 4]
-            out = await asyncio.gather(*jobs)
-            await clients.aclose()
+            async with Clients.from_config(cfg) as clients:
+                jobs = [clients.get(n).structured(MESSAGES, SCHEMA, "d") for n in ["a", "b"] * 4]
+                out = await asyncio.gather(*jobs)
+            assert not clients._clients  # the context closed every client
             return out
 
         assert len(asyncio.run(run())) == 8

@@ -12,7 +12,7 @@ import pytest
 from tests.unit.written_levels import v1_level, v1_levels
 from vocab.cli import main
 from vocab.config import Sampling
-from vocab.exam import jobs, planted, registry, tournament
+from vocab.exam import jobs, planted, registry, tables, tournament
 from vocab.exam import run as examrun
 from vocab.records import JsonlWriter, read_jsonl
 from vocab.serving.client import CallBudget
@@ -79,11 +79,11 @@ def test_planted_exam_items_tables_and_resume(tmp_path):
     clients = FakeClients({"b": lambda r, m, n: target_of(m), "pass": lambda r, m, n: grade()})
     out = asyncio.run(examrun.run_exam("planted", run, entry, clients, ["b", "pass"], params))
     ex = examrun.load_exam(out)
-    items, manifest = ex["items"], ex["manifest"]
+    items, manifest = ex.items, ex.manifest
     assert manifest["status"] == "complete" and manifest["source_kinds"] == {"run": 1, "reference": 1}
     assert set(items.exam_id) == {"planted-t"} and set(items.entry_hash) == {entry["hash"]}
     assert len(items) == manifest["jobs"] and not items.duplicated(["judge", "item_id"]).any()
-    table = examrun.planted_table(items).set_index(["judge", "target"])
+    table = tables.planted_table(items).set_index(["judge", "target"])
     assert table.loc[("pass", "all"), "verdict_recall"] == 0.0
     assert table.loc[("pass", "all"), "false_positive_rate"] == 0.0
     # the run source's baseline, judged by its own critic b under the run's seed, reproduces PASSED
@@ -91,11 +91,11 @@ def test_planted_exam_items_tables_and_resume(tmp_path):
     assert table.loc[("pass", "all"), "n_baselines"] == 0  # 'pass' did not grade the source in the run
     drop = items[(items.judge == "b") & (items.target == "2") & (items.source_id.str.contains("a__b"))].iloc[0]
     assert drop.checks["2"] == "FAILED" and "see" in drop.sentence.replace(" see ", "")  # 'seen' stays
-    assert examrun._names_edit(drop.to_dict())
+    assert tables._names_edit(drop.to_dict())
     # the skipped defects are recorded with their reason
-    assert set(ex["skipped"].why) == {"no mechanical edit"}
+    assert set(ex.skipped.why) == {"no mechanical edit"}
     # degenerate judges on the same items: always-FAIL catches everything and fails every control
-    deg = examrun.planted_degenerate(items).set_index("judge")
+    deg = tables.planted_degenerate(items).set_index("judge")
     assert deg.loc["always-FAIL", "verdict_recall"] == 1.0 and deg.loc["always-FAIL", "false_positive_rate"] == 1.0
     assert deg.loc["always-PASS", "on_target_recall"] == 0.0
     # a rerun asks nothing again
@@ -133,14 +133,14 @@ def test_pairwise_exam_metrics_and_determinism_probe(tmp_path):
 
     clients = FakeClients({"first": first, "flaky": lambda r, m, n: {"reason": f"call {n}", "winner": "tie"}})
     out = asyncio.run(examrun.run_exam("pairwise", run, entry, clients, ["first", "flaky"], params))
-    items = examrun.load_exam(out)["items"]
+    items = examrun.load_exam(out).items
     assert len(items) == 2 * 3 * 2 * 4  # judges x pairs x conditions x variants
-    t = examrun.pairwise_table(items).set_index("judge")
+    t = tables.pairwise_table(items).set_index("judge")
     assert t.loc["first", "balanced_accuracy"] == 0.5 and t.loc["first", "tie_rate"] == 0.0
     assert t.loc["first", "first_slot_rate"] == 1.0 and t.loc["first", "position_consistency"] == 0.0
     assert t.loc["flaky", "tie_rate"] == 1.0 and t.loc["flaky", "balanced_accuracy"] == 0.0
     assert t.loc["always-first", "balanced_accuracy"] == 0.5 and not t.qualifies.any()
-    probe = examrun.determinism(items)
+    probe = tables.determinism(items)
     # null pairs: the two orders give byte-identical prompts, asked with the same seed
     assert len(probe) == 2 * 3 * 2 and set(probe.n) == {2}
     assert probe[probe.judge == "first"].identical.all()
@@ -267,7 +267,7 @@ def test_writer_tournament_ratings_and_biases(tmp_path):
 
     clients = FakeClients({"longer": longer, "first": lambda r, m, n: {"reason": "", "winner": "A"}})
     out = asyncio.run(examrun.run_exam("tournament", run, entry, clients, ["first", "longer"], params))
-    items = examrun.load_exam(out)["items"]
+    items = examrun.load_exam(out).items
     refs = {s.level["level"] for s in planted.reference_answers(v1_levels())} & {2, 11, 16}
     n_pairs = 3 + 2 * len(refs)  # a vs b on 3 levels; the reference vs each writer where it has an answer
     assert len(items) == 2 * 2 * n_pairs  # judges x orders x pairs

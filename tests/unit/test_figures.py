@@ -33,23 +33,24 @@ def _figures():
                             "false_positive_rate": [1.0]})  # fmt: skip
     degenerate = planted.assign(judge="always-FAIL")
     pairwise = pd.DataFrame({"judge": ["j"], "tie_rate": [0.1], "balanced_accuracy": [0.5]})
-    return {
-        "raw_vs_corrected": (figures.raw_vs_corrected_figure(CORR), 1),
-        "sensitivity_specificity": (figures.sensitivity_specificity_figure(CORR), 2),
-        "check_agreement": (figures.check_agreement_figure(checks), 1),
-        "rank_stability": (figures.rank_stability_figure(CORR, rank_table(CORR)), 1),
-        "coverage_methods": (figures.coverage_methods_figure(grid, ("seed", "ppi")), 2),
-        "within_by_regime": (figures.within_by_regime_figure(pd.DataFrame({"seed": [0.5]}, index=["n=10"])), 1),
-        "difficulty": (figures.difficulty_figure(by_tier, settings), 3),
-        "exam": (figures.exam_figure(planted, degenerate, pairwise, ["j"], 0.9, 0.8), 3),
+    return {  # name: (a function that draws it, its number of axes)
+        "raw_vs_corrected": (lambda: figures.raw_vs_corrected_figure(CORR), 1),
+        "sensitivity_specificity": (lambda: figures.sensitivity_specificity_figure(CORR), 2),
+        "check_agreement": (lambda: figures.check_agreement_figure(checks), 1),
+        "rank_stability": (lambda: figures.rank_stability_figure(CORR, rank_table(CORR)), 1),
+        "coverage_methods": (lambda: figures.coverage_methods_figure(grid, ("seed", "ppi")), 2),
+        "within_by_regime": (lambda: figures.within_by_regime_figure(pd.DataFrame({"seed": [0.5]}, index=["n=10"])), 1),
+        "difficulty": (lambda: figures.difficulty_figure(by_tier, settings), 3),
+        "exam": (lambda: figures.exam_figure(planted, degenerate, pairwise, ["j"], 0.9, 0.8), 3),
     }
 
 
 @pytest.mark.parametrize("name", list(_figures()))
 def test_figure_functions_return_figures_that_save_byte_stably(name, tmp_path):
     figures.style()
-    fig, n_axes = _figures()[name]
+    draw, n_axes = _figures()[name]
+    fig = draw()
     assert isinstance(fig, Figure) and len(fig.axes) == n_axes
-    first = [p.read_bytes() for p in figures.save(fig, name, tmp_path / "a")]
-    again = [p.read_bytes() for p in figures.save(_figures()[name][0], name, tmp_path / "b")]
+    first = [p.read_bytes() for p in figures.save(fig, name, tmp_path / "a")]  # save closes the figure
+    again = [p.read_bytes() for p in figures.save(draw(), name, tmp_path / "b")]
     assert first == again

@@ -268,3 +268,26 @@ def test_sigterm_marks_the_run_interrupted_and_exits(tmp_path):
         _, err = p.communicate(timeout=20)
     assert p.returncode == 130 and "interrupted" in err
     assert json.loads((run_dir / "manifest.json").read_text())["status"] == "interrupted"
+
+
+def test_loop_overrides_validate_the_design_before_anything_runs(cfg):
+    from vocab.config import ConfigError, loop_with_overrides
+
+    loop = loop_with_overrides(cfg, writers="w", critics="c", levels="1-3", max_attempts=2)
+    assert loop.writers == ("w",) and loop.critics == ("c",) and loop.levels == "1-3" and loop.max_attempts == 2
+    assert loop_with_overrides(cfg, tiers="1-2", per_tier=3).levels is None  # tiers replace a level range
+    for bad in ({"levels": "0-3"}, {"tiers": "1-40"}, {"per_tier": 0}, {"writers": "nobody"}):
+        with pytest.raises(ConfigError):
+            loop_with_overrides(cfg, **bad)
+
+
+def test_the_demo_plans_its_notebooks_by_what_the_run_has(tmp_path):
+    from vocab.demo import DEMO_NOTEBOOKS, notebook_plan
+
+    full = notebook_plan(tmp_path, ["a", "b"], pending=0)
+    assert [n for n, p, _ in full] == list(DEMO_NOTEBOOKS) and all(p is not None for _, p, _ in full)
+    assert dict((n, p) for n, p, _ in full)["03_correct"]["raters"] == "a,b"
+    one = {n: p for n, p, _ in notebook_plan(tmp_path, ["a"], pending=0)}
+    assert one["04_agreement"] is None and one["03_correct"] is not None  # kappa needs two raters
+    pending = {n: p for n, p, _ in notebook_plan(tmp_path, [], pending=3)}
+    assert pending["02_sample"] is None and pending["01_run"] == {"run_dir": str(tmp_path)}

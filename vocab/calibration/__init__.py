@@ -1,12 +1,15 @@
 """Calibrating the critic against blind raters: the stratified blind sample (`sample`), the raters and their
-files (`raters`, the human form in `form`), the bias-corrected rate with its interval (`correct`) and the
-agreement between raters and critic (`agreement`)."""
+files (`raters`, the human form in `form`), the bias-corrected rate with its interval (`correct`), the
+agreement between raters and critic (`agreement`), and the whole chain as the demo runs it (`chain`)."""
 
 from vocab.calibration.agreement import (
     checks_table,
     kappa_table,
     krippendorff_alpha,
     script_adjudication,
+)
+from vocab.calibration.chain import (
+    calibrate_run,
 )
 from vocab.calibration.correct import (
     CORRECTION_COLUMNS,
@@ -26,12 +29,15 @@ from vocab.calibration.form import (
 from vocab.calibration.raters import (
     RATING_COLUMNS,
     SCOPE_COLUMNS,
+    RaterProgress,
     import_ratings,
+    rate_until_complete,
     rate_with_model,
     rater_error_vs_script,
     rater_passes,
     script_ratings,
     validate_ratings,
+    write_script_ratings,
 )
 from vocab.calibration.sample import (
     KEY_COLUMNS,
@@ -51,9 +57,11 @@ __all__ = [
     "INTERVALS",
     "KEY_COLUMNS",
     "RATING_COLUMNS",
+    "RaterProgress",
     "SCOPE_COLUMNS",
     "SHEET_COLUMNS",
     "Sample",
+    "calibrate_run",
     "check_audit",
     "checks_table",
     "correction_table",
@@ -65,6 +73,7 @@ __all__ = [
     "kappa_table",
     "krippendorff_alpha",
     "rank_table",
+    "rate_until_complete",
     "rate_with_model",
     "rater_error_vs_script",
     "rater_passes",
@@ -76,4 +85,5 @@ __all__ = [
     "validate_ratings",
     "variants",
     "write_sample",
+    "write_script_ratings",
 ]

@@ -7,7 +7,9 @@ empty; the script rater leaves the checks it cannot decide empty) and an optiona
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -80,9 +82,26 @@ def script_ratings(sheet: pd.DataFrame) -> pd.DataFrame:
 # --- the LLM blind rater -----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class RaterProgress:
+    """Where an LLM blind rater stands on a sheet after one pass of :func:`rate_with_model`."""
+
+    rated: int  # rows with an answer
+    missing: int  # rows without one
+    new: int  # answers this pass added
+    exhausted: int  # missing rows that have used up their tries
+
+    @property
+    def complete(self) -> bool:
+        return self.missing == 0
+
+    def as_dict(self) -> dict[str, int]:
+        return dataclasses.asdict(self)
+
+
 async def rate_with_model(
     run_dir: str | Path, rater: str, model, *, max_tokens: int | None = None, max_tries: int = 3
-) -> dict:
+) -> RaterProgress:
     """Grade every blind-sheet row with ``model`` (a vocab.serving.client.ModelClient, or a test's stand-in).
 
     Each answer is appended to ``calibration/rater_<rater>.jsonl`` as it arrives and each failed call to
@@ -114,8 +133,6 @@ async def rate_with_model(
     async def one(row: dict) -> None:
         sampling = None
         if base is not None and base.seed is not None:
-            import dataclasses
-
             n = tries.get(row["blind_id"], 0)
             digest = hashlib.sha256(f"{base.seed}:{row['blind_id']}:{n}".encode()).digest()
             sampling = dataclasses.replace(base, seed=int.from_bytes(digest[:4], "little") & 0x7FFFFFFF)
@@ -169,7 +186,27 @@ async def rate_with_model(
     for e in read_jsonl(errors_path):
         tries[e["blind_id"]] = tries.get(e["blind_id"], 0) + 1
     exhausted = sum(tries.get(b, 0) >= max_tries for b in missing)
-    return {"rated": len(got), "missing": len(missing), "new": len(got) - len(done), "exhausted": exhausted}
+    return RaterProgress(len(got), len(missing), len(got) - len(done), exhausted)
+
+
+async def rate_until_complete(
+    run_dir: str | Path, rater: str, model, *, max_tokens: int | None = None
+) -> RaterProgress:
+    """The retry policy: passes of :func:`rate_with_model` until every row has an answer or every missing row
+    has used its tries (each try with a new seed)."""
+    while True:
+        progress = await rate_with_model(run_dir, rater, model, max_tokens=max_tokens)
+        if progress.missing == progress.exhausted:
+            return progress
+
+
+def write_script_ratings(run_dir: str | Path) -> Path:
+    """The script rater on the run's blind sheet, into ``calibration/ratings_script.csv`` (validated)."""
+    sheet = read_sheet(run_dir)
+    table = validate_ratings(script_ratings(sheet), list(sheet.blind_id), allow_empty=True)
+    out = Path(run_dir) / "calibration" / "ratings_script.csv"
+    table.to_csv(out, index=False)
+    return out
 
 
 def rater_error_vs_script(ratings: pd.DataFrame, script: pd.DataFrame) -> float:

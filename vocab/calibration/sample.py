@@ -22,11 +22,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from vocab.errors import InputError
+
 KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight"]
 SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
 
 
-class CalibrationError(ValueError):
+class CalibrationError(InputError):
     """A sample that would overwrite another, or a ratings file that does not fit its sheet."""
 
 

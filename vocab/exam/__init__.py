@@ -2,7 +2,7 @@
 known-answer pairs (`pairwise`), the writer tournament (`tournament`), the pre-registration (`registry`), the
 runner and its tables (`run`), and the metrics with the degenerate judges they are compared to (`metrics`)."""
 
-from vocab.exam import metrics, pairwise, planted, registry, run, tournament
+from vocab.exam import metrics, pairwise, planted, registry, run, tables, tournament
 from vocab.exam.metrics import (
     BALANCED_ACCURACY_MIN,
     TIE_RATE_MIN,
@@ -12,17 +12,12 @@ from vocab.exam.metrics import (
     planted_metrics,
     qualifies,
 )
-from vocab.exam.run import (
-    determinism,
-    load_exam,
-    pairwise_table,
-    planted_degenerate,
-    planted_table,
-    run_exam,
-)
+from vocab.exam.run import ExamResults, load_exam, run_exam
+from vocab.exam.tables import determinism, pairwise_table, planted_degenerate, planted_table
 from vocab.exam.tournament import tournament_table
 
 __all__ = [
+    "ExamResults",
     "BALANCED_ACCURACY_MIN",
     "TIE_RATE_MIN",
     "ExamError",
@@ -41,6 +36,7 @@ __all__ = [
     "registry",
     "run",
     "run_exam",
+    "tables",
     "tournament",
     "tournament_table",
 ]

@@ -27,12 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from vocab import rubric
+from vocab.errors import InputError
 
 EXAM_VERSION = "1.0"  # recorded in every exam's parameters
 SLOTS = ("first", "second", "tie")
 
 
-class ExamError(ValueError):
+class ExamError(InputError):
     """An exam that cannot be built or run as asked: too few answers, a bad source, another entry's results."""
 
 

@@ -15,12 +15,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from vocab.errors import InputError
 from vocab.records import JsonlWriter, read_jsonl
 
 GENESIS = "0" * 64
 
 
-class RegistryError(ValueError):
+class RegistryError(InputError):
     """A broken chain, a duplicate id, or parameters that match no registered entry."""
 
 

@@ -288,113 +288,97 @@ async def run_exam(kind: str, run_dir, entry: dict, clients, judges: list[str], 
 # --- reading results -------------------------------------------------------------------------------------
 
 
-def load_exam(exam_dir: str | Path) -> dict[str, Any]:
+@dataclasses.dataclass(frozen=True)
+class ExamResults:
+    """An exam directory read back: its manifest (``exam.json``) and its judged items, failed calls and skips."""
+
+    manifest: dict[str, Any]
+    items: pd.DataFrame
+    errors: pd.DataFrame
+    skipped: pd.DataFrame
+
+
+def load_exam(exam_dir: str | Path) -> ExamResults:
     d = Path(exam_dir)
-    return {
-        "manifest": json.loads((d / "exam.json").read_text()),
-        "items": pd.DataFrame(read_jsonl(d / "items.jsonl")),
-        "errors": pd.DataFrame(read_jsonl(d / "errors.jsonl")),
-        "skipped": pd.DataFrame(read_jsonl(d / "skipped.jsonl")),
-    }
+    return ExamResults(
+        json.loads((d / "exam.json").read_text()),
+        pd.DataFrame(read_jsonl(d / "items.jsonl")),
+        pd.DataFrame(read_jsonl(d / "errors.jsonl")),
+        pd.DataFrame(read_jsonl(d / "skipped.jsonl")),
+    )
 
 
-def _names_edit(row: dict) -> bool:
-    word, target = row.get("edited_word"), row.get("target")
-    if not isinstance(word, str) or not isinstance(target, str):
-        return False
-    return row["checks"][target] == "FAILED" and word.lower() in row["reasons"][target].lower()
+# --- from the command line: parameters, registration, a registered run -----------------------------------
 
 
-def planted_table(items: pd.DataFrame) -> pd.DataFrame:
-    """Per judge and defect target: n, verdict-label recall, on-target recall, and reason naming the edit;
-    one ``all`` row per judge with the false-positive rate and baseline reproducibility."""
-    rows = []
-    for judge, g in items.groupby("judge", sort=True):
-        recs = g.to_dict(orient="records")
-        defects = [r for r in recs if r["kind"] == "defect"]
-        for target in sorted({r["target"] for r in defects}, key=int):
-            d = [r for r in defects if r["target"] == target]
-            rows.append(_planted_row(judge, target, d, [], []))
-        controls = [r for r in recs if r["kind"] == "control"]
-        base = [r for r in recs if r["kind"] == "baseline" and isinstance(r.get("logged_verdict"), str)]
-        rows.append(_planted_row(judge, "all", defects, controls, base))
-    return pd.DataFrame(rows)
+@dataclasses.dataclass(frozen=True)
+class ExamRequest:
+    """What the command line asks of an exam; :func:`exam_params` turns it into the registered parameters."""
+
+    kind: str  # planted, pairwise or tournament
+    run_dir: str
+    judges: str  # comma-separated model names
+    sources: int = 12  # planted: sources drawn
+    pairs: int = 12  # pairwise: pairs drawn
+    levels: int = 30  # tournament: writer-vs-writer levels
+    seed: int = 0
+    max_calls: int = 2000
+    reference: bool = True  # draw on the reference answers too
 
 
-def _planted_row(judge, target, defects, controls, base) -> dict:
-    def share(xs):
-        return sum(xs) / len(xs) if xs else None
+def exam_params(req: ExamRequest, cfg) -> dict:
+    """The registered parameters of ``req`` (validated; :class:`~vocab.exam.metrics.ExamError` on bad input)."""
+    from vocab.config import ConfigError
+    from vocab.exam.tournament import tournament_params
 
-    with_word = [r for r in defects if isinstance(r.get("edited_word"), str)]
-    return {
-        "judge": judge,
-        "target": target,
-        "defect": planted.DEFECTS.get(target, "all defects"),
-        "n": len(defects),
-        "verdict_recall": share([r["verdict"] == "FAILED" for r in defects]),
-        "on_target_recall": share([r["checks"][r["target"]] == "FAILED" for r in defects]),
-        "reason_names_edit": share([_names_edit(r) for r in with_word]),
-        "n_controls": len(controls),
-        "false_positive_rate": share([r["verdict"] == "FAILED" for r in controls]),
-        "n_baselines": len(base),
-        "baseline_reproduced": share([r["verdict"] == r["logged_verdict"] for r in base]),
-    }
-
-
-def planted_degenerate(items: pd.DataFrame) -> pd.DataFrame:
-    """The degenerate judges scored by :func:`vocab.metrics.planted_metrics` on this exam's own item set."""
-    one = items.drop_duplicates("item_id")
-    its = [
-        metrics.PlantedItem(r["source_id"], r["target"] if isinstance(r["target"], str) else None)
-        for r in one.to_dict(orient="records")
-        if r["kind"] != "baseline"
-    ]
-    rows = []
-    for name, p in metrics.PLANTED_JUDGES.items():
-        m = metrics.planted_metrics(its, [{c: p for c in rubric.CHECK_IDS}] * len(its))
-        rows.append({"judge": name, **m})
-    return pd.DataFrame(rows)
+    if not (Path(req.run_dir) / "manifest.json").exists():
+        raise metrics.ExamError(f"{req.run_dir}: not a run directory (no manifest.json)")
+    judges = [j.strip() for j in req.judges.split(",") if j.strip()]
+    if not judges:
+        raise metrics.ExamError("--judges names no judge")
+    try:
+        for j in judges:
+            cfg.model(j)
+    except ConfigError as e:
+        raise metrics.ExamError(str(e)) from None
+    for name in ("max_calls", "seed"):
+        if getattr(req, name) < 0:
+            raise metrics.ExamError(f"--{name.replace('_', '-')} must be non-negative, got {getattr(req, name)}")
+    count = {"planted": "sources", "pairwise": "pairs", "tournament": "levels"}[req.kind]
+    if getattr(req, count) < 1:
+        raise metrics.ExamError(f"--{count} must be at least 1, got {getattr(req, count)}")
+    if req.kind == "planted":
+        critic_max = (cfg.loop.critic_max_tokens if cfg.loop else None) or cfg.model(judges[0]).max_tokens
+        return planted_params(req.run_dir, judges, req.sources, req.seed, req.max_calls, req.reference, critic_max)
+    if req.kind == "tournament":
+        return tournament_params(req.run_dir, judges, req.levels, req.seed, req.max_calls, req.reference)
+    return pairwise_params(req.run_dir, judges, req.pairs, req.seed, req.max_calls, req.reference)
 
 
-def pairwise_items(items: pd.DataFrame) -> tuple[list[metrics.PairItem], list[dict[str, float]]]:
-    its, answers = [], []
-    for r in items.to_dict(orient="records"):
-        its.append(metrics.PairItem(r["pair_id"], r["condition"], r["order"], r["labels"]))
-        answers.append(pairwise.answer_slots(r["winner"], r["labels"]))
-    return its, answers
+def register_exam(registry_path, exam_id: str, kind: str, params: dict, prediction: str, corrects=None) -> dict:
+    """Register an exam's parameters, thresholds, metrics and prediction before it runs."""
+    from vocab.exam.registry import register
+    from vocab.exam.tournament import TOURNAMENT_METRICS
+
+    named = {"planted": PLANTED_METRICS, "pairwise": PAIRWISE_METRICS, "tournament": TOURNAMENT_METRICS}[kind]
+    return register(
+        registry_path, exam_id, params, thresholds=THRESHOLDS, metrics=named, judges=params["judges"],
+        prediction=prediction, corrects=corrects,
+    )  # fmt: skip
 
 
-def pairwise_table(items: pd.DataFrame) -> pd.DataFrame:
-    """Each judge's pairwise metrics and the pre-registered bar, beside the degenerate judges scored on the
-    same items by the same code."""
-    rows = []
-    for judge, g in items.groupby("judge", sort=True):
-        its, answers = pairwise_items(g)
-        m = metrics.pairwise_metrics(its, answers)
-        rows.append({"judge": judge, "n": len(g), **m, "qualifies": metrics.qualifies(m)})
-    one = items.drop_duplicates("item_id")
-    its, _ = pairwise_items(one)
-    for name, ans in metrics.PAIRWISE_JUDGES.items():
-        m = metrics.pairwise_metrics(its, [ans] * len(its))
-        rows.append({"judge": name, "n": len(its), **m, "qualifies": metrics.qualifies(m)})
-    return pd.DataFrame(rows)
+def run_registered(kind: str, cfg, run_dir, params: dict, registry_path) -> Path:
+    """Run an exam whose parameters equal one registered entry for every judge (else RegistryError/ExamError)."""
+    from vocab.exam.registry import find, verify
+    from vocab.serving.client import Clients
 
+    entries = {find(registry_path, params, j)["id"] for j in params["judges"]}
+    if len(entries) != 1:
+        raise metrics.ExamError(f"the judges are registered under different entries: {sorted(entries)}")
+    entry = next(e for e in verify(registry_path) if e["id"] in entries)
 
-def determinism(items: pd.DataFrame) -> pd.DataFrame:
-    """Every group of identical requests (judge, prompt, seed) asked more than once, and whether the
-    answers agree byte for byte."""
-    rows = []
-    for (judge, sha, seed), g in items.groupby(["judge", "prompt_sha", "seed"], sort=True):
-        if len(g) < 2:
-            continue
-        rows.append(
-            {
-                "judge": judge,
-                "prompt_sha": sha[:12],
-                "seed": seed,
-                "items": ", ".join(sorted(g.item_id)),
-                "n": len(g),
-                "identical": g.text.nunique() == 1,
-            }
-        )
-    return pd.DataFrame(rows, columns=["judge", "prompt_sha", "seed", "items", "n", "identical"])
+    async def go() -> Path:
+        async with Clients.from_config(cfg, params["max_calls"]) as clients:
+            return await run_exam(kind, run_dir, entry, clients, params["judges"], params)
+
+    return asyncio.run(go())

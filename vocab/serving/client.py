@@ -267,7 +267,10 @@ def _short(text: str, limit: int = 300) -> str:
 
 @dataclass
 class Clients:
-    """One :class:`ModelClient` per configured model, sharing one call budget and per-endpoint semaphores."""
+    """One :class:`ModelClient` per configured model, sharing one call budget and per-endpoint semaphores.
+
+    An async context manager: ``async with Clients.from_config(cfg) as clients: ...`` closes every client.
+    """
 
     config: Config
     budget: CallBudget
@@ -290,3 +293,9 @@ class Clients:
         for c in self._clients.values():
             await c.aclose()
         self._clients.clear()
+
+    async def __aenter__(self) -> Clients:
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()

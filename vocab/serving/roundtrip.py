@@ -44,17 +44,14 @@ class RoundTrip:
 
 
 async def roundtrip(config: Config, names: list[str] | None = None) -> list[RoundTrip]:
-    clients = Clients.from_config(config)
     names = names or sorted(config.models)
 
-    async def one(name: str) -> RoundTrip:
+    async def one(clients: Clients, name: str) -> RoundTrip:
         try:
             r = await clients.get(name).structured(ROUNDTRIP_MESSAGES, ROUNDTRIP_SCHEMA, "roundtrip", max_tokens=128)
             return RoundTrip(name, r.value, r.usage, None)
         except ModelCallError as e:
             return RoundTrip(name, None, e.usage, e.as_record())
 
-    try:
-        return list(await asyncio.gather(*(one(n) for n in names)))
-    finally:
-        await clients.aclose()
+    async with Clients.from_config(config) as clients:
+        return list(await asyncio.gather(*(one(clients, n) for n in names)))

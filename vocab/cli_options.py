@@ -1,0 +1,171 @@
+"""The command line's commands and options (argparse), apart from what the commands do (:mod:`vocab.cli`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DEFAULT_CONFIG = "configs/embedded.toml"
+REGISTRY = Path("data/exams/registry.jsonl")
+
+
+def _config(p) -> None:
+    p.add_argument("--config", default=DEFAULT_CONFIG, help=f"config file (default: {DEFAULT_CONFIG})")
+
+
+def _design(p) -> None:
+    p.add_argument("--levels", help="an explicit level range instead of the design, e.g. 1-10")
+    p.add_argument("--tiers", help="the design's tiers (default from config: 1-28)")
+    p.add_argument("--per-tier", type=int, help="levels per tier (default from config: 5)")
+    p.add_argument("--design-seed", type=int, help="seed of the design draw (default from config: 0)")
+    p.add_argument("--writers", help="comma-separated writer models (default from config)")
+    p.add_argument("--critics", help="comma-separated critic models (default from config)")
+    p.add_argument("--max-attempts", type=int, help="attempts per level before a Hard FAIL (default 3)")
+    p.add_argument("--retry-abandoned", action="store_true", help="rerun the levels that were abandoned")
+    p.add_argument("--max-calls", type=int, help="hard call budget for this process (default from config)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _exam(q, kind: str) -> None:
+    _config(q)
+    q.add_argument("--run-dir", required=True, type=Path, help="the run whose answers are the sources")
+    q.add_argument("--judges", default="smollm2,gemma3", help="comma-separated critics (default: both)")
+    q.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
+    q.add_argument("--max-calls", type=int, default=600, help="the exam's hard call budget (default 600)")
+    q.add_argument("--no-reference", action="store_true", help="use the run's answers only")
+    q.add_argument("--registry", type=Path, default=REGISTRY, help=f"the registry (default {REGISTRY})")
+    if kind in ("planted", "any"):
+        q.add_argument("--sources", type=int, default=12, help="planted: sources (default 12)")
+    if kind in ("pairwise", "any"):
+        q.add_argument("--pairs", type=int, default=12, help="pairwise: pairs per condition (default 12)")
+    if kind in ("tournament", "any"):
+        q.add_argument("--levels", type=int, default=30, help="tournament: writer-vs-writer levels (default 30)")
+
+
+def add_commands(sub, cli) -> None:
+    """Every command on the subparsers ``sub``; each calls its ``cmd_*`` function in the module ``cli``."""
+    from vocab.coverage import METHODS
+    from vocab.lesson import ORDERS, RUBRICS, RULES, SEQUENCES
+    from vocab.stats import DEFAULT_INTERVAL
+
+    models = sub.add_parser("models", help="embedded model assets")
+    msub = models.add_subparsers(dest="models_command", required=True, parser_class=type(models))
+    prep = msub.add_parser("prepare", help="turn each embedded GGUF into a folder vLLM can serve (idempotent)")
+    _config(prep)
+    prep.add_argument("--force", action="store_true", help="rebuild even when the folder is up to date")
+    prep.set_defaults(func=cli.cmd_models_prepare)
+
+    serve = sub.add_parser("serve", help="start one vllm serve per served model; Ctrl-C stops them")
+    _config(serve)
+    serve.add_argument("--profile", choices=("cpu", "gpu"), help="override the config's serving profile")
+    serve.add_argument("--dry-run", action="store_true", help="print the commands and environment only")
+    serve.add_argument("--model", action="append", help="serve only this model (repeatable)")
+    serve.set_defaults(func=cli.cmd_serve)
+
+    rt = sub.add_parser("roundtrip", help="one structured call through each model (servers must be up)")
+    _config(rt)
+    rt.add_argument("--model", action="append", help="only this model (repeatable)")
+    rt.set_defaults(func=cli.cmd_roundtrip)
+
+    demo = sub.add_parser("demo", help="the main job: prepare models, serve, run the design, stop, notebooks")
+    _config(demo)
+    demo.add_argument("--profile", choices=("cpu", "gpu"), help="override the config's serving profile")
+    demo.add_argument("--run-dir", type=Path, default=Path("data/runs/demo"), help="default: data/runs/demo")
+    _design(demo)
+    demo.set_defaults(func=cli.cmd_demo)
+
+    run = sub.add_parser("run", help="run (or resume) the writer x critic design into a run directory")
+    _config(run)
+    run.add_argument("--run-dir", required=True, type=Path, help="the run directory, e.g. data/runs/my-run")
+    _design(run)
+    run.set_defaults(func=cli.cmd_run)
+
+    sm = sub.add_parser("sample", help="draw the stratified blind sample and write the blinding export")
+    sm.add_argument("--run-dir", required=True, type=Path)
+    sm.add_argument("--per-pile", type=int, default=10, help="rows per pile per cell (default 10)")
+    sm.add_argument("--seed", type=int, default=0)
+    sm.set_defaults(func=cli.cmd_sample)
+
+    ra = sub.add_parser("rate", help="a blind rater grades the sample: a configured model, or `--model script`")
+    _config(ra)
+    ra.add_argument("--run-dir", required=True, type=Path)
+    ra.add_argument("--model", required=True, help="a model name from the config, or script")
+    ra.add_argument("--rater", help="the rater's name (default: the model's)")
+    ra.add_argument("--max-tokens", type=int, default=None)
+    ra.add_argument("--max-calls", type=int, default=None)
+    ra.set_defaults(func=cli.cmd_rate)
+
+    rts = sub.add_parser("ratings", help="rating files")
+    rsub = rts.add_subparsers(dest="ratings_command", required=True, parser_class=type(rts))
+    imp = rsub.add_parser("import", help="validate a filled-in sheet and store it as ratings_<rater>.csv")
+    imp.add_argument("file", type=Path)
+    imp.add_argument("--run-dir", required=True, type=Path)
+    imp.add_argument("--rater", required=True)
+    imp.set_defaults(func=cli.cmd_ratings_import)
+
+    lv = sub.add_parser("levels", help="print levels as JSON Lines: `vocab levels 1-140` or a sampled design")
+    lv.add_argument("range", nargs="?", help="level numbers: 7, 1-140, 1-3,10 (streamed; at most 1,000,000)")
+    lv.add_argument("--tiers", help="the sampled design: tiers to draw from, e.g. 1-28")
+    lv.add_argument("--per-tier", type=int, default=5, help="levels per tier in the design (default 5)")
+    lv.add_argument("--seed", type=int, default=0, help="seed of the design draw (default 0)")
+    lv.set_defaults(func=cli.cmd_levels)
+
+    ls = sub.add_parser("lesson", help="the judge-bias lesson's toy judge for one state")
+    ls.add_argument("--rubric", choices=tuple(RUBRICS), default="accuracy-first")
+    ls.add_argument("--rule", choices=RULES, default="rubric")
+    ls.add_argument("--order", choices=ORDERS, default="a-first")
+    ls.add_argument("--sequence", choices=SEQUENCES, default="forward")
+    ls.add_argument("--json", action="store_true", help="one JSON object")
+    ls.set_defaults(func=cli.cmd_lesson)
+
+    ex = sub.add_parser("exam", help="the judge qualification exam")
+    exsub = ex.add_subparsers(dest="exam_command", required=True, parser_class=type(ex))
+    bl = exsub.add_parser("baselines", help="the degenerate judges' metrics (random: expected values)")
+    bl.add_argument("--json", action="store_true", help="one JSON object per judge")
+    bl.set_defaults(func=cli.cmd_exam_baselines)
+    rg = exsub.add_parser("register", help="pre-register an exam: parameters, metrics, thresholds, judges")
+    rg.add_argument("kind", choices=("planted", "pairwise", "tournament"))
+    rg.add_argument("--id", required=True, help="the entry's id, also the results directory's name")
+    rg.add_argument("--prediction", help="what you expect, recorded so that it can turn out wrong")
+    rg.add_argument("--corrects", help="the id of the entry this one corrects")
+    _exam(rg, "any")
+    rg.set_defaults(func=cli.cmd_exam_register)
+    for kind, what in (
+        ("planted", "run a registered planted-defect exam"),
+        ("pairwise", "run a registered pairwise exam (null and known-answer pairs)"),
+        ("tournament", "run a registered writer tournament: pairwise critic judgments"),
+    ):
+        q = exsub.add_parser(kind, help=what)
+        _exam(q, kind)
+        q.set_defaults(func=cli.cmd_exam_run)
+
+    cv = sub.add_parser("coverage", help="simulate the study: coverage, width and bias of an interval method")
+    cv.add_argument("--method", choices=METHODS, default=DEFAULT_INTERVAL, help=f"(default {DEFAULT_INTERVAL}: 03's)")
+    cv.add_argument("--piles", type=int, default=10, help="rows per pile (default 10)")
+    cv.add_argument("--theta", type=float, required=True, help="the writer's true pass rate")
+    cv.add_argument("--q1", type=float, required=True, help="the critic's sensitivity")
+    cv.add_argument("--q0", type=float, required=True, help="the critic's specificity")
+    cv.add_argument("--attempts", type=int, default=400, help="logged attempts behind p (default 400)")
+    cv.add_argument("--sims", type=int, default=2000, help="simulated studies (default 2000)")
+    cv.add_argument("--seed", type=int, default=0)
+    cv.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples per study (default 1000)")
+    cv.add_argument("--rater-error", type=float, default=0.0, help="the blind rater's own error rate")
+    cv.add_argument("--json", action="store_true")
+    cv.set_defaults(func=cli.cmd_coverage)
+
+    cg = sub.add_parser("coverage-grid", help="the coverage grid of every interval method into a CSV")
+    cg.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated (default {','.join(METHODS)})")
+    cg.add_argument("--piles", default="10,20,40")
+    cg.add_argument("--thetas", default="0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9")
+    cg.add_argument("--q1s", default="0.1,0.5,0.8,0.95,1.0")
+    cg.add_argument("--q0s", default="0.1,0.5,0.8,0.95,1.0")
+    cg.add_argument("--attempts", default="100,400")
+    cg.add_argument("--sims", type=int, default=2000)
+    cg.add_argument("--n-boot", type=int, default=1000)
+    cg.add_argument("--seed", type=int, default=0)
+    cg.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    cg.add_argument("--out", required=True, type=Path, help="the CSV to write (a .json with the command beside it)")
+    cg.add_argument("--force", action="store_true", help="replace an existing CSV")
+    cg.set_defaults(func=cli.cmd_coverage_grid)
+
+    ck = sub.add_parser("check", help="the script adjudicator: JSON Lines on stdin, one verdict line per input")
+    ck.set_defaults(func=cli.cmd_check)
