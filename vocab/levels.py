@@ -120,6 +120,14 @@ class Level:
     lexicon: dict
     generator_version: str = GENERATOR_VERSION
 
+    @classmethod
+    def from_dict(cls, d: dict) -> Level:
+        """A level as a run logged it (``levels.jsonl``): the same fields, whatever generator made it."""
+        return cls(
+            int(d["level"]), int(d["tier"]), d["seed_word"], tuple(d["words"]), dict(d["settings"]),
+            dict(d.get("lexicon") or {}), d.get("generator_version", GENERATOR_VERSION),
+        )  # fmt: skip
+
     def as_dict(self) -> dict:
         return {
             "level": int(self.level),

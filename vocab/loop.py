@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from vocab import prompts, rubric
 from vocab.config import Config, LoopConfig
+from vocab.levels import Level
 from vocab.records import (
     JsonlWriter,
     RunDirError,
@@ -114,7 +115,7 @@ class Sinks:
 
 async def run_level(
     run_id: str,
-    level: dict[str, Any],
+    level: Level,
     writer: Model,
     critic: Model,
     loop: LoopConfig,
@@ -137,13 +138,13 @@ async def run_level(
             "reasons": last["reasons"],
             "failed": rubric.failed_checks(last["checks"], scope),
         }
-    wschema = rubric.writer_schema(len(level["words"]), level["settings"].get("max_sentence_words"))
+    wschema = rubric.writer_schema(len(level.words), level.settings.get("max_sentence_words"))
     cschema = rubric.critic_schema()
     for attempt in range(len(logged) + 1, loop.max_attempts + 1):
         started = now()
         role = "writer"
         try:
-            ws = _seeded(writer_sampling, loop, level["level"], attempt, "writer")
+            ws = _seeded(writer_sampling, loop, level.level, attempt, "writer")
             draft = await writer.structured(
                 prompts.writer_messages(level, feedback),
                 wschema,
@@ -153,7 +154,7 @@ async def run_level(
             )
             sentence, key = draft.value["sentence"], draft.value["answer_key"]
             role = "critic"
-            cs = _seeded(critic_sampling, loop, level["level"], attempt, "critic")
+            cs = _seeded(critic_sampling, loop, level.level, attempt, "critic")
             grade = await critic.structured(
                 prompts.critic_messages(level, sentence, key),
                 cschema,
@@ -167,7 +168,7 @@ async def run_level(
                 {
                     "run_id": run_id,
                     "cell": cell,
-                    "level": level["level"],
+                    "level": level.level,
                     "attempt": attempt,
                     "role": role,
                     "kind": e.kind,
@@ -186,12 +187,12 @@ async def run_level(
                 "cell": cell,
                 "writer": writer.name,
                 "critic": critic.name,
-                "level": level["level"],
-                "tier": level["tier"],
+                "level": level.level,
+                "tier": level.tier,
                 "attempt": attempt,
-                "seed_word": level["seed_word"],
-                "words": level["words"],
-                "settings": level["settings"],
+                "seed_word": level.seed_word,
+                "words": list(level.words),
+                "settings": level.settings,
                 "sentence": sentence,
                 "answer_key": key,
                 "checks": checks,
@@ -217,20 +218,20 @@ def _seeded(sampling, loop: LoopConfig, level: int, attempt: int, role: str):
 # --- the run directory ---------------------------------------------------------------------------------
 
 
-def design_levels(loop: LoopConfig) -> list[dict[str, Any]]:
+def design_levels(loop: LoopConfig) -> list[Level]:
     from vocab.levels import design_numbers, iter_levels
 
-    numbers = design_numbers(loop.levels, loop.tiers, loop.per_tier, loop.design_seed)
-    return [lv.as_dict() for lv in iter_levels(numbers)]
+    return list(iter_levels(design_numbers(loop.levels, loop.tiers, loop.per_tier, loop.design_seed)))
 
 
-def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict, list[dict]]:
+def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict, list[Level]]:
     """Create or reopen a run directory; refuse a config whose data would not mix with what is logged."""
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
         raise RunDirError(f"{run_dir} is a file, not a run directory: give a new or existing directory")
     levels = design_levels(loop)
-    fp = fingerprint(cfg, loop, levels)
+    as_dicts = [lv.as_dict() for lv in levels]  # as levels.jsonl holds them
+    fp = fingerprint(cfg, loop, as_dicts)
     manifest_path = run_dir / "manifest.json"
     if manifest_path.exists():
         manifest = read_manifest(run_dir)
@@ -241,7 +242,7 @@ def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict,
                 f"{' …' if len(changed) > 6 else ''}); use a new --run-dir, or restore that setup to resume"
             )
         logged_levels = read_jsonl(run_dir / "levels.jsonl")
-        if logged_levels != levels:
+        if logged_levels != as_dicts:
             raise RunDirError(f"{run_dir}/levels.jsonl differs from the levels this design generates")
         # Each resume records when, and with which code and packages, so a run made in several sittings
         # keeps its provenance.
@@ -254,7 +255,7 @@ def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict,
             raise RunDirError(f"{run_dir} exists and is not a run directory (no manifest.json); choose another")
         run_dir.mkdir(parents=True, exist_ok=True)
         w = JsonlWriter(run_dir / "levels.jsonl")
-        for lv in levels:
+        for lv in as_dicts:
             w.write(lv)
         w.close()
         names = sorted(set(loop.writers) | set(loop.critics))
@@ -269,9 +270,9 @@ def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict,
                 "tiers": loop.tiers,
                 "per_tier": loop.per_tier,
                 "seed": loop.design_seed,
-                "levels": [lv["level"] for lv in levels],
-                "generator_version": levels[0]["generator_version"] if levels else None,
-                "lexicon": levels[0]["lexicon"] if levels else None,
+                "levels": [lv.level for lv in levels],
+                "generator_version": levels[0].generator_version if levels else None,
+                "lexicon": levels[0].lexicon if levels else None,
             },
             "config": {"path": str(cfg.path), "text": Path(cfg.path).read_text()},
             "models": model_records(cfg, names),
@@ -322,13 +323,13 @@ async def run_design(
     errors = read_jsonl(run_dir / "errors.jsonl")
     prior = {
         (o["cell"], o["level"]): o["status"]
-        for o in level_outcomes(all_attempts, errors, cells, [lv["level"] for lv in levels], loop.max_attempts)
+        for o in level_outcomes(all_attempts, errors, cells, [lv.level for lv in levels], loop.max_attempts)
     }
     todo = []
     for w, c in loop.cells:
         cell = cell_name(w, c)
         for lv in levels:
-            status = prior[(cell, lv["level"])]
+            status = prior[(cell, lv.level)]
             if status == "PENDING" or (status == "ABANDONED" and retry_abandoned):
                 todo.append((w, c, lv))
     sinks = Sinks(
@@ -346,17 +347,17 @@ async def run_design(
     t0 = time.perf_counter()
     calls0 = clients.budget.used
 
-    async def one(w: str, c: str, lv: dict) -> tuple[str, str]:
+    async def one(w: str, c: str, lv: Level) -> tuple[str, str]:
         cell = cell_name(w, c)
         wc, cc = clients.get(w), clients.get(c)
         status = await run_level(
-            run_id, lv, wc, cc, loop, logged.get((cell, lv["level"]), []), sinks, wc.model.sampling, cc.model.sampling
+            run_id, lv, wc, cc, loop, logged.get((cell, lv.level), []), sinks, wc.model.sampling, cc.model.sampling
         )
         sinks.level_done(cell)
         return cell, status
 
     # Interleave cells so that every endpoint has work from the start.
-    order = sorted(range(len(todo)), key=lambda i: (todo[i][2]["level"], i))
+    order = sorted(range(len(todo)), key=lambda i: (todo[i][2].level, i))
     status = "interrupted"
     try:
         await asyncio.gather(*(one(*todo[i]) for i in order))
@@ -368,7 +369,7 @@ async def run_design(
             bar.close()
         attempts = [a for cell in cells for a in read_jsonl(results_path(run_dir, cell))]
         errors = read_jsonl(run_dir / "errors.jsonl")
-        outcomes = level_outcomes(attempts, errors, cells, [lv["level"] for lv in levels], loop.max_attempts)
+        outcomes = level_outcomes(attempts, errors, cells, [lv.level for lv in levels], loop.max_attempts)
         if status == "complete" and any(o["status"] == "PENDING" for o in outcomes):
             status = "interrupted"
         manifest["status"] = status

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from vocab import rubric
@@ -30,16 +31,24 @@ CRITIC_SYSTEM = (
 )
 
 
-def _level_facts(level: dict[str, Any]) -> list[str]:
-    s = level["settings"]
-    lines = [f"Target words: {', '.join(level['words'])}"]
+def _parts(level) -> tuple[list[str], str, dict[str, Any]]:
+    """Words, seed word and settings of a :class:`vocab.levels.Level`, or of a mapping with those keys (a
+    blind sheet's row, a logged level)."""
+    if isinstance(level, Mapping):
+        return list(level["words"]), level["seed_word"], level["settings"]
+    return list(level.words), level.seed_word, level.settings
+
+
+def _level_facts(level) -> list[str]:
+    words, seed_word, s = _parts(level)
+    lines = [f"Target words: {', '.join(words)}"]
     if s.get("require_seed_word"):
-        lines.append(f"The seed word '{level['seed_word']}' is required and is one of the target words.")
+        lines.append(f"The seed word '{seed_word}' is required and is one of the target words.")
     lines.append(f"Word limit: at most {s['max_sentence_words']} words.")
     return lines
 
 
-def writer_messages(level: dict[str, Any], feedback: dict[str, Any] | None = None) -> list[dict[str, str]]:
+def writer_messages(level, feedback: dict[str, Any] | None = None) -> list[dict[str, str]]:
     """The writer's messages for a level; on a retry, ``feedback`` holds the previous attempt."""
     user = _level_facts(level)
     if feedback:
@@ -54,8 +63,8 @@ def writer_messages(level: dict[str, Any], feedback: dict[str, Any] | None = Non
     return [{"role": "system", "content": WRITER_SYSTEM}, {"role": "user", "content": "\n".join(user)}]
 
 
-def critic_messages(level: dict[str, Any], sentence: str, answer_key: list[str]) -> list[dict[str, str]]:
-    s = level["settings"]
+def critic_messages(level, sentence: str, answer_key: list[str]) -> list[dict[str, str]]:
+    s = _parts(level)[2]
     user = _level_facts(level)
     if not s.get("require_seed_word"):
         user.append("This level does not require the seed word.")

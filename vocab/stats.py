@@ -225,6 +225,29 @@ def invert_flip_rate(share, error: float):
     return np.clip((share - error) / (1 - 2 * error), 0, 1)
 
 
+def krippendorff_alpha_nominal(data) -> float:
+    """Krippendorff's alpha for nominal data: ``data`` is raters × units (NaN where a rater did not rate a
+    unit). From the coincidence matrix of pairable values: alpha = 1 - (n - 1) D_o / D_e. NaN when the data
+    hold one value only (no expected disagreement)."""
+    x = np.asarray(data, dtype=float)
+    values = np.unique(x[~np.isnan(x)])
+    o = np.zeros((len(values), len(values)))
+    for unit in x.T:
+        v = unit[~np.isnan(unit)]
+        m = len(v)
+        if m < 2:
+            continue
+        counts = np.array([(v == c).sum() for c in values], dtype=float)
+        o += (np.outer(counts, counts) - np.diag(counts)) / (m - 1)
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    off = ~np.eye(len(values), dtype=bool)
+    expected = (np.outer(n_c, n_c)[off]).sum()
+    if n <= 1 or expected == 0:
+        return float("nan")
+    return float(1 - (n - 1) * o[off].sum() / expected)
+
+
 def kappa_from_counts(n: int, pass_1: int, pass_2: int, agree: int) -> float:
     """Cohen's kappa for two binary raters from n, each rater's passes and the number of agreements."""
     both_pass2 = pass_1 + pass_2 - (n - agree)

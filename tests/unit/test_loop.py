@@ -10,19 +10,22 @@ import pytest
 
 from vocab.cli import main
 from vocab.config import LoopConfig, load_config
+from vocab.levels import Level
 from vocab.loop import run_design, run_level
 from vocab.records import RunDirError, load_run, read_jsonl
 from vocab.serving.client import CallBudget
 
 from .standin import Fail, StandInModel, grade, writer_of
 
-LEVEL = {
-    "level": 7,
-    "tier": 1,
-    "seed_word": "stones",
-    "words": ["stone", "notes"],
-    "settings": {"require_seed_word": False, "max_sentence_words": 16},
-}
+LEVEL = Level.from_dict(
+    {
+        "level": 7,
+        "tier": 1,
+        "seed_word": "stones",
+        "words": ["stone", "notes"],
+        "settings": {"require_seed_word": False, "max_sentence_words": 16},
+    }
+)
 LOOP = LoopConfig(writers=("w",), critics=("c",), levels="1-3")
 
 

@@ -210,3 +210,27 @@ def test_elo_updates_are_the_steps_of_online_elo():
         r[u.i], r[u.j] = u.before_i + u.delta_i, u.before_j - u.delta_i
     assert r == online_elo(games)
     assert sum(r.values()) == pytest.approx(3000.0)  # zero-sum
+
+
+def test_krippendorff_alpha_equals_the_krippendorff_package():
+    import krippendorff
+
+    from vocab.stats import krippendorff_alpha_nominal
+
+    rng = np.random.default_rng(3)
+    for raters, units, missing in ((2, 30, 0.0), (3, 40, 0.1), (4, 25, 0.3)):
+        truth = rng.integers(0, 2, units)
+        data = np.array([np.where(rng.random(units) < 0.8, truth, 1 - truth) for _ in range(raters)], dtype=float)
+        data[rng.random(data.shape) < missing] = np.nan
+        want = krippendorff.alpha(reliability_data=data, level_of_measurement="nominal")
+        assert krippendorff_alpha_nominal(data) == pytest.approx(want, abs=1e-12)
+    # Krippendorff's own worked example (nominal, 4 raters, 12 units, values 1-5): alpha = 0.743
+    nan = np.nan
+    example = [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+        [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+    ]
+    assert krippendorff_alpha_nominal(example) == pytest.approx(0.743, abs=5e-4)
+    assert np.isnan(krippendorff_alpha_nominal([[1, 1, 1], [1, 1, 1]]))

@@ -92,8 +92,6 @@ def script_adjudication(ratings: dict[str, pd.DataFrame], script: pd.DataFrame) 
 
 def krippendorff_alpha(ratings: dict[str, pd.DataFrame]) -> float:
     """Krippendorff's alpha (nominal) on the overall verdict across all non-script raters."""
-    import krippendorff
-
     names = sorted(n for n in ratings if n != "script")
     passes = pd.DataFrame({n: rater_passes(ratings[n]) for n in names})
-    return float(krippendorff.alpha(reliability_data=passes.T.astype(float).to_numpy(), level_of_measurement="nominal"))
+    return stats.krippendorff_alpha_nominal(passes.T.astype(float).to_numpy())
