@@ -39,13 +39,13 @@ def _module(source: str | None):
 
 def _fill_shares(mod, lex) -> list[float]:
     """Per tier, the share of its seed words with at least n_words + 2 candidate targets."""
-    from vocab import levels as current
+    from vocab.lexicon import Lexicon, pools_of
 
     # The baseline has no pools: compute them with this tree's pair finder on the baseline's own lexicon.
-    lx = current.Lexicon(lex.words, lex.zipf, lex.counts, lex.lengths, lex.info)
+    lx = Lexicon(lex.words, lex.zipf, lex.counts, lex.lengths, lex.info)
     out = []
     for t in range(1, mod.N_TIERS + 1):
-        (pool,) = current._pools_of([mod.tier_settings(t)], lx)
+        (pool,) = pools_of([mod.tier_settings(t)], lx)
         out.append(round(len(pool.fillable) / len(pool.seeds), 4) if len(pool.seeds) else 0.0)
     return out
 

@@ -46,12 +46,12 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from importlib import metadata
-from pathlib import Path
 
 import numpy as np
 
 from vocab import wordlist
 from vocab.errors import InputError
+from vocab.lexicon import Lexicon, TierPool, letter_counts, offensive_words, pools_of
 
 GENERATOR_VERSION = "2.0.0"
 N_TIERS = 31
@@ -140,54 +140,7 @@ class Level:
         }
 
 
-# --- the lexicon index --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TierPool:
-    """A tier's seed words and, for each seed that can fill a level, its candidate target words.
-
-    ``seeds`` are the tier's seed words (length and frequency as the tier says), in index order; ``fillable``
-    those with at least ``n_words + 2`` candidates (a little slack, so the draw is a choice); the candidates of
-    ``fillable[i]`` are ``cand[ptr[i]:ptr[i + 1]]``, in index order (-zipf, word).
-    """
-
-    tier: int
-    seeds: np.ndarray
-    fillable: np.ndarray
-    ptr: np.ndarray
-    cand: np.ndarray
-
-
-@dataclass(frozen=True)
-class Lexicon:
-    words: tuple[str, ...]  # sorted by (-zipf, word)
-    zipf: np.ndarray  # float, aligned with words
-    counts: np.ndarray  # (n, 26) uint8 letter counts
-    lengths: np.ndarray
-    info: dict
-    pools: tuple[TierPool, ...] = ()  # pools[t - 1] is tier t's
-
-    def index(self) -> dict[str, int]:
-        return {w: i for i, w in enumerate(self.words)}
-
-
-def _offensive() -> set[str]:
-    dist = metadata.distribution("better-profanity")
-    path = Path(str(dist.locate_file("better_profanity/profanity_wordlist.txt")))
-    return {w.strip().lower() for w in path.read_text().split() if w.strip().isalpha()}
-
-
-def _letter_counts(words: tuple[str, ...]) -> np.ndarray:
-    """(n, 26) letter counts, vectorised: one pass over a padded byte matrix."""
-    width = max(map(len, words), default=1)
-    raw = np.frombuffer("".join(w.ljust(width) for w in words).encode("ascii"), dtype=np.uint8)
-    codes = raw.reshape(len(words), width).astype(np.int64) - 97  # the pad (space) falls below 0
-    rows = np.repeat(np.arange(len(words)), width)
-    keep = codes.ravel() >= 0
-    counts = np.zeros((len(words), 26), dtype=np.uint8)
-    np.add.at(counts, (rows[keep], codes.ravel()[keep]), 1)
-    return counts
+# --- the index: the lexicon and every tier's pool (vocab.lexicon builds both) ---------------------------
 
 
 @lru_cache(maxsize=1)
@@ -196,7 +149,7 @@ def lexicon() -> Lexicon:
     import wordfreq
 
     freq = wordfreq.get_frequency_dict("en")  # the table behind wordfreq.zipf_frequency
-    bad = _offensive()
+    bad = offensive_words()
     picked: list[tuple[float, str]] = []
     for w in wordlist.read():
         f = freq.get(w, 0.0)
@@ -217,73 +170,12 @@ def lexicon() -> Lexicon:
         "size": len(words),
     }
     zipf = np.array([z for z, _ in picked])
-    lex = Lexicon(words, zipf, _letter_counts(words), np.array([len(w) for w in words]), info)
+    lex = Lexicon(words, zipf, letter_counts(words), np.array([len(w) for w in words]), info)
     pools: list[TierPool] = []
     for length in sorted({tier_settings(t).seed_length for t in range(1, N_TIERS + 1)}):
         tiers = [s for s in map(tier_settings, range(1, N_TIERS + 1)) if s.seed_length == length]
-        pools += _pools_of(tiers, lex)
+        pools += pools_of(tiers, lex)
     return dataclasses.replace(lex, pools=tuple(sorted(pools, key=lambda p: p.tier)))
-
-
-def _pools_of(tiers: list[TierSettings], lex: Lexicon) -> list[TierPool]:
-    """The pools of tiers that share a seed length: their (seed, target) pairs are found once."""
-    length = tiers[0].seed_length
-    seeds = np.flatnonzero((lex.lengths == length) & (lex.zipf >= min(s.seed_min_zipf for s in tiers)))
-    targets = np.flatnonzero(
-        (lex.lengths >= min(s.min_word_length for s in tiers))
-        & (lex.lengths <= length)
-        & (lex.zipf >= min(s.min_zipf for s in tiers))
-    )
-    si, wi = _subword_pairs(lex.counts[seeds], lex.counts[targets])
-    keep = targets[wi] != seeds[si]
-    si, wi = si[keep], wi[keep]
-    out = []
-    for s in tiers:
-        seed_ok = lex.zipf[seeds] >= s.seed_min_zipf
-        ok = seed_ok[si] & (lex.zipf[targets[wi]] >= s.min_zipf) & (lex.lengths[targets[wi]] >= s.min_word_length)
-        n = np.bincount(si[ok], minlength=len(seeds))
-        fill = np.flatnonzero(seed_ok & (n >= s.n_words + 2))
-        rows = np.isin(si, fill) & ok  # pairs are seed-major, targets in index order within a seed
-        out.append(
-            TierPool(
-                s.tier,
-                seeds[seed_ok],
-                seeds[fill],
-                np.concatenate([[0], np.cumsum(n[fill])]).astype(np.int64),
-                targets[wi[rows]],
-            )
-        )
-    return out
-
-
-def _subword_pairs(seed_counts: np.ndarray, word_counts: np.ndarray, chunk: int = 512) -> tuple:
-    """All (seed, word) position pairs where the word is a sub-multiset of the seed's letters, seed-major.
-
-    Letters first, on bitsets: a word qualifies only if no letter it has is missing from the seed, so the
-    words' letter sets are packed into one bitset per letter and OR-ed over the letters a seed lacks. The few
-    pairs that survive have their letter counts compared.
-    """
-    n_words = len(word_counts)
-    width = -(-n_words // 64) * 64
-    has = np.zeros((26, width), dtype=bool)
-    has[:, :n_words] = (word_counts > 0).T
-    has64 = np.packbits(has, axis=1, bitorder="little").view(np.uint64)  # (26, width / 64)
-    out_s, out_w = [], []
-    for lo in range(0, len(seed_counts), chunk):
-        missing = seed_counts[lo : lo + chunk] == 0
-        bad = np.zeros((len(missing), has64.shape[1]), dtype=np.uint64)
-        for c in range(26):
-            np.bitwise_or(bad, has64[c], out=bad, where=missing[:, c : c + 1])
-        good = (~bad).view(np.uint8)  # bits past n_words are set here and dropped below
-        r, q = np.nonzero(good)
-        k, b = np.nonzero(np.unpackbits(good[r, q][:, None], axis=1, bitorder="little"))
-        si, wi = r[k] + lo, q[k] * 8 + b
-        ok = wi < n_words
-        si, wi = si[ok], wi[ok]
-        ok = np.all(word_counts[wi] <= seed_counts[si], axis=1)
-        out_s.append(si[ok])
-        out_w.append(wi[ok])
-    return np.concatenate(out_s), np.concatenate(out_w)
 
 
 def tier_pool(tier: int, lex: Lexicon | None = None) -> TierPool:

@@ -113,7 +113,7 @@ def test_lexicon_keeps_out_proper_nouns_abbreviations_and_offensive_words():
         assert w not in words, w
     for w in ("stone", "notes", "tones", "onset", "train", "making"):
         assert w in words, w
-    from vocab.levels import _offensive
+    from vocab.lexicon import offensive_words as _offensive
 
     assert not (words & _offensive())
 
