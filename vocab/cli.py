@@ -181,9 +181,10 @@ def cmd_rate(args) -> int:
 def cmd_ratings_import(args) -> int:
     from vocab.calibration import import_ratings
 
-    if not Path(args.file).is_file():
-        raise UsageError(f"{args.file}: no such file")
-    print(import_ratings(args.file, args.run_dir, args.rater))
+    try:
+        print(import_ratings(args.file, args.run_dir, args.rater))
+    except FileNotFoundError as e:
+        raise UsageError(f"{e.filename or args.file}: no such file") from None
     return 0
 
 
@@ -221,11 +222,14 @@ def cmd_exam_register(args) -> int:
 
 
 def cmd_exam_run(args) -> int:
+    from vocab.exam import load_exam
     from vocab.exam.run import run_registered
 
     cfg, params = _exam_params(args, args.exam_command)
-    print(run_registered(args.exam_command, cfg, args.run_dir, params, args.registry))
-    return 0
+    out = run_registered(args.exam_command, cfg, args.run_dir, params, args.registry)
+    m = load_exam(out).manifest
+    print(f"{out}: {json.dumps(m['counts'])}")
+    return 0 if m["status"] == "complete" else 1  # incomplete (e.g. the budget ran out): resumable
 
 
 def cmd_coverage(args) -> int:
