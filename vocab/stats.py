@@ -172,6 +172,24 @@ def jeffreys_correction(
     )
 
 
+@dataclass(frozen=True)
+class LostAttemptBounds:
+    low: float  # the rate had every lost unit failed
+    high: float  # the rate had every lost unit passed
+
+
+def lost_attempt_bounds(rate: float, n: int, failed_if_lost: int, passed_if_lost: int) -> LostAttemptBounds:
+    """Worst and best case for a pass rate over ``n`` attempts when some units were lost before a verdict
+    (Manski's bounds for outcomes missing not at random): had they failed, ``failed_if_lost`` more failed
+    attempts; had they passed, ``passed_if_lost`` more passed attempts. Nothing is assumed about why they
+    were lost, so the truth lies between the two whatever the reason."""
+    if n < 0 or failed_if_lost < 0 or passed_if_lost < 0:
+        raise ValueError("counts must be non-negative")
+    if n + failed_if_lost == 0 or n + passed_if_lost == 0:
+        return LostAttemptBounds(float("nan"), float("nan"))
+    return LostAttemptBounds(rate * n / (n + failed_if_lost), (rate * n + passed_if_lost) / (n + passed_if_lost))
+
+
 def percentile_interval(samples, alpha: float = 0.025) -> tuple[float, float]:
     s = np.asarray(samples, dtype=float)
     s = s[~np.isnan(s)]

@@ -134,6 +134,8 @@ def test_03_corrects_the_raw_rate_towards_the_truth(chain):
     )
     # ... and repairs the noisy rater's check-2 flips
     assert (d / "analysis" / "correction_seed.csv").exists() and (d / "analysis" / "check_audit.csv").exists()
+    bounds = pd.read_csv(d / "analysis" / "abandoned_bounds.csv")  # no level was abandoned: bounds = theta
+    assert (bounds.abandoned_levels == 0).all() and np.allclose(bounds.theta_if_failed, bounds.theta_if_passed)
     noisy_fix = corr[corr.rater == "noisy+script"].set_index("cell").theta
     assert np.allclose(noisy_fix.to_numpy(), oracle.theta.to_numpy(), atol=1e-9)
 

@@ -234,3 +234,29 @@ def test_krippendorff_alpha_equals_the_krippendorff_package():
     ]
     assert krippendorff_alpha_nominal(example) == pytest.approx(0.743, abs=5e-4)
     assert np.isnan(krippendorff_alpha_nominal([[1, 1, 1], [1, 1, 1]]))
+
+
+def test_lost_attempt_bounds_are_the_worst_and_best_case():
+    from vocab.stats import lost_attempt_bounds
+
+    b = lost_attempt_bounds(0.5, 100, failed_if_lost=20, passed_if_lost=10)
+    assert b.low == pytest.approx(50 / 120) and b.high == pytest.approx(60 / 110)
+    assert lost_attempt_bounds(0.3, 50, 0, 0) == type(b)(0.3, 0.3)  # nothing lost: the rate itself
+    with pytest.raises(ValueError):
+        lost_attempt_bounds(0.5, -1, 0, 0)
+
+
+def test_abandoned_bounds_per_cell():
+    import pandas as pd
+
+    from vocab.calibration import abandoned_bounds
+
+    corr = pd.DataFrame([{"rater": "r", "cell": "x", "theta": 0.5, "ci_low": 0.4, "ci_high": 0.6}])
+    attempts = pd.DataFrame({"cell": ["x"] * 10})
+    outcomes = pd.DataFrame({"cell": ["x", "x", "x"], "level": [1, 2, 3], "attempts": [1, 0, 3],
+                             "status": ["ABANDONED", "ABANDONED", "HARD_FAIL"]})  # fmt: skip
+    row = abandoned_bounds(corr, attempts, outcomes, max_attempts=3).iloc[0]
+    assert row.abandoned_levels == 2 and row.attempts == 10
+    assert row.theta_if_failed == pytest.approx(5 / (10 + 2 + 3))  # their remaining 2 and 3 attempts failed
+    assert row.theta_if_passed == pytest.approx(7 / 12)  # one more passed attempt each
+    assert row.ci_low_if_failed == pytest.approx(4 / 15) and row.ci_high_if_passed == pytest.approx(8 / 12)

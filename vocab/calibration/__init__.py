@@ -14,6 +14,7 @@ from vocab.calibration.chain import (
 from vocab.calibration.correct import (
     CORRECTION_COLUMNS,
     INTERVALS,
+    abandoned_bounds,
     check_audit,
     correction_table,
     interval_text,
@@ -61,6 +62,7 @@ __all__ = [
     "SCOPE_COLUMNS",
     "SHEET_COLUMNS",
     "Sample",
+    "abandoned_bounds",
     "calibrate_run",
     "check_audit",
     "checks_table",

@@ -272,3 +272,30 @@ def inverted_rater_error_table(run_dir) -> pd.DataFrame:
             mine[["rater", "cell", "theta"]].assign(error_vs_script=e, theta_if_inverted=invert_rater_error(mine, e))
         )
     return pd.concat(rows, ignore_index=True)
+
+
+def abandoned_bounds(correction: pd.DataFrame, attempts: pd.DataFrame, outcomes: pd.DataFrame, max_attempts: int):
+    """Per rater variant and cell: how many levels were abandoned (lost to an infrastructure fault or an
+    unparsable answer, never counted as a FAIL), and the corrected rate if every abandoned level had failed
+    (its remaining attempts, up to ``max_attempts``, all failed) or had passed (its next attempt passed), with
+    the interval's ends moved the same way (:func:`vocab.stats.lost_attempt_bounds`)."""
+    rows = []
+    for r in correction.itertuples():
+        n = int((attempts.cell == r.cell).sum())
+        lost = outcomes[(outcomes.cell == r.cell) & (outcomes.status == "ABANDONED")]
+        failed_if = int((max_attempts - lost.attempts).clip(lower=1).sum())
+        point = stats.lost_attempt_bounds(r.theta, n, failed_if, len(lost))
+        rows.append(
+            {
+                "rater": r.rater,
+                "cell": r.cell,
+                "attempts": n,
+                "abandoned_levels": len(lost),
+                "theta": r.theta,
+                "theta_if_failed": point.low,
+                "theta_if_passed": point.high,
+                "ci_low_if_failed": stats.lost_attempt_bounds(r.ci_low, n, failed_if, len(lost)).low,
+                "ci_high_if_passed": stats.lost_attempt_bounds(r.ci_high, n, failed_if, len(lost)).high,
+            }
+        )
+    return pd.DataFrame(rows)
