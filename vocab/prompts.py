@@ -112,3 +112,21 @@ def rater_messages(row: dict[str, Any]) -> list[dict[str, str]]:
     level = {"seed_word": row["seed_word"], "words": list(row["words"]), "settings": dict(row["settings"])}
     user = critic_messages(level, row["sentence"], list(row["answer_key"]))[1]
     return [{"role": "system", "content": RATER_SYSTEM}, user]
+
+
+JUDGMENT_RATER_SYSTEM = (
+    "You are a blind rater. You see one item that a judge graded — the fields below, nothing else: not the "
+    "judge's grade, its explanation or who made the answer. Grade every criterion as PASSED or FAILED, with a "
+    "reason of a few words for each FAILED one and an empty reason for each PASSED one."
+)
+
+
+def judgment_rater_messages(rubric, row: dict[str, Any]) -> list[dict[str, str]]:
+    """A blind rater's prompt for an imported dataset: the judge's question (the rubric's criteria) and the
+    sheet's visible fields alone."""
+    crit = "\n".join(f"- {c.id}: {c.question}" for c in rubric.criteria)
+    fields = "\n\n".join(f"[{name.upper()}]\n{value}" for name, value in row.items())
+    user = f"{fields}\n\nCriteria:\n{crit}\n\nAnswer as JSON with one entry per criterion."
+    told = f"\n\nThe judge's instructions: {rubric.instructions}" if rubric.instructions else ""
+    system = JUDGMENT_RATER_SYSTEM + told
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]

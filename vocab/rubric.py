@@ -172,8 +172,9 @@ def writer_schema(n_words: int, max_words: int | None = None) -> dict[str, Any]:
     }
 
 
-def critic_schema() -> dict[str, Any]:
-    """The critic's answer: for each check "1" ... "12", a verdict and a reason — the reason only where the
+def critic_schema(ids: tuple[str, ...] = CHECK_IDS) -> dict[str, Any]:
+    """The critic's answer: for each check "1" ... "12" (or each criterion in ``ids``), a verdict and a
+    reason — the reason only where the
     check FAILED (an empty string for PASSED).
 
     Reasons for passed checks are what made the critic slow (most of its output) and what tiny models
@@ -198,8 +199,8 @@ def critic_schema() -> dict[str, Any]:
     item = {"anyOf": [passed, failed]}
     return {
         "type": "object",
-        "properties": {c: item for c in CHECK_IDS},
-        "required": list(CHECK_IDS),
+        "properties": {c: item for c in ids},
+        "required": list(ids),
         "additionalProperties": False,
     }
 

@@ -1,4 +1,5 @@
-"""Calibrating the critic against blind raters: the stratified blind sample (`sample`), the raters and their
+"""Calibrating the critic against blind raters: the judged items and their rubric, from a run or imported from
+another harness (`dataset`, `imports`), the stratified blind sample (`sample`), the raters and their
 files (`raters`, the human form in `form`), the bias-corrected rate with its interval (`correct`), the
 agreement between raters and critic (`agreement`), and the whole chain as the demo runs it (`chain`)."""
 
@@ -24,6 +25,13 @@ from vocab.calibration.correct import (
     self_preference,
     variants,
 )
+from vocab.calibration.dataset import (
+    VOCABSCAPES,
+    Dataset,
+    JudgeRubric,
+    load_dataset,
+    read_rubric,
+)
 from vocab.calibration.form import (
     HumanForm,
 )
@@ -36,6 +44,7 @@ from vocab.calibration.raters import (
     rate_with_model,
     rater_error_vs_script,
     rater_passes,
+    read_ratings,
     script_ratings,
     validate_ratings,
     write_script_ratings,
@@ -54,6 +63,12 @@ from vocab.calibration.sample import (
 __all__ = [
     "CORRECTION_COLUMNS",
     "CalibrationError",
+    "Dataset",
+    "JudgeRubric",
+    "VOCABSCAPES",
+    "load_dataset",
+    "read_ratings",
+    "read_rubric",
     "HumanForm",
     "INTERVALS",
     "KEY_COLUMNS",

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from vocab import rubric, stats
-from vocab.calibration.raters import rater_passes
+from vocab import stats
+from vocab.calibration.dataset import JudgeRubric
+from vocab.calibration.raters import rater_passes, rubric_of
 
 # --- agreement and adjudication -------------------------------------------------------------------------
 
@@ -46,18 +47,20 @@ def kappa_table(
     return pd.DataFrame(rows, columns=["rater_a", "rater_b", "variant", "n", "agree", "kappa", "ci_low", "ci_high"])
 
 
-def checks_table(ratings: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Per check: the number of rows every non-script rater agrees on, and each rater's fails."""
+def checks_table(ratings: dict[str, pd.DataFrame], rubric: JudgeRubric | None = None) -> pd.DataFrame:
+    """Per check (criterion of the rubric): the number of rows every non-script rater agrees on, and each
+    rater's fails."""
     names = sorted(n for n in ratings if n != "script")
+    rubric = rubric or rubric_of(ratings[names[0]])
     frames = {n: ratings[n].set_index("blind_id").sort_index() for n in names}
     ids = sorted(set.intersection(*(set(f.index) for f in frames.values()))) if frames else []
     rows = []
-    for c in rubric.CHECKS:
-        col = f"c{c.id}"
+    for c in rubric.criteria:
+        col = c.column
         values = pd.DataFrame({n: frames[n].loc[ids, col] for n in names})
         rows.append(
             {
-                "check": int(c.id),
+                "check": int(c.id) if c.id.isdigit() else c.id,
                 "name": c.name,
                 "kind": c.kind,
                 "n": len(ids),
@@ -68,8 +71,11 @@ def checks_table(ratings: dict[str, pd.DataFrame]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def script_adjudication(ratings: dict[str, pd.DataFrame], script: pd.DataFrame) -> pd.DataFrame:
-    """Rows where the non-script raters disagree on check 2 or 3, and which of them matched the script."""
+def script_adjudication(ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None) -> pd.DataFrame:
+    """Rows where the non-script raters disagree on check 2 or 3, and which of them matched the script
+    (empty without a script rater)."""
+    if script is None:
+        return pd.DataFrame(columns=["check", "blind_id", "script", "matched_script"])
     names = sorted(n for n in ratings if n != "script")
     s = script.set_index("blind_id")
     rows = []

@@ -14,16 +14,27 @@ SAMPLE_PER_PILE, SAMPLE_SEED = 10, 0  # notebook 02's defaults: the chain draws 
 
 
 def calibrate_run(
-    cfg, run_dir: str | Path, raters: list[str], max_calls: int | None, say: Callable[[str], None]
+    cfg,
+    run_dir: str | Path,
+    raters: list[str],
+    max_calls: int | None,
+    say: Callable[[str], None],
+    per_pile: int = SAMPLE_PER_PILE,
+    seed: int = SAMPLE_SEED,
 ) -> list[str]:
-    """Draw the sample, rate it with the script and with every model in ``raters``; returns the raters whose
-    ratings are complete (a rater with rows still unanswered after its tries is reported and left out)."""
-    from vocab.records import load_run
+    """Draw the sample, rate it with the script (where the dataset's rubric has one) and with every model in
+    ``raters``; returns the raters whose ratings are complete (a rater with rows still unanswered after its
+    tries is reported and left out). ``run_dir``: a run or an imported judgments dataset."""
+    from vocab.calibration.dataset import load_dataset
     from vocab.serving.client import Clients
 
-    write_sample(draw_sample(load_run(run_dir).attempts, SAMPLE_PER_PILE, SAMPLE_SEED), run_dir)
-    write_script_ratings(run_dir)
-    say(f"blind sample: {len(read_sheet(run_dir))} rows; script rater done")
+    data = load_dataset(run_dir)
+    if data.kind == "judgments":
+        say(data.describe())
+    write_sample(draw_sample(data.attempts, per_pile, seed, data.visible), run_dir)
+    if data.rubric.script:
+        write_script_ratings(run_dir)
+    say(f"blind sample: {len(read_sheet(run_dir))} rows; script rater " + ("done" if data.rubric.script else "none"))
 
     async def go():
         async with Clients.from_config(cfg, max_calls) as clients:  # the raters run at once: a server each

@@ -8,8 +8,9 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from vocab import rubric, stats
-from vocab.calibration.raters import rater_passes
+from vocab import stats
+from vocab.calibration.dataset import JudgeRubric
+from vocab.calibration.raters import rater_passes, rubric_of
 from vocab.calibration.sample import CalibrationError
 
 # --- the correction per rater variant and cell ----------------------------------------------------------
@@ -34,11 +35,14 @@ CORRECTION_COLUMNS = [
 ]
 
 
-def variants(ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None) -> dict[str, pd.Series]:
-    """Every rater as rated, and each non-script rater with checks 2 and 3 from the script."""
+def variants(
+    ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None, rubric: JudgeRubric | None = None
+) -> dict[str, pd.Series]:
+    """Every rater as rated, and each non-script rater with checks 2 and 3 from the script (where the
+    dataset has a script rater)."""
     out = {}
     for name in sorted(ratings):
-        out[name] = rater_passes(ratings[name])
+        out[name] = rater_passes(ratings[name], rubric=rubric)
         if script is not None and name != "script":
             out[f"{name}+script"] = rater_passes(ratings[name], script)
     return out
@@ -185,13 +189,16 @@ def check_audit(
     n_boot: int = 4000,
     seed: int = 0,
     family_alpha: float = 0.05,
+    rubric: JudgeRubric | None = None,
 ) -> pd.DataFrame:
     """Per cell and rubric check: the critic's pass rate on that check over all logged attempts, against
     the rater's, estimated from the stratified sample (each pile weighted by the critic's overall pass rate
     p, failed-pile rows by their weights); with percentile intervals at 1 - family_alpha / (checks tested),
     Bonferroni over the checks of a cell. ``carries_error``: the critic's rate lies outside the rater's
-    interval. Checks the rater left empty are skipped.
+    interval. Checks the rater left empty are skipped. ``rubric``: the dataset's (by default inferred from the
+    ratings' columns); a criterion's critic verdict is read from each attempt's ``checks``.
     """
+    rubric = rubric or rubric_of(ratings)
     rng = np.random.default_rng(seed)
     rated = ratings.set_index("blind_id")
     rows = []
@@ -202,12 +209,13 @@ def check_audit(
         p = float((att.verdict == "PASSED").mean())
         k = key[key.cell == cell].sort_values("blind_id")
         pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
-        checks = [c for c in rubric.CHECK_IDS if rated.loc[k.blind_id, f"c{c}"].notna().all()]
+        checks = [c for c in rubric.criteria if rated.loc[k.blind_id, c.column].notna().all()]
         level = 1 - family_alpha / max(len(checks), 1)
-        for c in checks:
+        for crit in checks:
+            c = crit.id
             critic_rate = float(att.checks.map(lambda x, c=c: x.get(c) == "PASSED").mean())
-            x = (rated.loc[pp.blind_id, f"c{c}"] == "PASSED").to_numpy(float)
-            y = (rated.loc[fp.blind_id, f"c{c}"] == "PASSED").to_numpy(float)
+            x = (rated.loc[pp.blind_id, crit.column] == "PASSED").to_numpy(float)
+            y = (rated.loc[fp.blind_id, crit.column] == "PASSED").to_numpy(float)
             w = fp.weight.to_numpy(float)
 
             def est(xs, ys, ws, p=p):
@@ -225,9 +233,9 @@ def check_audit(
             rows.append(
                 {
                     "cell": cell,
-                    "check": int(c),
-                    "name": rubric.BY_ID[c].name,
-                    "kind": rubric.BY_ID[c].kind,
+                    "check": int(c) if c.isdigit() else c,
+                    "name": crit.name,
+                    "kind": crit.kind,
                     "critic_rate": critic_rate,
                     "rater_rate": point,
                     "low": float(lo),
@@ -253,12 +261,15 @@ def invert_rater_error(correction: pd.DataFrame, error: float) -> pd.Series:
 def inverted_rater_error_table(run_dir) -> pd.DataFrame:
     """Per LLM or human rater of a rated run: its disagreement with the script on checks 2 and 3 (the only
     error measurable here) and the corrected theta if every pile share were inverted for that error rate
-    (:func:`invert_rater_error`; a sensitivity analysis). Reads ``analysis/correction.csv`` and the ratings."""
+    (:func:`invert_rater_error`; a sensitivity analysis). Reads ``analysis/correction.csv`` and the ratings.
+    Without a script rater (an imported dataset) there is nothing to measure the error against: empty."""
     from pathlib import Path
 
     from vocab.calibration.raters import rater_error_vs_script
 
     cal = Path(run_dir) / "calibration"
+    if not (cal / "ratings_script.csv").exists():
+        return pd.DataFrame(columns=["rater", "cell", "theta", "error_vs_script", "theta_if_inverted"])
     script = pd.read_csv(cal / "ratings_script.csv", dtype=str)
     corr = pd.read_csv(Path(run_dir) / "analysis" / "correction.csv")
     rows = []
@@ -274,28 +285,30 @@ def inverted_rater_error_table(run_dir) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
-def abandoned_bounds(correction: pd.DataFrame, attempts: pd.DataFrame, outcomes: pd.DataFrame, max_attempts: int):
-    """Per rater variant and cell: how many levels were abandoned (lost to an infrastructure fault or an
-    unparsable answer, never counted as a FAIL), and the corrected rate if every abandoned level had failed
-    (its remaining attempts, up to ``max_attempts``, all failed) or had passed (its next attempt passed), with
-    the interval's ends moved the same way (:func:`vocab.stats.lost_attempt_bounds`)."""
+def abandoned_bounds(correction: pd.DataFrame, data) -> pd.DataFrame:
+    """Per rater variant and cell: how many units were lost before a verdict — a run's abandoned levels (an
+    infrastructure fault or an unparsable answer), an imported dataset's unscored items; never counted as a
+    FAIL — and the corrected rate if every lost unit had failed (a level: its remaining attempts, up to the
+    loop's budget, all failed) or had passed (its next attempt passed), with the interval's ends moved the same
+    way (:func:`vocab.stats.lost_attempt_bounds`). ``data``: the :class:`~vocab.calibration.dataset.Dataset`."""
+    attempts, lost_by_cell = data.attempts, data.lost().set_index("cell")
     rows = []
     for r in correction.itertuples():
         n = int((attempts.cell == r.cell).sum())
-        lost = outcomes[(outcomes.cell == r.cell) & (outcomes.status == "ABANDONED")]
-        failed_if = int((max_attempts - lost.attempts).clip(lower=1).sum())
-        point = stats.lost_attempt_bounds(r.theta, n, failed_if, len(lost))
+        n_lost = int(lost_by_cell.lost.get(r.cell, 0))
+        failed_if = int(lost_by_cell.failed_if.get(r.cell, 0))
+        point = stats.lost_attempt_bounds(r.theta, n, failed_if, n_lost)
         rows.append(
             {
                 "rater": r.rater,
                 "cell": r.cell,
                 "attempts": n,
-                "abandoned_levels": len(lost),
+                data.lost_label: n_lost,
                 "theta": r.theta,
                 "theta_if_failed": point.low,
                 "theta_if_passed": point.high,
-                "ci_low_if_failed": stats.lost_attempt_bounds(r.ci_low, n, failed_if, len(lost)).low,
-                "ci_high_if_passed": stats.lost_attempt_bounds(r.ci_high, n, failed_if, len(lost)).high,
+                "ci_low_if_failed": stats.lost_attempt_bounds(r.ci_low, n, failed_if, n_lost).low,
+                "ci_high_if_passed": stats.lost_attempt_bounds(r.ci_high, n, failed_if, n_lost).high,
             }
         )
     return pd.DataFrame(rows)

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from vocab import rubric
+from vocab.calibration.dataset import read_rubric
 from vocab.calibration.raters import validate_ratings
 from vocab.calibration.sample import CalibrationError, read_sheet
+from vocab.rubric import VERDICTS
 
 # --- the human rating form's state -------------------------------------------------------------------------
 
@@ -25,6 +26,7 @@ class HumanForm:
 
         self.run_dir, self.rater = Path(run_dir), rater
         self.sheet = read_sheet(run_dir)
+        self.rubric = read_rubric(run_dir)  # what the judge graded: the 12 checks, or an imported judge's question
         self.path = self.run_dir / "calibration" / f"rater_{rater}.jsonl"
         self.done = {a["blind_id"]: a for a in read_jsonl(self.path)}
 
@@ -45,15 +47,18 @@ class HumanForm:
             raise CalibrationError(f"{blind_id!r} is not on the blind sheet")
         if blind_id in self.done:
             raise CalibrationError(f"{blind_id!r} is already rated")
+        ids = self.rubric.ids
         bad = [
-            c for c in rubric.CHECK_IDS if checks.get(c) not in rubric.VERDICTS and not (c == "1" and not checks.get(c))
+            c.id
+            for c in self.rubric.criteria
+            if checks.get(c.id) not in VERDICTS and not (c.optional and not checks.get(c.id))
         ]
         if bad:
             raise CalibrationError(f"checks {', '.join(bad)} need PASSED or FAILED")
         row = {
             "blind_id": blind_id,
             "rater": self.rater,
-            "checks": {c: checks.get(c, "") for c in rubric.CHECK_IDS},
+            "checks": {c: checks.get(c, "") for c in ids},
             "note": note,
         }
         w = JsonlWriter(self.path)
@@ -65,11 +70,11 @@ class HumanForm:
                 [
                     {
                         "blind_id": b,
-                        **{f"c{c}": self.done[b]["checks"][c] for c in rubric.CHECK_IDS},
+                        **{c.column: self.done[b]["checks"][c.id] for c in self.rubric.criteria},
                         "note": self.done[b].get("note", ""),
                     }
                     for b in self.sheet.blind_id
                 ]
             )
-            validate_ratings(table, list(self.sheet.blind_id))
+            validate_ratings(table, list(self.sheet.blind_id), rubric=self.rubric)
             table.to_csv(self.run_dir / "calibration" / f"ratings_{self.rater}.csv", index=False)

@@ -1,8 +1,10 @@
 """The blind raters and their files: validation and import of a rater's ratings, the script rater, and an
 LLM as an isolated blind rater.
 
-A rater's file ``ratings_<rater>.csv`` has ``blind_id, c1, ..., c12`` (PASSED or FAILED; ``c1`` may be
-empty; the script rater leaves the checks it cannot decide empty) and an optional ``note``.
+A rater's file ``ratings_<rater>.csv`` has ``blind_id`` and one column per criterion of the dataset's rubric
+(:mod:`vocab.calibration.dataset`) — for a Vocabscapes run ``c1, ..., c12`` (PASSED or FAILED; ``c1`` may be
+empty; the script rater leaves the checks it cannot decide empty), for an imported dataset ``verdict`` or the
+criteria its source declares — and an optional ``note``.
 """
 
 from __future__ import annotations
@@ -15,20 +17,34 @@ from pathlib import Path
 import pandas as pd
 
 from vocab import rubric, script
+from vocab.calibration.dataset import VOCABSCAPES, JudgeRubric, declared_criteria, read_rubric
 from vocab.calibration.sample import CalibrationError, read_sheet
+from vocab.rubric import VERDICTS
 
-RATING_COLUMNS = ["blind_id", *[f"c{i}" for i in range(1, 13)]]
+RATING_COLUMNS = ["blind_id", *VOCABSCAPES.columns]
+
+
+def rubric_of(ratings: pd.DataFrame) -> JudgeRubric:
+    """The rubric a ratings table was made under, from its columns: Vocabscapes' checks when it has them,
+    else its own columns as criteria that all decide."""
+    if set(VOCABSCAPES.columns) <= set(ratings.columns):
+        return VOCABSCAPES
+    return declared_criteria([c for c in ratings.columns if c not in ("blind_id", "note")])
 
 
 # --- ratings -----------------------------------------------------------------------------------------
 
 
-def validate_ratings(ratings: pd.DataFrame, sheet_ids: list[str], *, allow_empty: bool = False) -> pd.DataFrame:
-    """Check a ratings table against its sheet; return it normalised, or raise one error listing every
-    offending row: ids missing, unknown or repeated, and labels outside PASSED/FAILED (``c1`` may be empty,
-    and with ``allow_empty`` — the script rater — any undecided check may be)."""
+def validate_ratings(
+    ratings: pd.DataFrame, sheet_ids: list[str], *, allow_empty: bool = False, rubric: JudgeRubric = VOCABSCAPES
+) -> pd.DataFrame:
+    """Check a ratings table against its sheet and rubric; return it normalised, or raise one error listing
+    every offending row: ids missing, unknown or repeated, and labels outside PASSED/FAILED (an optional
+    criterion — Vocabscapes' ``c1`` — may be empty, and with ``allow_empty`` — the script rater — any
+    undecided one may be)."""
     problems = []
-    missing_cols = [c for c in RATING_COLUMNS if c not in ratings.columns]
+    columns = ["blind_id", *rubric.columns]
+    missing_cols = [c for c in columns if c not in ratings.columns]
     if missing_cols:
         raise CalibrationError(f"missing columns: {', '.join(missing_cols)}")
     r = ratings.copy()
@@ -42,9 +58,10 @@ def validate_ratings(ratings: pd.DataFrame, sheet_ids: list[str], *, allow_empty
     missing = sorted(set(sheet_ids) - set(r.blind_id))
     if missing:
         problems.append(f"ids of the sheet not rated: {', '.join(missing)}")
-    for col in RATING_COLUMNS[1:]:
+    for crit in rubric.criteria:
+        col = crit.column
         r[col] = r[col].fillna("").astype(str).str.strip().str.upper()
-        ok = r[col].isin(rubric.VERDICTS) | ((r[col] == "") & (allow_empty or col == "c1"))
+        ok = r[col].isin(VERDICTS) | ((r[col] == "") & (allow_empty or crit.optional))
         for bid, value in zip(r.blind_id[~ok], r[col][~ok], strict=True):
             problems.append(f"{bid}: {col} is {value!r} (expected PASSED or FAILED)")
     if problems:
@@ -61,12 +78,22 @@ def import_ratings(path: str | Path, run_dir: str | Path, rater: str) -> Path:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise CalibrationError(f"{path}: cannot read ratings ({e})") from None
-    sheet = read_sheet(run_dir)
-    valid = validate_ratings(df, list(sheet.blind_id), allow_empty=(rater == "script"))
+    sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
+    valid = validate_ratings(df, list(sheet.blind_id), allow_empty=(rater == "script"), rubric=rub)
     out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
-    cols = RATING_COLUMNS + (["note"] if "note" in valid.columns else [])
+    cols = ["blind_id", *rub.columns] + (["note"] if "note" in valid.columns else [])
     valid[cols].to_csv(out, index=False)
     return out
+
+
+def read_ratings(run_dir: str | Path, rater: str) -> pd.DataFrame:
+    """``calibration/ratings_<rater>.csv``, checked against the sheet under the dataset's rubric."""
+    path = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
+    if not path.exists():
+        raise CalibrationError(f"{path}: no such ratings file (rate the sheet first: vocab rate / vocab calibrate)")
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    sheet_ids = list(read_sheet(run_dir).blind_id)
+    return validate_ratings(df, sheet_ids, allow_empty=(rater == "script"), rubric=read_rubric(run_dir))
 
 
 def script_ratings(sheet: pd.DataFrame) -> pd.DataFrame:
@@ -120,14 +147,21 @@ async def rate_with_model(
     from vocab.serving.client import ModelCallError
 
     cal = Path(run_dir) / "calibration"
-    sheet = read_sheet(run_dir)
+    sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
     answers_path, errors_path = cal / f"rater_{rater}.jsonl", cal / f"rater_{rater}_errors.jsonl"
     done = {a["blind_id"] for a in read_jsonl(answers_path)}
     tries: dict[str, int] = {}
     for e in read_jsonl(errors_path):
         tries[e["blind_id"]] = tries.get(e["blind_id"], 0) + 1
     answers, errors = JsonlWriter(answers_path), JsonlWriter(errors_path)
-    schema = rubric.critic_schema()
+    schema = rubric.critic_schema(rub.ids)
+    visible = [c for c in sheet.columns if c != "blind_id"]
+
+    def messages(row: dict) -> list[dict[str, str]]:
+        if rub is VOCABSCAPES or rub == VOCABSCAPES:
+            return prompts.rater_messages(row)
+        return prompts.judgment_rater_messages(rub, {f: row[f] for f in visible})
+
     base = getattr(getattr(model, "model", None), "sampling", None)
 
     async def one(row: dict) -> None:
@@ -137,9 +171,7 @@ async def rate_with_model(
             digest = hashlib.sha256(f"{base.seed}:{row['blind_id']}:{n}".encode()).digest()
             sampling = dataclasses.replace(base, seed=int.from_bytes(digest[:4], "little") & 0x7FFFFFFF)
         try:
-            r = await model.structured(
-                prompts.rater_messages(row), schema, "rating", max_tokens=max_tokens, sampling=sampling
-            )
+            r = await model.structured(messages(row), schema, "rating", max_tokens=max_tokens, sampling=sampling)
         except ModelCallError as e:
             errors.write(
                 {
@@ -157,8 +189,8 @@ async def rate_with_model(
                 "blind_id": row["blind_id"],
                 "rater": rater,
                 "model": model.name,
-                "checks": {c: r.value[c]["verdict"] for c in rubric.CHECK_IDS},
-                "reasons": {c: r.value[c]["reason"] for c in rubric.CHECK_IDS},
+                "checks": {c: r.value[c]["verdict"] for c in rub.ids},
+                "reasons": {c: r.value[c]["reason"] for c in rub.ids},
                 "usage": r.usage.as_dict(),
             }
         )
@@ -177,10 +209,10 @@ async def rate_with_model(
     missing = [b for b in sheet.blind_id if b not in got]
     if not missing:
         table = pd.DataFrame(
-            [{"blind_id": b, **{f"c{c}": got[b]["checks"][c] for c in rubric.CHECK_IDS}} for b in sheet.blind_id],
-            columns=RATING_COLUMNS,
+            [{"blind_id": b, **{c.column: got[b]["checks"][c.id] for c in rub.criteria}} for b in sheet.blind_id],
+            columns=["blind_id", *rub.columns],
         )
-        validate_ratings(table, list(sheet.blind_id))
+        validate_ratings(table, list(sheet.blind_id), rubric=rub)
         table.to_csv(cal / f"ratings_{rater}.csv", index=False)
     tries = {}
     for e in read_jsonl(errors_path):
@@ -201,7 +233,10 @@ async def rate_until_complete(
 
 
 def write_script_ratings(run_dir: str | Path) -> Path:
-    """The script rater on the run's blind sheet, into ``calibration/ratings_script.csv`` (validated)."""
+    """The script rater on the run's blind sheet, into ``calibration/ratings_script.csv`` (validated). Only
+    Vocabscapes has one: an imported dataset's judge asked a question no script decides."""
+    if not read_rubric(run_dir).script:
+        raise CalibrationError(f"{run_dir}: this dataset's rubric has no script rater")
     sheet = read_sheet(run_dir)
     table = validate_ratings(script_ratings(sheet), list(sheet.blind_id), allow_empty=True)
     out = Path(run_dir) / "calibration" / "ratings_script.csv"
@@ -220,10 +255,13 @@ def rater_error_vs_script(ratings: pd.DataFrame, script: pd.DataFrame) -> float:
 SCOPE_COLUMNS = [f"c{i}" for i in range(2, 13)]
 
 
-def rater_passes(ratings: pd.DataFrame, script: pd.DataFrame | None = None) -> pd.Series:
-    """Per blind id: does the rater pass the row (c2-c12 all PASSED)? With ``script``, checks 2 and 3 are
-    the script's verdicts instead of the rater's."""
-    r = ratings.set_index("blind_id")[SCOPE_COLUMNS].copy()
+def rater_passes(
+    ratings: pd.DataFrame, script: pd.DataFrame | None = None, rubric: JudgeRubric | None = None
+) -> pd.Series:
+    """Per blind id: does the rater pass the row (every criterion of the rubric's scope PASSED: c2-c12 for
+    Vocabscapes)? With ``script``, checks 2 and 3 are the script's verdicts instead of the rater's."""
+    rubric = rubric or rubric_of(ratings)
+    r = ratings.set_index("blind_id")[list(rubric.scope)].copy()
     if script is not None:
         s = script.set_index("blind_id")
         r["c2"], r["c3"] = s.loc[r.index, "c2"], s.loc[r.index, "c3"]

@@ -11,6 +11,10 @@ Two files come out of a draw, in ``<run_dir>/calibration/``:
 - ``key.csv`` — ``blind_id, cell, level, attempt, critic_verdict, pile, weight``: stays with the analyst;
 - ``blind_sheet.csv`` / ``.jsonl`` — ``blind_id, seed_word, words, settings, sentence, answer_key`` and
   nothing else: no verdict, reason, cell, model or attempt. Rows are shuffled and blind ids are random.
+
+An imported judgments dataset (:mod:`vocab.calibration.dataset`) is drawn the same way: its groups (an
+Inspect sample's epochs) take the place of levels, and its sheet holds its visible fields (the input, the
+output, a target) instead of a level's.
 """
 
 from __future__ import annotations
@@ -38,8 +42,11 @@ class Sample:
     sheet: pd.DataFrame
 
 
-def draw_sample(attempts: pd.DataFrame, per_pile: int, seed: int) -> Sample:
-    """The stratified blind sample of a run's attempts (one frame row per attempt with a verdict)."""
+def draw_sample(
+    attempts: pd.DataFrame, per_pile: int, seed: int, visible: tuple[str, ...] = tuple(SHEET_COLUMNS[1:])
+) -> Sample:
+    """The stratified blind sample of a run's attempts (one frame row per attempt with a verdict), or of a
+    dataset's items (``level`` the group, ``attempt`` the epoch); ``visible``: the fields the sheet shows."""
     if per_pile < 1:
         raise CalibrationError(f"per_pile must be positive, got {per_pile}")
     rng = np.random.default_rng(seed)
@@ -69,30 +76,29 @@ def draw_sample(attempts: pd.DataFrame, per_pile: int, seed: int) -> Sample:
             {
                 "blind_id": bid,
                 "cell": r.cell,
-                "level": int(r.level),
+                "level": int(r.level) if isinstance(r.level, (int, np.integer)) else r.level,
                 "attempt": int(r.attempt),
                 "critic_verdict": r.verdict,
                 "pile": pile,
                 "weight": int(weight),
             }
         )
-        sheet.append(
-            {
-                "blind_id": bid,
-                "seed_word": r.seed_word,
-                "words": list(r.words),
-                "settings": dict(r.settings),
-                "sentence": r.sentence,
-                "answer_key": list(r.answer_key),
-            }
-        )
-    return Sample(pd.DataFrame(key, columns=KEY_COLUMNS), pd.DataFrame(sheet, columns=SHEET_COLUMNS))
+        sheet.append({"blind_id": bid, **{f: _plain(r[f]) for f in visible}})
+    return Sample(pd.DataFrame(key, columns=KEY_COLUMNS), pd.DataFrame(sheet, columns=["blind_id", *visible]))
+
+
+def _plain(v):
+    """A sheet value as JSON holds it: lists and dicts as such, everything else as it is."""
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return list(v)
+    return dict(v) if isinstance(v, dict) else v
 
 
 def _sheet_csv(sheet: pd.DataFrame) -> pd.DataFrame:
     out = sheet.copy()
-    for col in ("words", "settings", "answer_key"):
-        out[col] = out[col].map(lambda v: json.dumps(v, sort_keys=True))
+    for col in out.columns:
+        if out[col].map(lambda v: isinstance(v, (list, dict))).any():
+            out[col] = out[col].map(lambda v: json.dumps(v, sort_keys=True))
     return out
 
 
@@ -122,8 +128,12 @@ def read_sheet(run_dir: str | Path) -> pd.DataFrame:
         for line in (Path(run_dir) / "calibration" / "blind_sheet.jsonl").read_text().splitlines()
         if line.strip()
     ]
-    return pd.DataFrame(rows, columns=SHEET_COLUMNS)
+    return pd.DataFrame(rows, columns=list(rows[0]) if rows else SHEET_COLUMNS)
 
 
 def read_key(run_dir: str | Path) -> pd.DataFrame:
-    return pd.read_csv(Path(run_dir) / "calibration" / "key.csv")
+    from vocab.calibration.dataset import is_imported
+
+    # an imported dataset's groups are names ("12", "q-07"), a run's levels numbers
+    dtype = {"level": str} if is_imported(run_dir) else None
+    return pd.read_csv(Path(run_dir) / "calibration" / "key.csv", dtype=dtype)
