@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.optimize
@@ -249,13 +251,14 @@ def test_lost_attempt_bounds_are_the_worst_and_best_case():
 def test_abandoned_bounds_per_cell():
     import pandas as pd
 
-    from vocab.calibration import abandoned_bounds
+    from vocab.calibration import VOCABSCAPES, Dataset, abandoned_bounds
 
     corr = pd.DataFrame([{"rater": "r", "cell": "x", "theta": 0.5, "ci_low": 0.4, "ci_high": 0.6}])
     attempts = pd.DataFrame({"cell": ["x"] * 10})
     outcomes = pd.DataFrame({"cell": ["x", "x", "x"], "level": [1, 2, 3], "attempts": [1, 0, 3],
                              "status": ["ABANDONED", "ABANDONED", "HARD_FAIL"]})  # fmt: skip
-    row = abandoned_bounds(corr, attempts, outcomes, max_attempts=3).iloc[0]
+    run = Dataset(Path("run"), "run", "r", "complete", VOCABSCAPES, (), attempts, pd.DataFrame(), {}, outcomes, 3)
+    row = abandoned_bounds(corr, run).iloc[0]
     assert row.abandoned_levels == 2 and row.attempts == 10
     assert row.theta_if_failed == pytest.approx(5 / (10 + 2 + 3))  # their remaining 2 and 3 attempts failed
     assert row.theta_if_passed == pytest.approx(7 / 12)  # one more passed attempt each
