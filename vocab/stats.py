@@ -249,14 +249,11 @@ def krippendorff_alpha_nominal(data) -> float:
     hold one value only (no expected disagreement)."""
     x = np.asarray(data, dtype=float)
     values = np.unique(x[~np.isnan(x)])
-    o = np.zeros((len(values), len(values)))
-    for unit in x.T:
-        v = unit[~np.isnan(unit)]
-        m = len(v)
-        if m < 2:
-            continue
-        counts = np.array([(v == c).sum() for c in values], dtype=float)
-        o += (np.outer(counts, counts) - np.diag(counts)) / (m - 1)
+    counts = np.stack([(x == c).sum(axis=0) for c in values]).astype(float) if len(values) else np.zeros((0, 0))
+    m = counts.sum(axis=0)
+    ok = m >= 2  # only units rated at least twice hold pairable values
+    weighted = counts[:, ok] / (m[ok] - 1)
+    o = weighted @ counts[:, ok].T - np.diag(weighted.sum(axis=1))  # the coincidence matrix, all units at once
     n_c = o.sum(axis=1)
     n = n_c.sum()
     off = ~np.eye(len(values), dtype=bool)
@@ -264,6 +261,46 @@ def krippendorff_alpha_nominal(data) -> float:
     if n <= 1 or expected == 0:
         return float("nan")
     return float(1 - (n - 1) * o[off].sum() / expected)
+
+
+def gwet_ac1(data, categories=(0.0, 1.0)) -> float:
+    """Gwet's AC1 for nominal data: ``data`` is raters x units (NaN where a rater did not rate a unit).
+    pa: the mean, over units with two or more ratings, of the share of agreeing rater pairs; pe: the chance
+    agreement sum_k pi_k (1 - pi_k) / (q - 1), pi_k the mean share of category k per rated unit, q the number
+    of ``categories`` (two verdicts). Unlike kappa it does not collapse when one verdict dominates."""
+    x = np.asarray(data, dtype=float)
+    cats = np.asarray(categories, dtype=float)
+    counts = np.stack([(x == c).sum(axis=0) for c in cats])  # categories x units
+    r = counts.sum(axis=0)
+    rated, paired = r >= 1, r >= 2
+    if not paired.any() or len(cats) < 2:
+        return float("nan")
+    pa = float(((counts[:, paired] * (counts[:, paired] - 1)).sum(axis=0) / (r[paired] * (r[paired] - 1))).mean())
+    pi = (counts[:, rated] / r[rated]).mean(axis=1)
+    pe = float((pi * (1 - pi)).sum() / (len(cats) - 1))
+    return float((pa - pe) / (1 - pe)) if pe < 1 else float("nan")
+
+
+@dataclass(frozen=True)
+class AgreementInterval:
+    value: float
+    ci_low: float
+    ci_high: float
+    n_units: int
+    n_resamples: int
+
+
+def agreement_bootstrap(
+    data, statistic, *, n_resamples: int = 4000, confidence: float = 0.95, rng: np.random.Generator
+):
+    """An agreement statistic of raters x units data (``krippendorff_alpha_nominal``, ``gwet_ac1``, ...) with a
+    percentile bootstrap interval over units (resamples where it is undefined are left out)."""
+    x = np.asarray(data, dtype=float)
+    n = x.shape[1]
+    idx = rng.integers(0, n, size=(n_resamples, n))
+    boot = np.array([statistic(x[:, j]) for j in idx])
+    lo, hi = percentile_interval(boot, (1 - confidence) / 2)
+    return AgreementInterval(statistic(x), lo, hi, n, n_resamples)
 
 
 def kappa_from_counts(n: int, pass_1: int, pass_2: int, agree: int) -> float:

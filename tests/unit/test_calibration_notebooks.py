@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vocab.calibration import CORRECTION_COLUMNS, read_key
+from vocab.calibration import CORRECTION_COLUMNS, KAPPA_COLUMNS, read_key
 from vocab.nb import execute
 from vocab.records import JsonlWriter
 
@@ -143,9 +143,15 @@ def test_03_corrects_the_raw_rate_towards_the_truth(chain):
 def test_04_kappa_checks_and_adjudication(chain):
     d, _, tmp = chain
     kappa = pd.read_csv(d / "analysis" / "kappa.csv")
-    assert list(kappa.columns) == ["rater_a", "rater_b", "variant", "n", "agree", "kappa", "ci_low", "ci_high"]
+    assert list(kappa.columns) == KAPPA_COLUMNS
     raw, fixed = kappa.set_index("variant").loc["raw"], kappa.set_index("variant").loc["+script"]
     assert raw.kappa < 0.9 and fixed.kappa == pytest.approx(1.0) and fixed.agree == fixed.n == 60
+    assert raw.ac1_low <= raw.ac1 <= raw.ac1_high and fixed.ac1 == pytest.approx(1.0)
+    overall = pd.read_csv(d / "analysis" / "agreement.csv").set_index("statistic")
+    assert list(overall.index) == ["Krippendorff's alpha", "Gwet's AC1"] and (overall.raters == 2).all()
+    assert (overall.ci_low <= overall.value).all() and (overall.value <= overall.ci_high).all()
+    # with two raters, AC1 across raters is the pairwise AC1 of the raw variant
+    assert overall.loc["Gwet's AC1", "value"] == pytest.approx(raw.ac1, abs=1e-6)
     checks = pd.read_csv(d / "analysis" / "checks.csv")
     assert list(checks.columns[:5]) == ["check", "name", "kind", "n", "agree"]
     assert {"fails_oracle", "fails_noisy"} <= set(checks.columns)

@@ -263,3 +263,62 @@ def test_abandoned_bounds_per_cell():
     assert row.theta_if_failed == pytest.approx(5 / (10 + 2 + 3))  # their remaining 2 and 3 attempts failed
     assert row.theta_if_passed == pytest.approx(7 / 12)  # one more passed attempt each
     assert row.ci_low_if_failed == pytest.approx(4 / 15) and row.ci_high_if_passed == pytest.approx(8 / 12)
+
+
+def _verdicts(rng, raters: int, units: int, p_pass: float, agree: float) -> np.ndarray:
+    truth = rng.random(units) < p_pass
+    flips = rng.random((raters, units)) > agree
+    return (truth ^ flips).astype(float)
+
+
+def test_gwet_ac1_and_alpha_equal_irrcac():
+    """irrCAC (Gwet's own formulas, PyPI) on complete binary data: AC1 and Krippendorff's alpha to its 5
+    decimals, for 2-4 raters and balanced to lopsided verdicts."""
+    import pandas as pd
+    from irrCAC.raw import CAC
+
+    from vocab.stats import gwet_ac1, krippendorff_alpha_nominal
+
+    rng = np.random.default_rng(7)
+    for raters, units, p_pass in [(2, 20, 0.5), (3, 40, 0.1), (4, 15, 0.9), (2, 63, 0.05), (3, 30, 0.3)]:
+        data = _verdicts(rng, raters, units, p_pass, 0.85)
+        cac = CAC(pd.DataFrame(data.T).replace({1.0: "PASSED", 0.0: "FAILED"}))
+        assert gwet_ac1(data) == pytest.approx(cac.gwet()["est"]["coefficient_value"], abs=6e-6)
+        assert krippendorff_alpha_nominal(data) == pytest.approx(
+            cac.krippendorff()["est"]["coefficient_value"], abs=6e-6
+        )
+
+
+def test_ac1_does_not_collapse_when_one_verdict_dominates():
+    """Two raters who fail 60 of 63 rows and disagree on the other 3: they agree on 95 % of rows, yet kappa is
+    about 0 (and alpha below it), while AC1 stays near the raw agreement."""
+    from vocab.stats import cohens_kappa, gwet_ac1, krippendorff_alpha_nominal
+
+    a = np.zeros(63)
+    b = np.zeros(63)
+    a[:2], b[2] = 1, 1  # a passes rows 0 and 1, b passes row 2
+    assert cohens_kappa(a.astype(int), b.astype(int)) < 0.01
+    assert krippendorff_alpha_nominal(np.vstack([a, b])) < 0
+    assert gwet_ac1(np.vstack([a, b])) > 0.9
+    assert gwet_ac1(np.vstack([a, a])) == 1.0  # perfect agreement on one verdict: AC1 is defined, kappa is not
+
+
+def test_agreement_bootstrap_intervals_cover_the_population_value():
+    """Seeded: raters who agree with a latent truth at rate 0.85 on 80 rows; over 200 simulated studies the
+    95 % percentile intervals of AC1 and alpha cover the statistic of a 20,000-row population about 95 % of
+    the time (0.88-0.99 allowed at this size: the percentile bootstrap runs a little narrow on 80 rows), and
+    the interval is reproducible from the seed."""
+    from vocab.stats import agreement_bootstrap, gwet_ac1, krippendorff_alpha_nominal
+
+    rng = np.random.default_rng(11)
+    for fn in (gwet_ac1, krippendorff_alpha_nominal):
+        population = fn(_verdicts(np.random.default_rng(0), 3, 20_000, 0.3, 0.85))
+        hits = 0
+        for _ in range(200):
+            ci = agreement_bootstrap(_verdicts(rng, 3, 80, 0.3, 0.85), fn, n_resamples=300, rng=rng)
+            hits += ci.ci_low <= population <= ci.ci_high
+        assert 0.88 <= hits / 200 <= 0.99, (fn.__name__, hits)
+    data = _verdicts(np.random.default_rng(3), 2, 30, 0.5, 0.8)
+    one = agreement_bootstrap(data, gwet_ac1, n_resamples=500, rng=np.random.default_rng(5))
+    two = agreement_bootstrap(data, gwet_ac1, n_resamples=500, rng=np.random.default_rng(5))
+    assert one == two and one.ci_low < one.value < one.ci_high

@@ -4,6 +4,8 @@ files (`raters`, the human form in `form`), the bias-corrected rate with its int
 agreement between raters and critic (`agreement`), and the whole chain as the demo runs it (`chain`)."""
 
 from vocab.calibration.agreement import (
+    KAPPA_COLUMNS,
+    agreement_table,
     checks_table,
     kappa_table,
     krippendorff_alpha,
@@ -62,6 +64,8 @@ from vocab.calibration.sample import (
 
 __all__ = [
     "CORRECTION_COLUMNS",
+    "KAPPA_COLUMNS",
+    "agreement_table",
     "CalibrationError",
     "Dataset",
     "JudgeRubric",

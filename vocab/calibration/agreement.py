@@ -1,5 +1,5 @@
-"""Agreement between the raters and the critic: kappa with its interval, per-check agreement, script
-adjudication of the decidable checks, Krippendorff's alpha."""
+"""Agreement between the raters and the critic: kappa and Gwet's AC1 with their intervals, per-check agreement,
+script adjudication of the decidable checks, Krippendorff's alpha and AC1 across all raters with intervals."""
 
 from __future__ import annotations
 
@@ -16,10 +16,12 @@ from vocab.calibration.raters import rater_passes, rubric_of
 def kappa_table(
     ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None, *, n_boot: int = 4000, seed: int = 0
 ) -> pd.DataFrame:
-    """Cohen's kappa on the overall verdict between every pair of non-script raters, raw and with checks
-    2 and 3 from the script, with percentile bootstrap intervals over rows."""
+    """Cohen's kappa and Gwet's AC1 on the overall verdict between every pair of non-script raters, raw and with
+    checks 2 and 3 from the script, with percentile bootstrap intervals over rows. AC1 has its own resamples
+    (seeded from ``seed`` too), so kappa's intervals do not depend on it."""
 
     rng = np.random.default_rng(seed)
+    rng_ac1 = np.random.default_rng([seed, 1])
     names = sorted(n for n in ratings if n != "script")
     rows = []
     for i, ra in enumerate(names):
@@ -32,6 +34,7 @@ def kappa_table(
                 ids = sorted(set(pa.index) & set(pb.index))
                 x, y = pa.loc[ids].to_numpy(int), pb.loc[ids].to_numpy(int)
                 k = stats.kappa_bootstrap(x, y, n_resamples=n_boot, rng=rng)
+                ac1 = stats.agreement_bootstrap(np.vstack([x, y]), stats.gwet_ac1, n_resamples=n_boot, rng=rng_ac1)
                 rows.append(
                     {
                         "rater_a": ra,
@@ -42,9 +45,36 @@ def kappa_table(
                         "kappa": k.kappa,
                         "ci_low": k.ci_low,
                         "ci_high": k.ci_high,
+                        "ac1": ac1.value,
+                        "ac1_low": ac1.ci_low,
+                        "ac1_high": ac1.ci_high,
                     }
                 )
-    return pd.DataFrame(rows, columns=["rater_a", "rater_b", "variant", "n", "agree", "kappa", "ci_low", "ci_high"])
+    return pd.DataFrame(rows, columns=KAPPA_COLUMNS)
+
+
+KAPPA_COLUMNS = ["rater_a", "rater_b", "variant", "n", "agree", "kappa", "ci_low", "ci_high", "ac1", "ac1_low",
+                 "ac1_high"]  # fmt: skip
+
+
+def agreement_table(
+    ratings: dict[str, pd.DataFrame], rubric: JudgeRubric | None = None, *, n_boot: int = 4000, seed: int = 0
+) -> pd.DataFrame:
+    """Across all non-script raters (two or more) on the overall verdict: Krippendorff's alpha (nominal) and
+    Gwet's AC1, each with a percentile bootstrap interval over rows. Where one verdict dominates, kappa and
+    alpha collapse towards 0 (or below) even when raters mostly agree; AC1's chance agreement does not grow
+    with the imbalance, so it stays near the raw agreement."""
+    names = sorted(n for n in ratings if n != "script")
+    passes = pd.DataFrame({n: rater_passes(ratings[n], rubric=rubric) for n in names}).dropna()
+    data = passes.T.astype(float).to_numpy()
+    rows = []
+    for i, (name, fn) in enumerate((("Krippendorff's alpha", stats.krippendorff_alpha_nominal),
+                                    ("Gwet's AC1", stats.gwet_ac1))):  # fmt: skip
+        a = stats.agreement_bootstrap(data, fn, n_resamples=n_boot, rng=np.random.default_rng([seed, 2 + i]))
+        rows.append({"statistic": name, "raters": len(names), "n": a.n_units,
+                     "agree_all": int((passes.nunique(axis=1) == 1).sum()), "value": a.value, "ci_low": a.ci_low,
+                     "ci_high": a.ci_high})  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 def checks_table(ratings: dict[str, pd.DataFrame], rubric: JudgeRubric | None = None) -> pd.DataFrame:
