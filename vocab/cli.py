@@ -217,11 +217,42 @@ def cmd_rate(args) -> int:
     return 0 if progress.complete else 1
 
 
+def cmd_packet(args) -> int:
+    from vocab.calibration.packet import make_packet
+
+    out = make_packet(args.run_dir, args.rater, seed=args.seed)
+    print(f"{out}: the packet of rater {args.rater}; open it with: vocab form {out}")
+    return 0
+
+
+def cmd_form(args) -> int:
+    import os
+
+    if not (args.packet / "packet.json").exists():
+        raise UsageError(f"{args.packet}: not a rater's packet (make one: vocab packet --run-dir RUN --rater NAME)")
+    argv = [
+        str(Path(sys.executable).with_name("jupyter")),
+        "lab",
+        f"--ServerApp.root_dir={args.packet.resolve()}",
+        "--FileContentsManager.pre_save_hook=vocab.calibration.form.strip_live_form",
+        "--LabApp.default_url=/lab/tree/rate.ipynb",
+        f"--ServerApp.port={args.port}",
+        "--ServerApp.ip=127.0.0.1",
+    ]
+    if args.no_browser:
+        argv.append("--no-browser")
+    if os.geteuid() == 0:  # containers and CI run as root; JupyterLab refuses that without being told
+        argv.append("--allow-root")
+    if args.token is not None:
+        argv.append(f"--IdentityProvider.token={args.token}")
+    os.execv(argv[0], argv)  # JupyterLab takes over this process: Ctrl-C stops it as usual
+
+
 def cmd_ratings_import(args) -> int:
     from vocab.calibration import import_ratings
 
     try:
-        print(import_ratings(args.file, args.run_dir, args.rater))
+        print(import_ratings(args.file, args.run_dir, args.rater, partial=args.partial))
     except FileNotFoundError as e:
         raise UsageError(f"{e.filename or args.file}: no such file") from None
     return 0

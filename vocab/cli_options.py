@@ -127,7 +127,21 @@ def add_commands(sub, cli) -> None:
     imp.add_argument("file", type=Path)
     imp.add_argument("--run-dir", required=True, type=Path)
     imp.add_argument("--rater", required=True)
+    imp.add_argument("--partial", action="store_true", help="accept a sheet rated in part (the notebooks count it)")
     imp.set_defaults(func=cli.cmd_ratings_import)
+
+    pk = sub.add_parser("packet", help="a human rater's packet: their own sheet order, the rubric, the form")
+    pk.add_argument("--run-dir", required=True, type=Path)
+    pk.add_argument("--rater", required=True, help="the rater's name: a letter, then letters, digits, '-', '_'")
+    pk.add_argument("--seed", type=int, default=0, help="seed of the rater's order, with the name (default 0)")
+    pk.set_defaults(func=cli.cmd_packet)
+
+    fm = sub.add_parser("form", help="open a rater's packet in JupyterLab (the live form is never saved)")
+    fm.add_argument("packet", type=Path)
+    fm.add_argument("--port", type=int, default=8888)
+    fm.add_argument("--no-browser", action="store_true")
+    fm.add_argument("--token", help="JupyterLab's token (default: its own random one)")
+    fm.set_defaults(func=cli.cmd_form)
 
     lv = sub.add_parser("levels", help="print levels as JSON Lines: `vocab levels 1-140` or a sampled design")
     lv.add_argument("range", nargs="?", help="level numbers: 7, 1-140, 1-3,10 (streamed; at most 1,000,000)")

@@ -370,10 +370,12 @@ def test_the_llm_rater_and_the_human_form_grade_the_judges_question(tmp_path):
     assert "Is the submission right?" in prompt and "[OUTPUT]" in prompt
     for secret in ("GRADE", "gemma3", "model_graded_qa", "You are assessing"):  # a grade, the grader, its words
         assert secret not in prompt
-    form = calibration.HumanForm(d, "ann")
-    assert form.rubric.columns == ["verdict"]
-    with pytest.raises(calibration.CalibrationError, match="verdict"):
-        form.save(form.next_row()["blind_id"], {"1": "PASSED"})
-    while (row := form.next_row()) is not None:
-        form.save(row["blind_id"], {"verdict": "PASSED"})
+    session = calibration.RatingSession(calibration.make_packet(d, "ann"))
+    assert session.rubric.columns == ["verdict"] and set(session.current()) == {"blind_id", "input", "target",
+                                                                                 "output"}  # fmt: skip
+    with pytest.raises(calibration.CalibrationError, match="grade verdict first"):
+        session.save({"1": "PASSED"})
+    while not session.finished:
+        session.save({"verdict": "PASSED"})
+    assert main(["ratings", "import", str(session.packet / "ratings.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
     assert set(calibration.read_ratings(d, "ann").verdict) == {"PASSED"}

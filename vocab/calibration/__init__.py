@@ -35,12 +35,19 @@ from vocab.calibration.dataset import (
     read_rubric,
 )
 from vocab.calibration.form import (
-    HumanForm,
+    RatingSession,
+    form_widget,
+)
+from vocab.calibration.packet import (
+    check_rater_name,
+    make_packet,
+    rater_order,
 )
 from vocab.calibration.raters import (
     RATING_COLUMNS,
     SCOPE_COLUMNS,
     RaterProgress,
+    coverage_text,
     import_ratings,
     rate_until_complete,
     rate_with_model,
@@ -73,7 +80,11 @@ __all__ = [
     "load_dataset",
     "read_ratings",
     "read_rubric",
-    "HumanForm",
+    "RatingSession",
+    "check_rater_name",
+    "form_widget",
+    "make_packet",
+    "rater_order",
     "INTERVALS",
     "KEY_COLUMNS",
     "RATING_COLUMNS",
@@ -82,6 +93,7 @@ __all__ = [
     "SHEET_COLUMNS",
     "Sample",
     "abandoned_bounds",
+    "coverage_text",
     "calibrate_run",
     "check_audit",
     "checks_table",

@@ -91,6 +91,7 @@ def correction_table(
         ok = passes[variant]
         for cell in sorted(key.cell.unique()):
             k = key[key.cell == cell].sort_values("blind_id")
+            k = k[k.blind_id.isin(ok.index)]  # a partial rater: the rows it rated
             pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
             p = float(p_by_cell.get(cell, np.nan))
             # A critic that passed nothing (p = 0) has no passed pile, and needs none: theta = b. Likewise
@@ -208,6 +209,7 @@ def check_audit(
             continue
         p = float((att.verdict == "PASSED").mean())
         k = key[key.cell == cell].sort_values("blind_id")
+        k = k[k.blind_id.isin(rated.index)]  # a partial rater: the rows it rated
         pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
         checks = [c for c in rubric.criteria if rated.loc[k.blind_id, c.column].notna().all()]
         level = 1 - family_alpha / max(len(checks), 1)

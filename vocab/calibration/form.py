@@ -1,80 +1,275 @@
-"""The human blind rating form's state (``notebooks/rate.ipynb`` draws it): one row at a time, saved as it goes."""
+"""The human blind rating form: a rater's session on their packet (:mod:`vocab.calibration.packet`), and the
+widget ``rate.ipynb`` shows it with.
+
+:class:`RatingSession` holds the logic and is tested without a browser: the rater's order, "row k of n, m done",
+back, skip, edit, the end state; every save appended to ``ratings.jsonl`` with its audit fields (rater, UTC time,
+seconds on the row, rubric version and hash, session id; an edit is a new record, the latest wins, the history
+stays); one session per rater at a time — a session in another live kernel is refused unless the new one takes
+over explicitly, a session that was taken over cannot save, and running the form again in the same kernel replaces
+the earlier form of that kernel. :class:`FormWidget` (anywidget) draws it and takes the keys; the browser test
+drives it in JupyterLab.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import socket
+import time
+import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
 
-from vocab.calibration.dataset import read_rubric
-from vocab.calibration.raters import validate_ratings
-from vocab.calibration.sample import CalibrationError, read_sheet
+from vocab.calibration.dataset import JudgeRubric
+from vocab.calibration.packet import KEYS, check_rater_name
+from vocab.calibration.sample import CalibrationError
 from vocab.rubric import VERDICTS
 
-# --- the human rating form's state -------------------------------------------------------------------------
+LOCK = "session.json"
 
 
-class HumanForm:
-    """One blind row at a time; every saved row is appended at once, so the form resumes where it stopped.
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
-    Rows are appended to ``calibration/rater_<rater>.jsonl`` (the same format as the LLM rater's answers);
-    when the last row is saved, ``ratings_<rater>.csv`` is written and validated like any ratings file.
-    """
 
-    def __init__(self, run_dir: str | Path, rater: str = "human"):
+class RatingSession:
+    """A rater's session on a packet. ``takeover``: open even though another live session holds the packet
+    (that session can then no longer save)."""
+
+    def __init__(self, packet: str | Path, *, takeover: bool = False, clock=time.monotonic):
         from vocab.records import read_jsonl
 
-        self.run_dir, self.rater = Path(run_dir), rater
-        self.sheet = read_sheet(run_dir)
-        self.rubric = read_rubric(run_dir)  # what the judge graded: the 12 checks, or an imported judge's question
-        self.path = self.run_dir / "calibration" / f"rater_{rater}.jsonl"
-        self.done = {a["blind_id"]: a for a in read_jsonl(self.path)}
+        self.packet = Path(packet)
+        if not (self.packet / "packet.json").exists():
+            raise CalibrationError(f"{self.packet}: not a rater's packet (make one: vocab packet)")
+        self.meta = json.loads((self.packet / "packet.json").read_text())
+        self.rater = check_rater_name(self.meta["rater"])
+        self.rubric = JudgeRubric.from_dict(self.meta["rubric_full"])
+        self.rows = read_jsonl(self.packet / "sheet.jsonl")
+        self.ids = [r["blind_id"] for r in self.rows]
+        self.history = read_jsonl(self.packet / "ratings.jsonl")
+        self.latest = {r["blind_id"]: r for r in self.history}
+        self.clock = clock
+        self.session = uuid.uuid4().hex[:12]
+        self._claim(takeover)
+        self.k = self._next_unrated(-1)
+        self._shown = clock()
+
+    # --- one session per rater ------------------------------------------------------------------------
+
+    def _claim(self, takeover: bool) -> None:
+        lock = self.packet / LOCK
+        if lock.exists():
+            other = json.loads(lock.read_text())
+            live = other["host"] != socket.gethostname() or _alive(int(other["pid"]))
+            if live and other["pid"] != os.getpid() and not takeover:
+                raise CalibrationError(
+                    f"rater {self.rater} already has a session open (session {other['session']}, pid {other['pid']}, "
+                    f"since {other['started']}): close it, or open this one with takeover=True"
+                )
+        lock.write_text(json.dumps({"session": self.session, "pid": os.getpid(), "host": socket.gethostname(),
+                                    "started": _now()}))  # fmt: skip
+
+    def _check_still_mine(self) -> None:
+        now = json.loads((self.packet / LOCK).read_text())
+        if now["session"] != self.session:
+            raise CalibrationError(
+                f"another session ({now['session']}, since {now['started']}) took over this packet: this one can "
+                "no longer save; reopen the form"
+            )
+
+    # --- where the rater is -------------------------------------------------------------------------------
 
     @property
-    def remaining(self) -> int:
-        return sum(b not in self.done for b in self.sheet.blind_id)
+    def n(self) -> int:
+        return len(self.rows)
 
-    def next_row(self) -> dict | None:
-        for row in self.sheet.to_dict(orient="records"):
-            if row["blind_id"] not in self.done:
-                return row
+    @property
+    def done(self) -> int:
+        return len(self.latest)
+
+    @property
+    def finished(self) -> bool:
+        return self.k is None
+
+    def _next_unrated(self, after: int) -> int | None:
+        for step in range(1, self.n + 1):
+            i = (after + step) % self.n
+            if self.ids[i] not in self.latest:
+                return i
         return None
 
-    def save(self, blind_id: str, checks: dict[str, str], note: str = "") -> None:
-        from vocab.records import JsonlWriter
+    def current(self) -> dict | None:
+        return None if self.k is None else self.rows[self.k]
 
-        if blind_id not in set(self.sheet.blind_id):
-            raise CalibrationError(f"{blind_id!r} is not on the blind sheet")
-        if blind_id in self.done:
-            raise CalibrationError(f"{blind_id!r} is already rated")
-        ids = self.rubric.ids
-        bad = [
-            c.id
-            for c in self.rubric.criteria
-            if checks.get(c.id) not in VERDICTS and not (c.optional and not checks.get(c.id))
-        ]
+    def progress(self) -> str:
+        if self.k is None:
+            return f"all {self.n} rows rated — ratings.csv holds them; b goes back to edit"
+        return f"row {self.k + 1} of {self.n}, {self.done} done"
+
+    def goto(self, k: int) -> None:
+        if not 0 <= k < self.n:
+            raise CalibrationError(f"row {k + 1} is not between 1 and {self.n}")
+        self.k, self._shown = k, self.clock()
+
+    def back(self) -> None:
+        self.goto(self.n - 1 if self.k is None else max(self.k - 1, 0))
+
+    def skip(self) -> None:
+        """Leave the current row for later: it comes back after the other unrated rows."""
+        if self.k is not None:
+            nxt = self._next_unrated(self.k)
+            self.goto(nxt if nxt is not None else self.k)
+
+    # --- what a criterion needs on a row -----------------------------------------------------------------
+
+    def required(self, row: dict) -> dict[str, bool]:
+        """Per criterion id: must the rater grade it on this row? Vocabscapes' check 1 only when the level
+        requires the seed word (otherwise it is n/a)."""
+        out = {}
+        for c in self.rubric.criteria:
+            if c.optional and self.rubric.name == "vocabscapes" and c.id == "1":
+                out[c.id] = bool(row.get("settings", {}).get("require_seed_word"))
+            else:
+                out[c.id] = not c.optional
+        return out
+
+    def save(self, checks: dict[str, str], note: str = "") -> dict:
+        row = self.current()
+        if row is None:
+            raise CalibrationError("every row is rated: go back (b) to edit one")
+        need = self.required(row)
+        missing = [c for c, req in need.items() if req and checks.get(c) not in VERDICTS]
+        if missing:
+            raise CalibrationError(f"grade {', '.join(missing)} first (PASSED or FAILED)")
+        bad = [c for c, v in checks.items() if c in need and v and v not in VERDICTS]
         if bad:
             raise CalibrationError(f"checks {', '.join(bad)} need PASSED or FAILED")
-        row = {
-            "blind_id": blind_id,
+        self._check_still_mine()
+        record = {
+            "blind_id": row["blind_id"],
             "rater": self.rater,
-            "checks": {c: checks.get(c, "") for c in ids},
+            "checks": {c: (checks.get(c) or "") if need[c] else "" for c in need},
             "note": note,
+            "time": _now(),
+            "seconds": round(self.clock() - self._shown, 1),
+            "rubric_version": self.rubric.version,
+            "rubric_hash": self.rubric.hash,
+            "session": self.session,
+            "edit": row["blind_id"] in self.latest,
         }
-        w = JsonlWriter(self.path)
-        w.write(row)
+        from vocab.records import JsonlWriter
+
+        w = JsonlWriter(self.packet / "ratings.jsonl")
+        w.write(record)
         w.close()
-        self.done[blind_id] = row
-        if self.remaining == 0:
-            table = pd.DataFrame(
-                [
-                    {
-                        "blind_id": b,
-                        **{c.column: self.done[b]["checks"][c.id] for c in self.rubric.criteria},
-                        "note": self.done[b].get("note", ""),
-                    }
-                    for b in self.sheet.blind_id
-                ]
-            )
-            validate_ratings(table, list(self.sheet.blind_id), rubric=self.rubric)
-            table.to_csv(self.run_dir / "calibration" / f"ratings_{self.rater}.csv", index=False)
+        self.history.append(record)
+        self.latest[row["blind_id"]] = record
+        self.export()
+        nxt = self._next_unrated(self.k)
+        self.k, self._shown = nxt, self.clock()
+        return record
+
+    def export(self) -> Path:
+        """``ratings.csv``: the latest rating of every rated row (any number of them), in the ratings format."""
+        cols = ["blind_id", *self.rubric.columns, "note"]
+        rows = [
+            {"blind_id": b, **{c.column: self.latest[b]["checks"].get(c.id, "") for c in self.rubric.criteria},
+             "note": self.latest[b]["note"]}
+            for b in self.ids if b in self.latest
+        ]  # fmt: skip
+        out = self.packet / "ratings.csv"
+        tmp = out.with_suffix(".csv.tmp")
+        pd.DataFrame(rows, columns=cols).to_csv(tmp, index=False)
+        tmp.replace(out)
+        return out
+
+    def view(self, message: str = "") -> dict:
+        """Everything the widget draws."""
+        row = self.current()
+        crit = []
+        if row is not None:
+            need = self.required(row)
+            given = self.latest.get(row["blind_id"], {}).get("checks", {})
+            crit = [{"id": c.id, "name": c.name, "question": c.question, "required": need[c.id],
+                     "value": given.get(c.id, "")} for c in self.rubric.criteria]  # fmt: skip
+        fields = {} if row is None else {k: v for k, v in row.items() if k != "blind_id"}
+        return {
+            "progress": self.progress(),
+            "k": None if self.k is None else self.k + 1,
+            "n": self.n,
+            "done": self.done,
+            "blind_id": None if row is None else row["blind_id"],
+            "fields": fields,
+            "criteria": crit,
+            "note": self.latest.get(row["blind_id"], {}).get("note", "") if row else "",
+            "message": message,
+            "keys": KEYS,
+            "finished": row is None,
+        }
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+# --- the widget ------------------------------------------------------------------------------------------
+
+_ESM = (Path(__file__).with_name("form.js")).read_text(encoding="utf-8")
+_CSS = (Path(__file__).with_name("form.css")).read_text(encoding="utf-8")
+
+
+def form_widget(session: RatingSession):
+    """The form as an anywidget: the JavaScript draws ``view`` and sends the rater's actions back."""
+    import anywidget
+    import traitlets
+
+    class FormWidget(anywidget.AnyWidget):
+        _esm = _ESM
+        _css = _CSS
+        view = traitlets.Dict().tag(sync=True)
+
+    w = FormWidget(view=session.view())
+
+    def on_msg(_widget, msg, _buffers):
+        message = ""
+        try:
+            action = msg.get("action")
+            if action == "save":
+                session.save(dict(msg.get("checks", {})), str(msg.get("note", "")))
+                message = "saved" if not session.finished else "all rows rated"
+            elif action == "back":
+                session.back()
+            elif action == "skip":
+                session.skip()
+            elif action == "export":
+                message = f"exported {session.done} rows to {session.export().name}"
+        except CalibrationError as e:
+            message = str(e)
+        w.view = session.view(message)
+
+    w.on_msg(on_msg)
+    return w
+
+
+# --- JupyterLab: never save the live form into the notebook -------------------------------------------------
+
+FORM_TAG = "rating-form"
+
+
+def strip_live_form(model, **kwargs):
+    """A Jupyter ``pre_save_hook``: outputs of cells tagged ``rating-form`` are not saved, so a notebook opened
+    with a fresh kernel shows the cell to run, never a widget whose model is gone."""
+    if model.get("type") != "notebook" or not isinstance(model.get("content"), dict):
+        return
+    for cell in model["content"].get("cells", []):
+        if FORM_TAG in cell.get("metadata", {}).get("tags", []) and cell.get("cell_type") == "code":
+            cell["outputs"], cell["execution_count"] = [], None

@@ -36,12 +36,17 @@ def rubric_of(ratings: pd.DataFrame) -> JudgeRubric:
 
 
 def validate_ratings(
-    ratings: pd.DataFrame, sheet_ids: list[str], *, allow_empty: bool = False, rubric: JudgeRubric = VOCABSCAPES
+    ratings: pd.DataFrame,
+    sheet_ids: list[str],
+    *,
+    allow_empty: bool = False,
+    rubric: JudgeRubric = VOCABSCAPES,
+    partial: bool = False,
 ) -> pd.DataFrame:
     """Check a ratings table against its sheet and rubric; return it normalised, or raise one error listing
     every offending row: ids missing, unknown or repeated, and labels outside PASSED/FAILED (an optional
     criterion — Vocabscapes' ``c1`` — may be empty, and with ``allow_empty`` — the script rater — any
-    undecided one may be)."""
+    undecided one may be). ``partial``: a sheet rated in part is accepted (at least one row)."""
     problems = []
     columns = ["blind_id", *rubric.columns]
     missing_cols = [c for c in columns if c not in ratings.columns]
@@ -56,7 +61,9 @@ def validate_ratings(
     if unknown:
         problems.append(f"unknown ids: {', '.join(unknown)}")
     missing = sorted(set(sheet_ids) - set(r.blind_id))
-    if missing:
+    if partial and not len(r):
+        problems.append("no rated rows")
+    if missing and not partial:
         problems.append(f"ids of the sheet not rated: {', '.join(missing)}")
     for crit in rubric.criteria:
         col = crit.column
@@ -69,17 +76,20 @@ def validate_ratings(
     return r
 
 
-def import_ratings(path: str | Path, run_dir: str | Path, rater: str) -> Path:
+def import_ratings(path: str | Path, run_dir: str | Path, rater: str, *, partial: bool = False) -> Path:
     """Validate a ratings CSV against the run's blind sheet and store it as ratings_<rater>.csv. On any
-    problem nothing is written."""
-    if not rater.replace("-", "").replace("_", "").isalnum():
-        raise CalibrationError(f"a rater name may hold letters, digits, '-' and '_' only, got {rater!r}")
+    problem nothing is written. ``partial``: a sheet rated in part (a human rater's hand-in so far); the
+    notebooks say how many rows each rater covers. The name follows the form's rule, and a human rater may not
+    take a machine rater's name (only the script's own file is imported as ``script``)."""
+    from vocab.calibration.packet import check_rater_name
+
+    check_rater_name(rater, run_dir, human=(rater != "script"))
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise CalibrationError(f"{path}: cannot read ratings ({e})") from None
     sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
-    valid = validate_ratings(df, list(sheet.blind_id), allow_empty=(rater == "script"), rubric=rub)
+    valid = validate_ratings(df, list(sheet.blind_id), allow_empty=(rater == "script"), rubric=rub, partial=partial)
     out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
     cols = ["blind_id", *rub.columns] + (["note"] if "note" in valid.columns else [])
     valid[cols].to_csv(out, index=False)
@@ -87,13 +97,21 @@ def import_ratings(path: str | Path, run_dir: str | Path, rater: str) -> Path:
 
 
 def read_ratings(run_dir: str | Path, rater: str) -> pd.DataFrame:
-    """``calibration/ratings_<rater>.csv``, checked against the sheet under the dataset's rubric."""
+    """``calibration/ratings_<rater>.csv``, checked against the sheet under the dataset's rubric (a partial
+    file, imported with ``--partial``, is read as it is: :func:`coverage_text` says how much it covers)."""
     path = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
     if not path.exists():
         raise CalibrationError(f"{path}: no such ratings file (rate the sheet first: vocab rate / vocab calibrate)")
     df = pd.read_csv(path, dtype=str, keep_default_na=False)
     sheet_ids = list(read_sheet(run_dir).blind_id)
-    return validate_ratings(df, sheet_ids, allow_empty=(rater == "script"), rubric=read_rubric(run_dir))
+    return validate_ratings(df, sheet_ids, allow_empty=(rater == "script"), rubric=read_rubric(run_dir), partial=True)
+
+
+def coverage_text(ratings: dict[str, pd.DataFrame], n_rows: int) -> str:
+    """Each rater's share of the sheet, e.g. ``smollm2 63/63, human 12/63 (partial)``."""
+    return ", ".join(
+        f"{n} {len(r)}/{n_rows}" + (" (partial)" if len(r) < n_rows else "") for n, r in sorted(ratings.items())
+    )
 
 
 def script_ratings(sheet: pd.DataFrame) -> pd.DataFrame:
@@ -247,8 +265,8 @@ def write_script_ratings(run_dir: str | Path) -> Path:
 def rater_error_vs_script(ratings: pd.DataFrame, script: pd.DataFrame) -> float:
     """A rater's disagreement rate with the script on the checks the script decides for every row (2, 3):
     the only error of a blind rater that can be measured without another rater."""
-    s = script.set_index("blind_id")
-    r = ratings.set_index("blind_id").loc[s.index]
+    r = ratings.set_index("blind_id")
+    s = script.set_index("blind_id").loc[r.index]  # a partial rater: the rows it rated
     return float(((r.c2 != s.c2).sum() + (r.c3 != s.c3).sum()) / (2 * len(s)))
 
 

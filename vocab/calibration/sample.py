@@ -8,7 +8,8 @@ order of lines on disk.
 
 Two files come out of a draw, in ``<run_dir>/calibration/``:
 
-- ``key.csv`` — ``blind_id, cell, level, attempt, critic_verdict, pile, weight``: stays with the analyst;
+- ``key.csv`` — ``blind_id, cell, level, attempt, critic_verdict, pile, weight``, sorted by cell, level and
+  attempt (so its row order says nothing about the sheet's): stays with the analyst;
 - ``blind_sheet.csv`` / ``.jsonl`` — ``blind_id, seed_word, words, settings, sentence, answer_key`` and
   nothing else: no verdict, reason, cell, model or attempt. Rows are shuffled and blind ids are random.
 
@@ -84,7 +85,9 @@ def draw_sample(
             }
         )
         sheet.append({"blind_id": bid, **{f: _plain(r[f]) for f in visible}})
-    return Sample(pd.DataFrame(key, columns=KEY_COLUMNS), pd.DataFrame(sheet, columns=["blind_id", *visible]))
+    # The key in (cell, level, attempt) order: key row k is not sheet row k (nor any packet's row k).
+    key_df = pd.DataFrame(key, columns=KEY_COLUMNS).sort_values(["cell", "level", "attempt"], kind="stable")
+    return Sample(key_df.reset_index(drop=True), pd.DataFrame(sheet, columns=["blind_id", *visible]))
 
 
 def _plain(v):
@@ -110,8 +113,11 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
     sheet_csv = _sheet_csv(sample.sheet).to_csv(index=False)
     existing = out / "key.csv"
     if existing.exists():
-        if existing.read_text() != key_csv:
-            raise CalibrationError(f"{existing} holds another sample; move it away (and its ratings) to draw anew")
+        old = existing.read_text()
+        if old != key_csv:
+            if sorted(old.splitlines()) != sorted(key_csv.splitlines()):
+                raise CalibrationError(f"{existing} holds another sample; move it away (and its ratings) to draw anew")
+            existing.write_text(key_csv)  # the same rows in the sheet's order (before 2026-12): re-sorted
         return out
     out.mkdir(parents=True, exist_ok=True)
     (out / "blind_sheet.csv").write_text(sheet_csv)

@@ -1,0 +1,217 @@
+"""The blind rating form in a real browser: JupyterLab (started by `vocab form`, as a rater starts it) driven
+in headless Chromium by selenium — Debian's chromium and chromium-driver, nothing downloaded.
+
+One session, as an annotator works: open the packet's notebook, run it, rate two rows by keyboard alone, go back
+and edit one, save, reload with a fresh kernel (the form cell shows nothing stale and no widget error), run it
+again and resume, export, and import the partial hand-in. Screenshots go to the test's temporary directory
+(``VOCAB_FORM_SCREENSHOT=path.png`` also keeps the form's picture there, e.g. for the README).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.unit.test_calibration import synthetic_attempts
+from vocab.calibration import draw_sample, make_packet, read_ratings, write_sample
+
+pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+TOKEN = "vocab-browser-test"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def lab(tmp_path):
+    """A run with a blind sample, rater ann's packet, and JupyterLab serving it through `vocab form`."""
+    run = tmp_path / "run"
+    att = synthetic_attempts(cells=("w1__c1", "w1__c2"), levels=10)
+    att["settings"] = [{"require_seed_word": bool(i % 2), "max_sentence_words": 12} for i in range(len(att))]
+    write_sample(draw_sample(att, 3, 0), run)
+    packet = make_packet(run, "ann")
+    port = free_port()
+    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"), "HOME": str(tmp_path)}
+    log = (tmp_path / "lab.log").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "vocab.cli", "form", str(packet), "--port", str(port), "--no-browser", "--token",
+         TOKEN], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"{base}/api/status?token={TOKEN}", timeout=2)
+            break
+        except OSError:
+            assert proc.poll() is None, (tmp_path / "lab.log").read_text()[-2000:]
+            assert time.monotonic() < deadline, "JupyterLab did not start in 60 s"
+            time.sleep(0.5)
+    yield run, packet, base
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+    log.close()
+
+
+@pytest.fixture
+def browser(tmp_path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    assert Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists(), "make setup installs chromium and chromium-driver"
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1300,1300", f"--user-data-dir={tmp_path / 'chromium'}"):  # fmt: skip
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    yield driver
+    driver.quit()
+
+
+def _wait(driver, condition, timeout=120, what=""):
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    # the form redraws itself on every change: an element read mid-redraw is stale, read it again
+    wait = WebDriverWait(driver, timeout, poll_frequency=0.25, ignored_exceptions=[StaleElementReferenceException])
+    return wait.until(condition, message=what)
+
+
+def _kernel_idle(base: str) -> bool:
+    kernels = json.loads(urllib.request.urlopen(f"{base}/api/kernels?token={TOKEN}", timeout=5).read())
+    return any(k["execution_state"] == "idle" for k in kernels)
+
+
+def _run_all(driver, base: str):
+    """Run ▸ Run All Cells, once the notebook's kernel is up (a click before that may fall on a disabled item)."""
+    from selenium.webdriver.common.by import By
+
+    _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell"), what="the notebook")
+    _wait(driver, lambda d: _kernel_idle(base), what="an idle kernel")
+    _menu(driver, "Run", "Run All Cells")
+    return _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-progress"), what="the form")
+
+
+def _menu(driver, menu: str, item: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    top = _wait(driver, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-itemLabel")
+                                   if e.text == menu], what=f"the {menu} menu")  # fmt: skip
+    top[0].click()
+    entry = _wait(driver, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".lm-Menu-itemLabel")
+                                     if e.text == item], what=item)  # fmt: skip
+    entry[0].click()
+
+
+def _progress(driver) -> str:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.CSS_SELECTOR, ".vocab-form .vf-progress").text
+
+
+def _keys(driver, keys: str):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).send_keys(keys).perform()
+
+
+def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    run, packet, base = lab
+    browser.get(f"{base}/lab/tree/rate.ipynb?token={TOKEN}")
+    _run_all(browser, base)
+    n = sum(1 for _ in (packet / "sheet.jsonl").open())
+    _wait(browser, lambda d: _progress(d) == f"row 1 of {n}, 0 done", 30, "row 1")
+    # the form has the keyboard: its root (or a child) is focused, not a notebook cell
+    assert browser.execute_script("return !!document.activeElement.closest('.vocab-form')")
+    browser.save_screenshot(str(tmp_path / "1-opened.png"))
+    cells_before = len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell"))
+
+    # row 1: every check PASSED (12 presses cover 11 or 12 graded checks), Enter saves
+    _keys(browser, "p" * 12)
+    selected = browser.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-passed.vf-selected")
+    assert len(selected) in (11, 12)
+    _keys(browser, Keys.ENTER)
+    _wait(browser, lambda d: _progress(d) == f"row 2 of {n}, 1 done", 30, "row 2")
+    # row 2: check 9 FAILED (move with j/k), the rest PASSED
+    _keys(browser, "p" * 12)
+    graded = [e.get_attribute("data-id") for e in browser.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-crit")
+              if "vf-na" not in e.get_attribute("class")]  # fmt: skip
+    _keys(browser, "k" * (len(graded) - graded.index("9") - 1) + "f")
+    assert browser.find_element(By.CSS_SELECTOR, '.vf-crit[data-id="9"] .vf-failed').get_attribute(
+        "aria-pressed") == "true"  # fmt: skip
+    browser.save_screenshot(str(tmp_path / "2-rating.png"))
+    if os.environ.get("VOCAB_FORM_SCREENSHOT"):
+        browser.find_element(By.CSS_SELECTOR, ".vocab-form").screenshot(os.environ["VOCAB_FORM_SCREENSHOT"])
+    _keys(browser, Keys.ENTER)
+    _wait(browser, lambda d: _progress(d) == f"row 3 of {n}, 2 done", 30, "row 3")
+    # JupyterLab's own keys did not fire: no cell was inserted by b, selected by j/k, ...
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell")) == cells_before
+
+    # back to row 2 and edit it: check 9 PASSED now
+    _keys(browser, "b")
+    _wait(browser, lambda d: _progress(d) == f"row 2 of {n}, 2 done", 30, "back to row 2")
+    assert browser.find_element(By.CSS_SELECTOR, '.vf-crit[data-id="9"] .vf-failed').get_attribute(
+        "aria-pressed") == "true"  # the saved rating is shown  # fmt: skip
+    _keys(browser, "p" * 12 + Keys.ENTER)
+    _wait(browser, lambda d: _progress(d) == f"row 3 of {n}, 2 done", 30, "after the edit")
+    records = [json.loads(x) for x in (packet / "ratings.jsonl").read_text().splitlines()]
+    assert [r["edit"] for r in records] == [False, False, True]
+    assert records[1]["checks"]["9"] == "FAILED" and records[2]["checks"]["9"] == "PASSED"
+    assert all(r["seconds"] >= 0 and r["rubric_hash"] and r["session"] == records[0]["session"] for r in records)
+
+    # save (File ▸ Save Notebook, as JupyterLab's autosave would), shut the kernel down, reload: no stale
+    # form, no widget error
+    _menu(browser, "File", "Save Notebook")
+    _wait(browser, lambda d: json.loads((packet / "rate.ipynb").read_text())["cells"][1]["execution_count"], 30,
+          "the notebook saved")  # fmt: skip
+    saved = json.loads((packet / "rate.ipynb").read_text())
+    live = [c for c in saved["cells"] if "rating-form" in c["metadata"].get("tags", [])]
+    assert len(live) == 2 and all(c["outputs"] == [] for c in live)  # the pre-save hook kept them out of the file
+    assert saved["cells"][1]["execution_count"]  # ... and nothing else
+    sessions = json.loads(urllib.request.urlopen(f"{base}/api/sessions?token={TOKEN}").read())
+    for s in sessions:
+        req = urllib.request.Request(f"{base}/api/kernels/{s['kernel']['id']}?token={TOKEN}", method="DELETE")
+        urllib.request.urlopen(req)
+    browser.refresh()
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell"), 60, "the notebook again")
+    time.sleep(2)
+    page = browser.find_element(By.CSS_SELECTOR, "body").text
+    assert "Error displaying widget" not in page and "model not found" not in page
+    assert not browser.find_elements(By.CSS_SELECTOR, ".vocab-form")
+    assert "rows, 0 rated" not in page and "run all cells (run ▸ run all cells) to open the form" in page.lower()
+    browser.save_screenshot(str(tmp_path / "3-reopened.png"))
+
+    # run it again: the form resumes at the first unrated row, then exports what is rated so far
+    _run_all(browser, base)
+    _wait(browser, lambda d: _progress(d) == f"row 3 of {n}, 2 done", 60, "resumed")
+    _keys(browser, "e")
+    _wait(browser, lambda d: "exported 2 rows" in d.find_element(By.CSS_SELECTOR, ".vocab-form").text, 30, "export")
+    browser.save_screenshot(str(tmp_path / "4-resumed.png"))
+    hand_in = ["ratings", "import", str(packet / "ratings.csv"), "--run-dir", str(run), "--rater", "ann", "--partial"]
+    r = subprocess.run([sys.executable, "-m", "vocab.cli", *hand_in], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    ratings = read_ratings(run, "ann").set_index("blind_id")
+    assert len(ratings) == 2 and (ratings.c9 == "PASSED").all()
+    shutil.rmtree(tmp_path / "chromium", ignore_errors=True)

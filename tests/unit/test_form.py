@@ -1,0 +1,234 @@
+"""The human rater's packet and the form's session, without a browser (tests/browser/ drives the same form in
+JupyterLab): nothing in a packet leaks, each rater has an order of their own, every save carries its audit
+fields, edits keep their history, two sessions of one rater are never silently merged, part of a sheet can be
+handed in, and one rule checks rater names everywhere."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.unit.test_calibration import synthetic_attempts
+from vocab.calibration import (
+    CalibrationError,
+    RatingSession,
+    draw_sample,
+    import_ratings,
+    make_packet,
+    rater_order,
+    read_key,
+    read_ratings,
+    read_sheet,
+    write_sample,
+)
+from vocab.calibration.form import strip_live_form
+from vocab.cli import main
+
+CELLS = ("smollm2__smollm2", "smollm2__gemma3", "gemma3__smollm2", "gemma3__gemma3")
+ALL_PASS = {str(c): "PASSED" for c in range(2, 13)}
+
+
+class Clock:
+    def __init__(self):
+        self.t = 100.0
+
+    def __call__(self):
+        return self.t
+
+
+@pytest.fixture
+def run(tmp_path):
+    """A run's calibration folder as the chain leaves it: key, sheet, an LLM rater's files, the script's."""
+    att = synthetic_attempts(cells=CELLS, levels=12)
+    att["settings"] = [{"require_seed_word": bool(i % 2), "max_sentence_words": 12} for i in range(len(att))]
+    write_sample(draw_sample(att, 4, 0), tmp_path)
+    cal = tmp_path / "calibration"
+    ids = list(read_sheet(tmp_path).blind_id)
+    with (cal / "rater_gemma3.jsonl").open("w") as f:
+        for b in ids:
+            f.write(json.dumps({"blind_id": b, "rater": "gemma3", "model": "gemma3", "checks": {}}) + "\n")
+    pd.DataFrame({"blind_id": ids, **{f"c{i}": "FAILED" for i in range(1, 13)}}).to_csv(
+        cal / "ratings_gemma3.csv", index=False
+    )
+    return tmp_path
+
+
+def test_a_packet_holds_nothing_that_leaks(run):
+    packet = make_packet(run, "ann")
+    assert sorted(p.name for p in packet.iterdir()) == ["README.txt", "packet.json", "rate.ipynb", "rubric.txt",
+                                                        "sheet.jsonl"]  # fmt: skip
+    text = "".join(p.read_text() for p in packet.iterdir())
+    key = read_key(run)
+    for leak in ("smollm2", "gemma3", "__", "critic", "key.csv", "secret-reason", "attempt", "pile", "weight"):
+        assert leak not in text, leak
+    rows = [json.loads(x) for x in (packet / "sheet.jsonl").read_text().splitlines()]
+    assert set(rows[0]) == {"blind_id", "seed_word", "words", "settings", "sentence", "answer_key"}
+    ids = [r["blind_id"] for r in rows]
+    assert sorted(ids) == sorted(key.blind_id)
+    # neither the key's nor the run's sheet's order: the rater's own
+    assert ids != list(key.blind_id) and ids != list(read_sheet(run).blind_id)
+    assert ids == rater_order(list(key.blind_id), "ann")
+    nb = json.loads((packet / "rate.ipynb").read_text())
+    assert all(not c.get("outputs") for c in nb["cells"])
+    assert 'packet = "."' in "".join(nb["cells"][1]["source"])
+
+
+def test_two_raters_get_different_orders_recorded_in_their_packets(run):
+    a, b = make_packet(run, "ann"), make_packet(run, "bob")
+    order = {p: [json.loads(x)["blind_id"] for x in (p / "sheet.jsonl").read_text().splitlines()] for p in (a, b)}
+    assert order[a] != order[b] and sorted(order[a]) == sorted(order[b])
+    meta = json.loads((a / "packet.json").read_text())
+    assert meta["rater"] == "ann" and meta["order_seed"] == 0 and "sha256('0:ann')" in meta["order"]
+    assert make_packet(run, "ann") == a  # asked again: the same packet, untouched
+    assert [json.loads(x)["blind_id"] for x in (a / "sheet.jsonl").read_text().splitlines()] == order[a]
+
+
+def test_every_save_carries_its_audit_fields_and_an_edit_keeps_the_history(run):
+    clock = Clock()
+    s = RatingSession(make_packet(run, "ann"), clock=clock)
+    assert s.progress() == f"row 1 of {s.n}, 0 done"
+    first = s.current()
+    need1 = bool(first["settings"]["require_seed_word"])
+    clock.t += 42.5
+    rec = s.save({**ALL_PASS, "1": "FAILED"}, note="odd")
+    assert rec["seconds"] == 42.5 and rec["rater"] == "ann" and rec["session"] == s.session
+    assert (
+        rec["rubric_version"] == s.rubric.version and len(rec["rubric_hash"]) == 64 and rec["time"].endswith("+00:00")
+    )
+    assert rec["checks"]["1"] == ("FAILED" if need1 else "")  # check 1 is n/a where the seed word is not required
+    assert rec["edit"] is False and s.progress() == f"row 2 of {s.n}, 1 done"
+    s.back()
+    assert s.current()["blind_id"] == first["blind_id"]
+    s.save({**ALL_PASS, "1": "PASSED", "9": "FAILED"})  # an edit
+    history = [json.loads(x) for x in (s.packet / "ratings.jsonl").read_text().splitlines()]
+    assert [h["edit"] for h in history] == [False, True] and history[0]["checks"]["9"] == "PASSED"
+    table = pd.read_csv(s.packet / "ratings.csv", dtype=str, keep_default_na=False)
+    assert list(table.blind_id) == [first["blind_id"]] and table.c9.iloc[0] == "FAILED"  # the latest counts
+
+
+def test_check_one_is_required_exactly_where_the_level_requires_the_seed_word(run):
+    s = RatingSession(make_packet(run, "ann"))
+    seen = set()
+    while not s.finished:
+        need = bool(s.current()["settings"]["require_seed_word"])
+        seen.add(need)
+        assert s.required(s.current())["1"] is need
+        if need:
+            with pytest.raises(CalibrationError, match="grade 1 first"):
+                s.save(ALL_PASS)
+            s.save({**ALL_PASS, "1": "PASSED"})
+        else:
+            s.save(ALL_PASS)
+    assert seen == {True, False}
+    with pytest.raises(CalibrationError, match="grade 5"):
+        s.back()
+        s.save({k: v for k, v in ALL_PASS.items() if k != "5"} | {"1": "PASSED"})
+
+
+def test_skip_returns_later_and_the_end_state_is_clear(run):
+    s = RatingSession(make_packet(run, "ann"))
+    skipped = s.current()["blind_id"]
+    s.skip()
+    assert s.current()["blind_id"] != skipped
+    while not s.finished:
+        s.save({**ALL_PASS, "1": "PASSED"})
+    history = [json.loads(x)["blind_id"] for x in (s.packet / "ratings.jsonl").read_text().splitlines()]
+    assert history[-1] == skipped and len(set(history)) == s.n  # the skipped row came back last
+    assert s.progress().startswith(f"all {s.n} rows rated") and s.view()["finished"]
+    with pytest.raises(CalibrationError, match="every row is rated"):
+        s.save(ALL_PASS)
+
+
+def test_two_sessions_of_one_rater_are_refused_or_taken_over_explicitly(run):
+    packet = make_packet(run, "ann")
+    first = RatingSession(packet)
+    lock = json.loads((packet / "session.json").read_text())
+    (packet / "session.json").write_text(json.dumps({**lock, "pid": 1}))  # as if it ran in another, live kernel
+    with pytest.raises(CalibrationError, match="already has a session open"):
+        RatingSession(packet)
+    second = RatingSession(packet, takeover=True)
+    with pytest.raises(CalibrationError, match="took over this packet"):
+        first.save({**ALL_PASS, "1": "PASSED"})
+    second.save({**ALL_PASS, "1": "PASSED"})
+    assert not (packet / "ratings.jsonl").read_text().count(first.session)
+
+
+def test_a_stale_session_of_a_dead_process_is_taken_over(run):
+    packet = make_packet(run, "ann")
+    RatingSession(packet)
+    lock = json.loads((packet / "session.json").read_text())
+    (packet / "session.json").write_text(json.dumps({**lock, "pid": 2**22 + 7}))  # no such process
+    RatingSession(packet)  # no error: the old kernel is gone
+
+
+def test_part_of_a_sheet_can_be_handed_in_and_is_counted(run, capsys):
+    s = RatingSession(make_packet(run, "ann"))
+    for _ in range(5):
+        s.save({**ALL_PASS, "1": "PASSED"})
+    csv = s.packet / "ratings.csv"
+    assert main(["ratings", "import", str(csv), "--run-dir", str(run), "--rater", "ann"]) == 2
+    assert "ids of the sheet not rated" in capsys.readouterr().err
+    assert main(["ratings", "import", str(csv), "--run-dir", str(run), "--rater", "ann", "--partial"]) == 0
+    ratings = read_ratings(run, "ann")
+    assert len(ratings) == 5
+    from vocab.calibration import coverage_text
+
+    n = len(read_sheet(run))
+    assert coverage_text({"ann": ratings, "gemma3": read_ratings(run, "gemma3")}, n) == (
+        f"ann 5/{n} (partial), gemma3 {n}/{n}"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("Jane Doe", "use a letter"),
+        ("gemma3", "belongs to a machine rater"),
+        ("script", "machine rater"),
+        ("", "use a letter"),
+        ("x" * 41, "use a letter"),
+    ],  # fmt: skip
+)
+def test_rater_names_follow_one_rule_in_the_packet_and_the_import(run, tmp_path, capsys, name, words):
+    with pytest.raises(CalibrationError, match=words):
+        make_packet(run, name)
+    src = tmp_path / "r.csv"
+    ids = list(read_sheet(run).blind_id)
+    pd.DataFrame({"blind_id": ids, "c1": "", **{f"c{i}": "PASSED" for i in range(2, 13)}}).to_csv(src, index=False)
+    if name != "script":  # the script's own file may be imported under its name
+        with pytest.raises(CalibrationError, match=words):
+            import_ratings(src, run, name)
+    assert not (run / "packets" / name).exists()
+
+
+def test_the_pre_save_hook_drops_only_the_live_form(tmp_path):
+    model = {
+        "type": "notebook",
+        "content": {
+            "cells": [
+                {"cell_type": "code", "metadata": {"tags": ["rating-form"]}, "outputs": [{"x": 1}],
+                 "execution_count": 3},
+                {"cell_type": "code", "metadata": {"tags": []}, "outputs": [{"y": 2}], "execution_count": 4},
+            ]
+        },
+    }  # fmt: skip
+    strip_live_form(model, path="rate.ipynb")
+    cells = model["content"]["cells"]
+    assert cells[0]["outputs"] == [] and cells[0]["execution_count"] is None and cells[1]["outputs"] == [{"y": 2}]
+    strip_live_form({"type": "file", "content": "text"})  # other files pass untouched
+
+
+def test_the_form_notebook_runs_on_a_packet(run, tmp_path):
+    """rate.ipynb as a packet holds it, run by papermill: the session opens and the widget is built."""
+    from vocab.nb import execute
+
+    packet = make_packet(run, "ann")
+    out = tmp_path / "rate.ipynb"
+    execute(packet / "rate.ipynb", {"packet": str(packet)}, out)
+    text = out.read_text()
+    assert "rater ann:" in text and "application/vnd.jupyter.widget-view+json" in text
+    assert '"output_type": "error"' not in text
+    assert not (Path(packet) / "ratings.jsonl").exists()  # opening the form writes no rating

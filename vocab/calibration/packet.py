@@ -1,0 +1,130 @@
+"""A human rater's packet: the folder a rater opens, and nothing else.
+
+``vocab packet --run-dir D --rater NAME`` writes ``D/packets/NAME/``::
+
+    sheet.jsonl      the blind rows, in this rater's own order (seeded by the name): blind id and the
+                     dataset's visible fields only
+    packet.json      rater, order seed, rows, the sample's hash, the rubric's name, version and hash
+    rubric.txt       what to grade, with every criterion's question
+    rate.ipynb       the form (a copy of notebooks/rate.ipynb pointed at this folder: the tracked notebook is
+                     never the one a rater types into)
+    README.txt       how to rate, the keys, how to hand in
+    ratings.jsonl    written by the form: every saved rating with its audit fields (an edit appends)
+    ratings.csv      written by the form after every save: the latest rating of each rated row
+
+Nothing in it names a model, a cell, a verdict or another rater; the key stays in ``D/calibration/key.csv``,
+sorted by cell, level and attempt, so its row order says nothing about any sheet's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+
+from vocab.calibration.dataset import JudgeRubric, read_rubric
+from vocab.calibration.sample import CalibrationError, read_sheet
+
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
+TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
+KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · j / k or ↓ / ↑: move between checks · " \
+    "Enter: save and next · b: back · s: skip for now · e: export"  # fmt: skip
+
+
+def llm_raters(run_dir: str | Path) -> set[str]:
+    """Names taken by machine raters in this run: the script, and every LLM rater that answered here."""
+    names = {"script"}
+    for f in (Path(run_dir) / "calibration").glob("rater_*.jsonl"):
+        if f.name.endswith("_errors.jsonl"):
+            names.add(f.stem.removeprefix("rater_").removesuffix("_errors"))
+            continue
+        with f.open(encoding="utf-8") as fh:
+            first = fh.readline()
+        if first.strip() and "model" in json.loads(first):
+            names.add(f.stem.removeprefix("rater_"))
+    return names
+
+
+def check_rater_name(name: str, run_dir: str | Path | None = None, *, human: bool = True) -> str:
+    """One rule for rater names everywhere (the form, the packet, `vocab ratings import`): a letter, then
+    letters, digits, '-' or '_', at most 40; a human rater may not take a machine rater's name."""
+    if not isinstance(name, str) or not NAME.match(name):
+        raise CalibrationError(
+            f"rater name {name!r}: use a letter, then letters, digits, '-' or '_' (at most 40), e.g. jane-doe"
+        )
+    if human and run_dir is not None and name.lower() in {n.lower() for n in llm_raters(run_dir)}:
+        raise CalibrationError(f"rater name {name!r} belongs to a machine rater in this run; choose another")
+    return name
+
+
+def rater_order(blind_ids: list[str], rater: str, seed: int = 0) -> list[str]:
+    """The rater's own order of the sheet: the ids sorted, then shuffled by a seed derived from the name."""
+    digest = hashlib.sha256(f"{seed}:{rater}".encode()).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    ids = sorted(blind_ids)
+    return [ids[i] for i in rng.permutation(len(ids))]
+
+
+def rubric_text(rubric: JudgeRubric) -> str:
+    lines = [rubric.instructions, "", "Criteria:"] if rubric.instructions else ["Criteria:"]
+    lines += [f"- {c.id}. {c.name}: {c.question}" for c in rubric.criteria]
+    return "\n".join(lines) + "\n"
+
+
+def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
+    """Write (or find, unchanged) the rater's packet. A packet made for another sample is refused."""
+    run_dir = Path(run_dir)
+    check_rater_name(rater, run_dir)
+    sheet_path = run_dir / "calibration" / "blind_sheet.jsonl"
+    if not sheet_path.exists():
+        raise CalibrationError(f"{run_dir}: no blind sheet yet (draw the sample first: vocab sample)")
+    sample_hash = hashlib.sha256(sheet_path.read_bytes()).hexdigest()
+    out = run_dir / "packets" / rater
+    if (out / "packet.json").exists():
+        meta = json.loads((out / "packet.json").read_text())
+        if meta["sample_sha256"] != sample_hash:
+            raise CalibrationError(f"{out} was made for another sample; move it away to make a new packet")
+        return out
+    sheet = read_sheet(run_dir)
+    rub = read_rubric(run_dir)
+    by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
+    order = rater_order(list(by_id), rater, seed)
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "sheet.jsonl").open("w", encoding="utf-8") as f:
+        for bid in order:
+            f.write(json.dumps(by_id[bid], ensure_ascii=False) + "\n")
+    (out / "rubric.txt").write_text(rubric_text(rub), encoding="utf-8")
+    nb = json.loads(TEMPLATE.read_text())
+    nb["metadata"].pop("widgets", None)  # no saved widget state, no outputs: the rater starts clean
+    for cell in nb["cells"]:
+        if cell["cell_type"] == "code":
+            cell["outputs"], cell["execution_count"] = [], None
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            cell["source"] = ['packet = "."  # this folder\n', "takeover = False  # True: take over an open session"]
+    (out / "rate.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (out / "README.txt").write_text(
+        f"Blind rating packet for {rater}: {len(order)} rows.\n\n"
+        "Open rate.ipynb in JupyterLab (`vocab form <this folder>` starts one that never saves the live form into\n"
+        "the notebook) and run all cells. Grade every row on every criterion (rubric.txt). Keys:\n"
+        f"{KEYS}\n\n"
+        "Every save is kept in ratings.jsonl with the time, the seconds spent and the rubric version; ratings.csv\n"
+        "always holds your latest rating of each rated row. Hand in ratings.csv (part of it is fine:\n"
+        "`vocab ratings import ratings.csv --run-dir <run> --rater <you> --partial`).\n",
+        encoding="utf-8",
+    )
+    meta = {
+        "rater": rater,
+        "rows": len(order),
+        "order": f"sha256('{seed}:{rater}') -> numpy default_rng permutation of the sorted blind ids",
+        "order_seed": seed,
+        "sample_sha256": sample_hash,
+        "rubric": {"name": rub.name, "version": rub.version, "hash": rub.hash},
+        "rubric_full": rub.as_dict(),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    (out / "packet.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # last: complete
+    return out
