@@ -1,6 +1,8 @@
-"""Run every benchmark that needs no server and print one JSON line each.
+"""`make bench`: every benchmark, each writing benchmarks/results/<name>.json where it has one.
 
-The loop benchmark (bench_loop.py) needs the embedded servers (`vocab serve`) and is run on its own.
+The ones without servers first; then the harness against a raw generator (it starts the embedded servers, or
+uses running ones) and the engines side by side (it starts and stops vLLM and llama-server itself, so no
+`vocab serve` may be running). bench_loop.py (sequential vs concurrent loop) is run on its own.
 """
 
 from __future__ import annotations
@@ -10,5 +12,5 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-for script in ("bench_levels.py", "bench_bootstrap.py", "bench_simulate.py"):
+for script in ("bench_levels.py", "bench_bootstrap.py", "bench_simulate.py", "bench_harness.py", "bench_engines.py"):
     subprocess.run([sys.executable, str(HERE / script)], check=True)

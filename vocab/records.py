@@ -193,7 +193,8 @@ def load_run(run_dir: str | Path) -> Run:
     att = pd.DataFrame(attempts)
     if not att.empty:
         att = att.sort_values(["cell", "level", "attempt"], kind="stable").reset_index(drop=True)
-    err_cols = ["run_id", "cell", "level", "attempt", "role", "kind", "message", "time"]
+    # usage: what a failed call spent (a truncated call spends its whole token budget)
+    err_cols = ["run_id", "cell", "level", "attempt", "role", "kind", "message", "time", "usage"]
     err = pd.DataFrame(errors, columns=err_cols) if errors else pd.DataFrame(columns=err_cols)
     return Run(run_dir, manifest, pd.DataFrame(levels), att, pd.DataFrame(outcomes), err)
 

@@ -155,3 +155,52 @@ def cost_tables(run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
     per_role = calls.groupby(["model", "role"]).completion_tokens.median().unstack("role")
     per_model = per_model.join(per_role.add_prefix("median_tokens_"))
     return totals, per_model.reset_index()
+
+
+def time_table(run: Run, bin_seconds: int = 60) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Where a run's wall time went: (the run's totals, one row per model).
+
+    Totals: wall time from the first attempt's start to the last one's end; *active* time, the minutes in which
+    at least one attempt was in flight (a resumed run's pause is wall time but not work); attempts per hour over
+    each; the attempts in flight (median and peak over active minutes). Per model: its call seconds over the
+    active time (the average number of its requests in flight), completion tokens per active second, and the
+    tokens spent on truncated calls (a call that ran into its budget spends all of it and returns nothing usable).
+    """
+    if run.attempts.empty:
+        return pd.DataFrame([{"attempts": 0}]), pd.DataFrame()
+    start = pd.to_datetime(run.attempts.started, format="ISO8601")
+    end = pd.to_datetime(run.attempts.finished, format="ISO8601")
+    t0 = start.min()
+    edges = pd.date_range(t0, end.max() + pd.Timedelta(seconds=bin_seconds), freq=f"{bin_seconds}s")
+    in_flight = pd.Series([int(((start < b + pd.Timedelta(seconds=bin_seconds)) & (end > b)).sum()) for b in edges])
+    active = in_flight > 0
+    wall = (end.max() - t0).total_seconds()
+    active_s = float(active.sum() * bin_seconds)
+    totals = pd.DataFrame(
+        [
+            {
+                "attempts": len(run.attempts),
+                "wall_minutes": round(wall / 60, 1),
+                "active_minutes": round(active_s / 60, 1),
+                "idle_minutes": round((wall - active_s) / 60, 1) if wall > active_s else 0.0,
+                "attempts_per_hour_wall": round(3600 * len(run.attempts) / wall, 1) if wall else None,
+                "attempts_per_hour_active": round(3600 * len(run.attempts) / active_s, 1) if active_s else None,
+                "in_flight_median": float(in_flight[active].median()),
+                "in_flight_peak": int(in_flight.max()),
+            }
+        ]
+    )
+    calls = call_records(run)
+    for col in ("completion_tokens", "seconds"):
+        calls[col] = pd.to_numeric(calls[col], errors="coerce")
+    per_model = calls.groupby("model").agg(
+        call_seconds=("seconds", "sum"),
+        completion_tokens=("completion_tokens", "sum"),
+        truncated_calls=("kind", lambda s: int(s.eq("truncated").sum())),
+    )
+    wasted = calls[calls.kind.eq("truncated")].groupby("model").completion_tokens.sum()
+    per_model["truncated_tokens"] = wasted.reindex(per_model.index).fillna(0).astype(int)
+    per_model["truncated_share_of_tokens"] = per_model.truncated_tokens / per_model.completion_tokens
+    per_model["requests_in_flight"] = per_model.call_seconds / active_s
+    per_model["tokens_per_active_second"] = per_model.completion_tokens / active_s
+    return totals, per_model.reset_index()

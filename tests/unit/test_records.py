@@ -139,3 +139,32 @@ def test_writer_line_is_whole_and_reader_skips_a_torn_tail(tmp_path):
     w.write({"a": 3})
     w.close()
     assert read_jsonl(p) == [{"a": 1}, {"a": 3}]
+
+
+def test_time_table_separates_a_pause_from_work_and_counts_truncation_waste():
+    """Two bursts of work 10 minutes apart (a resumed run): the pause is wall time, not active time; a truncated
+    call's tokens are counted as waste."""
+    import pandas as pd
+
+    from vocab.records import Run
+
+    rows = []
+    for i, minute in enumerate([0, 0, 1, 12, 12]):
+        a = attempt("w__c", i + 1, 1, "FAILED")
+        a["started"] = f"2026-01-01T00:{minute:02d}:10+00:00"
+        a["finished"] = f"2026-01-01T00:{minute:02d}:50+00:00"
+        rows.append(a)
+    errors = pd.DataFrame([{"run_id": "r", "cell": "w__c", "level": 9, "attempt": 1, "role": "critic",
+                            "kind": "truncated", "message": "m", "time": "t",
+                            "usage": usage("c", 768, 9.0)}])  # fmt: skip
+    run = Run(None, {}, pd.DataFrame(), pd.DataFrame(rows), pd.DataFrame(), errors)
+    totals, per_model = tables.time_table(run)
+    t = totals.iloc[0]
+    assert t.wall_minutes == pytest.approx(12 + 40 / 60, abs=0.05)  # rounded to 0.1 min
+    assert t.active_minutes == 3 and t.idle_minutes == pytest.approx(t.wall_minutes - 3, abs=0.1)
+    assert t.attempts_per_hour_active == pytest.approx(5 * 60 / 3)
+    assert t.in_flight_peak == 2
+    m = per_model.set_index("model")
+    assert m.loc["c", "truncated_calls"] == 1 and m.loc["c", "truncated_tokens"] == 768
+    assert m.loc["w", "truncated_tokens"] == 0
+    assert m.loc["c", "requests_in_flight"] == pytest.approx((5 * 4.0 + 9.0) / 180)

@@ -1,0 +1,43 @@
+"""What every benchmark's result records, and where it goes: ``benchmarks/results/<name>.json``."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"
+
+
+def result_record(name: str, **fields) -> dict:
+    """The benchmark's fields, then the commit, the time and the machine it was measured on."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
+                           text=True).stdout.strip()  # fmt: skip
+    return {
+        "benchmark": name,
+        **fields,
+        "commit": commit.stdout.strip() + ("+dirty" if dirty else ""),
+        "when": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": {"cpu": _cpu(), "cores": os.cpu_count()},
+    }
+
+
+def write_result(name: str, result: dict) -> Path:
+    out = HERE / "results" / f"{name}.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    return out
