@@ -201,3 +201,52 @@ def test_run_grid_writes_the_table_and_its_provenance_and_refuses_to_overwrite(t
     with pytest.raises(ValueError, match="unknown"):
         run_grid(GridSpec(("nope",), (10,), (0.5,), (0.8,), (0.8,), (100,)), tmp_path / "x.csv")
     assert not (tmp_path / "x.csv").exists()
+
+
+# --- level-clustered attempts ------------------------------------------------------------------------------
+
+
+def test_population_theta_is_what_the_clustered_simulator_logs_on_average():
+    """E[good]/E[attempts] by integration equals the simulator's pooled share over many levels (seeded)."""
+    from vocab.coverage.clustered import population_theta, simulate_clustered
+
+    for theta, q, spread in [(0.3, 0.8, 0.5), (0.6, 0.9, 2.0), (0.5, 0.7, 1e6)]:
+        st = simulate_clustered(theta, q, q, levels=4000, max_attempts=3, piles=5, spread=spread, sims=20,
+                                rng=np.random.default_rng(1))  # fmt: skip
+        pooled = float((st.truth * st.attempts).sum() / st.attempts.sum())
+        assert pooled == pytest.approx(population_theta(theta, q, q, spread, 3), abs=0.004), (theta, spread)
+    # retries pull the attempt-level rate below the level-level mean when levels differ
+    assert population_theta(0.3, 0.8, 0.8, 0.3, 3) < 0.3 - 0.05
+
+
+def test_the_clustered_piles_are_drawn_like_the_study_draws_them():
+    from vocab.coverage.clustered import design_effect, simulate_clustered
+
+    st = simulate_clustered(0.4, 0.8, 0.8, levels=60, max_attempts=3, piles=10, spread=0.5, sims=50,
+                            rng=np.random.default_rng(2))  # fmt: skip
+    assert (st.level_attempts >= 1).all() and (st.level_attempts <= 3).all()
+    assert (st.level_passes <= 1).all()  # a level stops at its first pass
+    assert np.allclose(st.p, st.level_passes.sum(1) / st.level_attempts.sum(1))
+    assert ((st.weights >= 0) & (st.weights <= 3)).all() and (st.weights[~np.isnan(st.failed)] >= 1).all()
+    # heterogeneous levels inflate p's variance; identical levels barely do
+    hetero = np.median(design_effect(st))
+    same = simulate_clustered(0.4, 0.8, 0.8, levels=60, max_attempts=3, piles=10, spread=1e6, sims=50,
+                              rng=np.random.default_rng(2))  # fmt: skip
+    assert hetero > 1.05 and np.median(design_effect(same)) < hetero
+
+
+def test_clustered_coverage_at_two_points():
+    """Seeded, small: with 20 heterogeneous levels, resampling attempts as if independent covers less than
+    resampling levels, seed 000's interval (p fixed) covers least, and Jeffreys stays near nominal; at the
+    study's 140 levels, Jeffreys is within 95 ± 3 %."""
+    from vocab.coverage.clustered import clustered_coverage
+
+    few = {m: clustered_coverage(m, theta=0.3, q1=0.8, q0=0.8, spread=0.3, levels=20, sims=400, seed=5, n_boot=200)
+           for m in ("seed", "attempt-boot", "level-boot", "jeffreys")}  # fmt: skip
+    assert few["seed"].coverage < few["attempt-boot"].coverage <= few["level-boot"].coverage + 0.01
+    assert few["seed"].coverage < 0.85 and few["jeffreys"].coverage >= 0.9
+    study = clustered_coverage("jeffreys", theta=0.3, q1=0.8, q0=0.8, spread=0.3, levels=140, sims=400, seed=6,
+                               n_boot=200)  # fmt: skip
+    assert abs(study.coverage - 0.95) <= 0.03 and study.defined == 400
+    with pytest.raises(ValueError, match="unknown method"):
+        clustered_coverage("wald", theta=0.3, q1=0.8, q0=0.8, spread=1.0, sims=10)

@@ -1,7 +1,15 @@
 """A simulator of the study (`simulate`), to measure what the corrected rate's interval is worth; the coverage
 grid over the study's regime and the choice of 03's default interval (`grid`); the rater-error and retry
-studies (`studies`)."""
+studies (`studies`); the study with level-clustered attempts (`clustered`)."""
 
+from vocab.coverage.clustered import (
+    CLUSTERED_METHODS,
+    clustered_coverage,
+    clustered_table,
+    design_effect,
+    population_theta,
+    simulate_clustered,
+)
 from vocab.coverage.grid import (
     GridSpec,
     choose_interval,
@@ -28,7 +36,13 @@ from vocab.coverage.simulate import (
 from vocab.coverage.studies import rater_error_table, retry_weighting_table
 
 __all__ = [
+    "CLUSTERED_METHODS",
     "METHODS",
+    "clustered_coverage",
+    "clustered_table",
+    "design_effect",
+    "population_theta",
+    "simulate_clustered",
     "Coverage",
     "GridSpec",
     "Studies",

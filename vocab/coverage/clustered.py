@@ -1,0 +1,258 @@
+"""The study simulated with level-clustered attempts: levels of varied difficulty, each retried until the critic
+passes it or its attempts run out, so one level's attempts are not independent (a hard level fails three times).
+
+A simulated study: ``levels`` levels, level l's attempts good with probability g_l ~ Beta(theta·s, (1 − theta)·s)
+(``spread`` s: smaller is more varied; s → ∞ is no clustering); each attempt passed by the critic with
+probability q1 if good, 1 − q0 if not; a level stops at its first pass or after ``max_attempts``. The piles are
+drawn as `vocab.calibration.sample` draws them: ``piles`` critic-passed attempts, and ``piles`` levels with a
+failed attempt, one failed attempt each, weighted by the level's number of failed attempts. The target is the
+writer's rate of good attempts over the population of levels (:func:`population_theta`: E[good attempts] /
+E[attempts], the retries included), as in the unclustered simulator; each study's own share of good attempts is
+kept too (``truth``), for the finite-population view.
+
+Intervals (nominal 95 %):
+
+- ``seed`` — seed 000's: rows of each pile resampled with their weights, p fixed;
+- ``attempt-boot`` — the same, p resampled as if the attempts were independent (Binomial(N, p)/N);
+- ``level-boot`` — the same, p resampled by levels (a cluster bootstrap: levels drawn with replacement);
+- ``jeffreys`` — Beta(k + ½, n − k + ½) posteriors for a, the weighted b (its effective count n·b) and p;
+- ``jeffreys-cluster`` — the same with p's posterior on N / deff attempts, deff the design effect of p estimated
+  from the levels (the ratio estimator's variance over the binomial one, at least 1);
+- ``ppi`` — prediction-powered inference at λ = 1 with the failed pile's weights, a Wald interval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from vocab.coverage.simulate import Coverage
+
+CLUSTERED_METHODS = ("seed", "attempt-boot", "level-boot", "jeffreys", "jeffreys-cluster", "ppi")
+
+
+@dataclass(frozen=True)
+class ClusteredStudies:
+    p: np.ndarray  # (S,) the critic's pass rate over the study's attempts
+    attempts: np.ndarray  # (S,) N, attempts logged
+    passed: np.ndarray  # (S, n) rater verdicts (1 pass) on the passed pile, nan past its end
+    failed: np.ndarray  # (S, n) the same for the failed pile
+    weights: np.ndarray  # (S, n) failed-pile weights (0 past its end)
+    level_passes: np.ndarray  # (S, L) critic-passed attempts per level
+    level_attempts: np.ndarray  # (S, L) attempts per level
+    truth: np.ndarray  # (S,) the study's own share of good attempts
+    defined: np.ndarray  # (S,) both piles non-empty
+
+
+def simulate_clustered(
+    theta: float,
+    q1: float,
+    q0: float,
+    *,
+    levels: int,
+    max_attempts: int,
+    piles: int,
+    spread: float,
+    sims: int,
+    rng: np.random.Generator,
+    rater_error: float = 0.0,
+) -> ClusteredStudies:
+    s, big_l, k = sims, levels, max_attempts
+    g = rng.beta(theta * spread, (1 - theta) * spread, size=(s, big_l, 1))
+    good = rng.random((s, big_l, k)) < g
+    passes = np.where(good, rng.random((s, big_l, k)) < q1, rng.random((s, big_l, k)) >= q0)
+    # attempt j exists when every earlier attempt of its level failed
+    exists = np.concatenate([np.ones((s, big_l, 1), bool), np.cumprod(~passes, axis=2)[:, :, :-1] > 0], axis=2)
+    rated_good = good ^ (rng.random((s, big_l, k)) < rater_error)
+    level_attempts = exists.sum(axis=2)
+    level_passes = (passes & exists).sum(axis=2)
+    n_att = level_attempts.sum(axis=1)
+    p = level_passes.sum(axis=1) / n_att
+    truth = (good & exists).sum(axis=(1, 2)) / n_att
+    # the passed pile: passed attempts at random (a level passes at most once)
+    passed_lv = level_passes > 0
+    at_pass = np.argmax(passes & exists, axis=2)[:, :, None]
+    good_at_pass = np.take_along_axis(rated_good, at_pass, axis=2)[:, :, 0]
+    pick = np.argsort(rng.random((s, big_l)) + (~passed_lv) * 2, axis=1)[:, :piles]
+    ok_a = np.take_along_axis(passed_lv, pick, axis=1)
+    passed = np.where(ok_a, np.take_along_axis(good_at_pass, pick, axis=1), np.nan)
+    # the failed pile: levels with a failed attempt, one of its failed attempts, weighted by their number
+    failed_mask = ~passes & exists
+    n_failed = failed_mask.sum(axis=2)
+    pick = np.argsort(rng.random((s, big_l)) + (n_failed == 0) * 2, axis=1)[:, :piles]
+    ok_b = np.take_along_axis(n_failed > 0, pick, axis=1)
+    which = np.argmax(rng.random((s, big_l, k)) * failed_mask, axis=2)
+    good_failed = np.take_along_axis(rated_good, which[:, :, None], axis=2)[:, :, 0]
+    failed = np.where(ok_b, np.take_along_axis(good_failed, pick, axis=1), np.nan)
+    weights = np.take_along_axis(n_failed, pick, axis=1) * ok_b
+    defined = ok_a.any(axis=1) & ok_b.any(axis=1)
+    return ClusteredStudies(p, n_att, passed, failed, weights.astype(float), level_passes, level_attempts, truth,
+                            defined)  # fmt: skip
+
+
+def population_theta(theta: float, q1: float, q0: float, spread: float, max_attempts: int) -> float:
+    """E[good attempts] / E[attempts] over levels with g ~ Beta(theta·s, (1 − theta)·s): a level's attempt j
+    exists with probability f^(j−1), f = g(1 − q1) + (1 − g) q0 its chance to fail, and is good with
+    probability g whatever came before, so the ratio is E[g·S(g)] / E[S(g)] with S = Σ_j f^(j−1)."""
+    from scipy import integrate, stats
+
+    if spread >= 1e5:  # no heterogeneity: every level has g = theta
+        return float(theta)
+    dist = stats.beta(theta * spread, (1 - theta) * spread)
+
+    def s(g):
+        f = g * (1 - q1) + (1 - g) * q0
+        return sum(f**j for j in range(max_attempts))
+
+    num = integrate.quad(lambda g: g * s(g) * dist.pdf(g), 0, 1, limit=200)[0]
+    den = integrate.quad(lambda g: s(g) * dist.pdf(g), 0, 1, limit=200)[0]
+    return float(num / den)
+
+
+def _shares(st: ClusteredStudies):
+    na = np.sum(~np.isnan(st.passed), axis=1)
+    nb = np.sum(~np.isnan(st.failed), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        a = np.nansum(st.passed, axis=1) / na
+        b = np.nansum(np.nan_to_num(st.failed) * st.weights, axis=1) / st.weights.sum(axis=1)
+    return na, a, nb, b
+
+
+def design_effect(st: ClusteredStudies) -> np.ndarray:
+    """Per study: the variance of p as a ratio estimator over levels, divided by the binomial variance."""
+    x, n = st.level_passes.astype(float), st.level_attempts.astype(float)
+    big_l = x.shape[1]
+    big_n = n.sum(axis=1)
+    resid = x - st.p[:, None] * n
+    v_cluster = big_l / (big_l - 1) * (resid**2).sum(axis=1) / big_n**2
+    v_binom = st.p * (1 - st.p) / big_n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(v_binom > 0, np.maximum(v_cluster / v_binom, 1.0), 1.0)
+
+
+def _row_boot(values: np.ndarray, w: np.ndarray, n_boot: int, rng) -> np.ndarray:
+    """(S, n_boot) weighted means of rows resampled with replacement within each study's pile."""
+    s, n = values.shape
+    size = np.maximum(np.sum(~np.isnan(values), axis=1), 1)
+    idx = (rng.random((s, n_boot, n)) * size[:, None, None]).astype(np.int64)
+    v = np.take_along_axis(np.nan_to_num(values)[:, None, :].repeat(n_boot, 1), idx, axis=2)
+    ww = np.take_along_axis(w[:, None, :].repeat(n_boot, 1), idx, axis=2)
+    use = np.arange(n)[None, None, :] < size[:, None, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (v * ww * use).sum(2) / (ww * use).sum(2)
+
+
+def clustered_interval(method: str, st: ClusteredStudies, n_boot: int, rng: np.random.Generator):
+    """(estimate, low, high) per study."""
+    if method not in CLUSTERED_METHODS:
+        raise ValueError(f"unknown method {method!r} (known: {', '.join(CLUSTERED_METHODS)})")
+    na, a, nb, b = _shares(st)
+    est = st.p * a + (1 - st.p) * b
+    s = len(st.p)
+    if method == "ppi":
+        from scipy.stats import norm
+
+        n = na + nb
+        with np.errstate(invalid="ignore", divide="ignore"):
+            wa = st.p * n / na  # a passed row's weight; its residual w (Y - 1)
+            wb = (1 - st.p)[:, None] * n[:, None] * st.weights / st.weights.sum(axis=1, keepdims=True)
+            ra = np.where(np.isnan(st.passed), np.nan, wa[:, None] * (st.passed - 1))
+            rb = np.where(np.isnan(st.failed), np.nan, wb * st.failed)
+            r = np.concatenate([ra, rb], axis=1)
+            mean_r = np.nansum(r, axis=1) / n
+            var_r = np.nansum(r**2, axis=1) / n - mean_r**2
+            est_ppi = st.p + mean_r
+            se = np.sqrt(np.maximum(var_r, 0) / n + st.p * (1 - st.p) / st.attempts)
+        z = norm.ppf(0.975)
+        lo, hi = est_ppi - z * se, est_ppi + z * se
+        est = est_ppi
+    else:
+        if method in ("seed", "attempt-boot", "level-boot"):
+            ab = _row_boot(st.passed, np.ones_like(st.passed), n_boot, rng)
+            bb = _row_boot(st.failed, st.weights, n_boot, rng)
+        else:
+            ka = np.nan_to_num(a) * na
+            kb = np.nan_to_num(b) * nb
+            ab = rng.beta((ka + 0.5)[:, None], (na - ka + 0.5)[:, None], size=(s, n_boot))
+            bb = rng.beta((kb + 0.5)[:, None], (nb - kb + 0.5)[:, None], size=(s, n_boot))
+        if method == "seed":
+            pb = np.repeat(st.p[:, None], n_boot, axis=1)
+        elif method == "attempt-boot":
+            pb = rng.binomial(st.attempts[:, None], st.p[:, None], size=(s, n_boot)) / st.attempts[:, None]
+        elif method == "level-boot":
+            big_l = st.level_passes.shape[1]
+            idx = rng.integers(0, big_l, size=(s, n_boot, big_l))
+            x = np.take_along_axis(st.level_passes[:, None, :].repeat(n_boot, 1), idx, axis=2).sum(2)
+            m = np.take_along_axis(st.level_attempts[:, None, :].repeat(n_boot, 1), idx, axis=2).sum(2)
+            pb = x / m
+        else:
+            n_eff = st.attempts / (design_effect(st) if method == "jeffreys-cluster" else 1.0)
+            kp = st.p * n_eff
+            pb = rng.beta((kp + 0.5)[:, None], (n_eff - kp + 0.5)[:, None], size=(s, n_boot))
+        t = pb * ab + (1 - pb) * bb
+        lo, hi = np.nanquantile(t, [0.025, 0.975], axis=1)
+        with np.errstate(invalid="ignore"):
+            lo, hi = np.fmin(lo, est), np.fmax(hi, est)
+    lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
+    undefined = ~st.defined
+    est, lo, hi = est.astype(float), lo.astype(float), hi.astype(float)
+    est[undefined] = lo[undefined] = hi[undefined] = np.nan
+    return est, lo, hi
+
+
+def clustered_coverage(
+    method: str,
+    *,
+    theta: float,
+    q1: float,
+    q0: float,
+    spread: float,
+    levels: int = 140,
+    max_attempts: int = 3,
+    piles: int = 10,
+    sims: int = 1000,
+    seed: int = 0,
+    n_boot: int = 500,
+) -> Coverage:
+    """Coverage of the writer's population rate of good attempts (:func:`population_theta`) by ``method``."""
+    rng = np.random.default_rng(seed)
+    st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
+                            sims=sims, rng=rng)  # fmt: skip
+    est, lo, hi = clustered_interval(method, st, n_boot, rng)
+    target = population_theta(theta, q1, q0, spread, max_attempts)
+    d = st.defined
+    covered = (lo[d] <= target) & (target <= hi[d])
+    nan = float("nan")
+    return Coverage(
+        method,
+        float(covered.mean()) if d.any() else nan,
+        float((hi[d] - lo[d]).mean()) if d.any() else nan,
+        float((est[d] - target).mean()) if d.any() else nan,
+        sims,
+        int(d.sum()),
+    )
+
+
+def clustered_table(
+    *,
+    thetas=(0.2, 0.5),
+    qs=(0.8,),
+    spreads=(0.5, 2.0, 1000.0),
+    methods=CLUSTERED_METHODS,
+    piles: int = 10,
+    levels: int = 140,
+    sims: int = 400,
+    seed: int = 0,
+    n_boot: int = 300,
+) -> pd.DataFrame:
+    """Coverage of every method under level-clustered attempts, per true rate, critic (q1 = q0) and spread
+    (each point with its own seed derived from ``seed``, the same for every method: paired comparisons)."""
+    rows = []
+    for i, (theta, q, spread) in enumerate((t, q, s) for t in thetas for q in qs for s in spreads):
+        for method in methods:
+            c = clustered_coverage(method, theta=theta, q1=q, q0=q, spread=spread, levels=levels, piles=piles,
+                                   sims=sims, seed=seed * 1000 + i, n_boot=n_boot)  # fmt: skip
+            rows.append({"theta": theta, "q": q, "spread": spread, "levels": levels, "piles": piles, **c.as_dict()})
+    return pd.DataFrame(rows)
