@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from vocab.coverage.simulate import Coverage
+from vocab.coverage.simulate import Coverage, coverage_of
 
 CLUSTERED_METHODS = ("seed", "attempt-boot", "level-boot", "jeffreys", "jeffreys-cluster", "ppi")
 
@@ -111,7 +111,8 @@ def population_theta(theta: float, q1: float, q0: float, spread: float, max_atte
     return float(num / den)
 
 
-def _shares(st: ClusteredStudies):
+def clustered_shares(st: ClusteredStudies):
+    """Per study: (passed-pile rows, a, failed-pile rows, the weighted b)."""
     na = np.sum(~np.isnan(st.passed), axis=1)
     nb = np.sum(~np.isnan(st.failed), axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -148,7 +149,7 @@ def clustered_interval(method: str, st: ClusteredStudies, n_boot: int, rng: np.r
     """(estimate, low, high) per study."""
     if method not in CLUSTERED_METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(CLUSTERED_METHODS)})")
-    na, a, nb, b = _shares(st)
+    na, a, nb, b = clustered_shares(st)
     est = st.p * a + (1 - st.p) * b
     s = len(st.p)
     if method == "ppi":
@@ -221,18 +222,7 @@ def clustered_coverage(
     st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
                             sims=sims, rng=rng)  # fmt: skip
     est, lo, hi = clustered_interval(method, st, n_boot, rng)
-    target = population_theta(theta, q1, q0, spread, max_attempts)
-    d = st.defined
-    covered = (lo[d] <= target) & (target <= hi[d])
-    nan = float("nan")
-    return Coverage(
-        method,
-        float(covered.mean()) if d.any() else nan,
-        float((hi[d] - lo[d]).mean()) if d.any() else nan,
-        float((est[d] - target).mean()) if d.any() else nan,
-        sims,
-        int(d.sum()),
-    )
+    return coverage_of(method, est, lo, hi, population_theta(theta, q1, q0, spread, max_attempts), st.defined)
 
 
 def clustered_table(

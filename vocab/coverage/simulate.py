@@ -255,13 +255,19 @@ def coverage(
     rng = np.random.default_rng(seed)
     st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error)
     est, lo, hi = interval(method, st, n_boot, rng)
-    d = st.defined
-    covered = (lo[d] <= theta) & (theta <= hi[d])
+    return coverage_of(method, est, lo, hi, theta, st.defined)
+
+
+def coverage_of(method: str, est, lo, hi, target: float, defined) -> Coverage:
+    """Coverage, mean width and bias over the studies where the estimate is defined."""
+    d = np.asarray(defined)
+    nan = float("nan")
+    covered = (lo[d] <= target) & (target <= hi[d])
     return Coverage(
         method,
-        float(covered.mean()) if d.any() else float("nan"),
-        float((hi[d] - lo[d]).mean()) if d.any() else float("nan"),
-        float(est[d].mean() - theta) if d.any() else float("nan"),
-        sims,
+        float(covered.mean()) if d.any() else nan,
+        float((hi[d] - lo[d]).mean()) if d.any() else nan,
+        float(est[d].mean() - target) if d.any() else nan,
+        len(d),
         int(d.sum()),
     )

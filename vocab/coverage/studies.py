@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
+from vocab.coverage.clustered import clustered_shares, simulate_clustered
 from vocab.coverage.simulate import _counts, simulate_studies
 
 
@@ -80,39 +81,12 @@ def retry_weighting_table(
     study's own share of good attempts. Returns the mean bias of theta with and without the weights.
     """
 
-    rng = np.random.default_rng(seed)
-    s, big_l, k = sims, levels, max_attempts
-    th = rng.beta(theta * spread, (1 - theta) * spread, size=(s, big_l, 1))
-    good = rng.random((s, big_l, k)) < th
-    passes = np.where(good, rng.random((s, big_l, k)) < q1, rng.random((s, big_l, k)) >= q0)
-    # attempt j exists when every earlier attempt of the level failed
-    earlier_failed = np.concatenate([np.ones((s, big_l, 1), bool), np.cumprod(~passes, axis=2)[:, :, :-1] > 0], axis=2)
-    exists = earlier_failed
-    n_att = exists.sum(axis=(1, 2))
-    p = (passes & exists).sum(axis=(1, 2)) / n_att
-    truth = (good & exists).sum(axis=(1, 2)) / n_att
-    # passed pile: passed attempts drawn at random (one per level at most, as every level passes once)
-    passed_lv = (passes & exists).any(axis=2)  # (s, L)
-    good_at_pass = np.take_along_axis(good, np.argmax(passes & exists, axis=2)[:, :, None], axis=2)[:, :, 0]
-    keys = rng.random((s, big_l)) + (~passed_lv) * 2
-    pick = np.argsort(keys, axis=1)[:, :piles]
-    ok_a = np.take_along_axis(passed_lv, pick, axis=1)
-    a = np.where(ok_a, np.take_along_axis(good_at_pass, pick, axis=1), 0).sum(1) / np.maximum(ok_a.sum(1), 1)
-    # failed pile: levels with a failed attempt, one failed attempt each, weight = its failed attempts
-    failed = ~passes & exists
-    n_failed = failed.sum(axis=2)
-    keys = rng.random((s, big_l)) + (n_failed == 0) * 2
-    pick = np.argsort(keys, axis=1)[:, :piles]
-    ok_b = np.take_along_axis(n_failed > 0, pick, axis=1)
-    w = np.take_along_axis(n_failed, pick, axis=1) * ok_b
-    # one failed attempt of each drawn level, uniformly among its failed attempts
-    r = rng.random((s, big_l, k)) * failed
-    which = np.argmax(r, axis=2)
-    good_failed = np.take_along_axis(good, which[:, :, None], axis=2)[:, :, 0]
-    y = np.take_along_axis(good_failed, pick, axis=1) * ok_b
-    b_weighted = (y * w).sum(1) / np.maximum(w.sum(1), 1)
-    b_plain = y.sum(1) / np.maximum(ok_b.sum(1), 1)
-    defined = (ok_a.sum(1) > 0) & (ok_b.sum(1) > 0)
+    st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
+                            sims=sims, rng=np.random.default_rng(seed))  # fmt: skip
+    p, truth, defined = st.p, st.truth, st.defined
+    _, a, nb, b_weighted = clustered_shares(st)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        b_plain = np.nansum(st.failed, axis=1) / nb
     rows = []
     for name, b in (("weighted (seed 000)", b_weighted), ("unweighted", b_plain)):
         est = p * a + (1 - p) * b
