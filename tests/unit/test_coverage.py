@@ -115,10 +115,37 @@ def test_ppi_equals_seed_estimate_and_ppi_py():
         assert (lo[s], hi[s]) == pytest.approx((max(low, 0.0), min(high, 1.0)))
 
 
-@pytest.mark.parametrize("method", ["attempt-boot", "jeffreys", "ppi"])
+@pytest.mark.parametrize("method", ["attempt-boot", "jeffreys", "ppi", "fiducial"])
 def test_every_method_is_near_nominal_with_large_piles(method):
     c = coverage(method, theta=0.5, q1=0.8, q0=0.8, attempts=20_000, piles=150, sims=400, seed=0, n_boot=400)
     assert 0.91 <= c.coverage <= 0.99 and abs(c.bias) < 0.01
+
+
+def test_the_randomised_confidence_distribution_is_exact_for_one_proportion():
+    """Its equal-tailed interval covers a binomial proportion 95 % of the time at every value, the edges included,
+    where the Jeffreys interval for 10 rows swings between over- and under-covering."""
+    from vocab.coverage.simulate import binomial_cd_draws
+
+    rng = np.random.default_rng(5)
+    sims, n = 4000, 10
+    for x in (0.0, 0.05, 0.3, 0.5, 0.9, 1.0):
+        k = rng.binomial(n, x, sims)
+        d = binomial_cd_draws(k, np.full(sims, n), rng.random(sims), 2000, rng)
+        lo, hi = np.quantile(d, [0.025, 0.975], axis=1)
+        cov = np.mean((lo <= x) & (x <= hi))
+        # inside: exact up to simulation error; at 0 and 1 only one tail can miss (97.5 %)
+        assert (0.965 <= cov <= 0.985) if x in (0.0, 1.0) else abs(cov - 0.95) < 0.015, (x, cov)
+    edge = binomial_cd_draws(np.array([0, 10]), np.array([10, 10]), np.array([1.0, 0.0]), 50, rng)
+    assert (edge[0] == 0).all() and (edge[1] == 1).all()  # Beta(0, .) is 0 and Beta(., 0) is 1
+
+
+def test_the_fiducial_candidate_holds_where_jeffreys_does_not():
+    """Two points of the committed grid where Jeffreys leaves 95 +/- 2 %: piles of 10 with theta 0.8 and
+    (q1, q0) = (0.8, 0.1), and theta 0.4 with (0.1, 0.95)."""
+    for point in (dict(theta=0.8, q1=0.8, q0=0.1), dict(theta=0.4, q1=0.1, q0=0.95)):
+        kw = dict(**point, attempts=400, piles=10, sims=3000, seed=11, n_boot=1000)
+        fid, jeff = coverage("fiducial", **kw), coverage("jeffreys", **kw)
+        assert abs(fid.coverage - 0.95) <= 0.015 and jeff.coverage < 0.935, (point, fid, jeff)
 
 
 def test_jeffreys_covers_better_than_seed_in_the_study_regime():

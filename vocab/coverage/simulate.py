@@ -17,6 +17,10 @@ Methods (intervals), all at the nominal level ``confidence`` and clipped to [0, 
 - ``jeffreys`` — Beta posteriors with the Jeffreys prior Beta(1/2, 1/2) for a, b and p, propagated to
   theta = p·a + (1 − p)·b by sampling; the equal-tailed posterior interval, widened where needed to hold
   the point estimate (Brown, Cai and DasGupta's boundary rule for 0 or n successes, generalised).
+- ``fiducial`` — a candidate: randomised confidence distributions for a, b and p (:func:`binomial_cd_draws`),
+  propagated to theta by sampling, the equal-tailed interval. Each one alone gives an exact interval for its
+  proportion at every value (the randomisation fills the gaps a binomial count leaves); their propagation is
+  approximate. The randomisation comes from the seeded generator, so a rerun gives the same interval.
 - ``ppi`` — prediction-powered inference at λ = 1 (Angelopoulos et al. 2023), the critic's verdict as the
   prediction, the two piles reweighted to the critic's own pass rate (the ``w`` of ``ppi_py.ppi_mean_ci``):
   point estimate = theta exactly; a Wald interval from the rectifier's and the imputed term's variances.
@@ -30,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-METHODS = ("seed", "attempt-boot", "jeffreys", "ppi")
+METHODS = ("seed", "attempt-boot", "jeffreys", "ppi", "fiducial")
 
 
 @dataclass(frozen=True)
@@ -179,6 +183,39 @@ def jeffreys_interval(
     return _finish(st, est, lo, hi)
 
 
+def binomial_cd_draws(
+    k: np.ndarray, n: np.ndarray, v: np.ndarray, n_draws: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Draws from the randomised confidence distribution of a binomial proportion, one row per (k, n, v).
+
+    With k successes of n and a uniform v, H(x) = (1 − v)·I_x(k + 1, n − k) + v·I_x(k, n − k + 1): the
+    randomised test's p-value as a function of the proportion x (Stevens 1950; Geyer and Meeden 2005's fuzzy
+    intervals). Its equal-tailed quantiles are an exact interval for any true proportion. A draw is Beta(k, n − k
+    + 1) with probability v, else Beta(k + 1, n − k); Beta(0, ·) is 0 and Beta(·, 0) is 1.
+    """
+    k, n, v = (np.asarray(x, dtype=float)[:, None] for x in (k, n, v))
+    lower = rng.random((k.shape[0], n_draws)) < v
+    a = np.where(lower, k, k + 1.0)
+    b = np.where(lower, n - k + 1.0, n - k)
+    with np.errstate(invalid="ignore"):
+        x = rng.beta(np.maximum(a, 1e-300), np.maximum(b, 1e-300))
+    return np.where(a <= 0, 0.0, np.where(b <= 0, 1.0, x))
+
+
+def fiducial_interval(
+    st: Studies, n_draws: int, rng: np.random.Generator, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Randomised confidence distributions of a, b and p (:func:`binomial_cd_draws`), propagated to theta."""
+    na, ka, nb, kb = _counts(st)
+    s = len(st.p)
+    kp = np.rint(st.p * st.attempts)
+    a = binomial_cd_draws(ka, na, rng.random(s), n_draws, rng)
+    b = binomial_cd_draws(kb, nb, rng.random(s), n_draws, rng)
+    p = binomial_cd_draws(kp, np.full(s, st.attempts), rng.random(s), n_draws, rng)
+    lo, hi = _quantiles(p * a + (1 - p) * b, confidence)
+    return _finish(st, point_estimate(st), lo, hi)
+
+
 def ppi_interval(st: Studies, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Prediction-powered inference at lambda = 1, vectorised over studies, with ppi_py's formulas.
 
@@ -215,6 +252,8 @@ def interval(method: str, st: Studies, n_boot: int, rng: np.random.Generator, co
         return jeffreys_interval(st, n_boot, rng, confidence)
     if method == "ppi":
         return ppi_interval(st, confidence)
+    if method == "fiducial":
+        return fiducial_interval(st, n_boot, rng, confidence)
     raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
 
 
