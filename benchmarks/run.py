@@ -1,8 +1,9 @@
 """`make bench`: every benchmark, each writing benchmarks/results/<name>.json where it has one.
 
-The ones without servers first; then the harness against a raw generator (it starts the embedded servers, or
-uses running ones) and the engines side by side (it starts and stops vLLM and llama-server itself, so no
-`vocab serve` may be running). bench_loop.py (sequential vs concurrent loop) is run on its own.
+The ones without servers first (bench_full_design.py reads the reference run that `make demo-full` made); then
+the harness against a raw generator (it starts the embedded servers, or uses running ones) and the engines side
+by side (it starts and stops vLLM and llama-server itself, so no `vocab serve` may be running).
+bench_loop.py (sequential vs concurrent loop) is run on its own.
 """
 
 from __future__ import annotations
@@ -12,5 +13,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-for script in ("bench_levels.py", "bench_bootstrap.py", "bench_simulate.py", "bench_harness.py", "bench_engines.py"):
+SCRIPTS = ("bench_levels.py", "bench_bootstrap.py", "bench_simulate.py", "bench_full_design.py", "bench_harness.py",
+           "bench_engines.py")  # fmt: skip
+for script in SCRIPTS:
     subprocess.run([sys.executable, str(HERE / script)], check=True)

@@ -26,7 +26,7 @@ def vocab(*args: str) -> subprocess.CompletedProcess:
 
 def test_registered_exams_run_on_the_real_critics_within_their_budget(servers, tmp_path):
     run = tmp_path / "reference"
-    shutil.copytree(ROOT / "data" / "runs" / "reference", run, ignore=shutil.ignore_patterns("exams"))
+    shutil.copytree(ROOT / "data" / "runs" / "reference-v1", run, ignore=shutil.ignore_patterns("exams"))
     reg = str(tmp_path / "registry.jsonl")
     planted = ["--run-dir", str(run), "--registry", reg, "--sources", "1", "--max-calls", "6", "--no-reference"]
     refused = vocab("exam", "planted", *planted)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.unit.written_levels import v1_level, v1_levels
 from vocab import script
 from vocab.exam import planted
 from vocab.exam.planted import PlantError, Source, build, replace_once
-from vocab.levels import generate
+from vocab.levels import GENERATOR_VERSION, generate
 
 
 def source(level: int, sentence: str, key: list[str]) -> Source:
@@ -73,8 +75,15 @@ def test_a_source_without_a_single_editable_target_is_refused():
 
 def test_a_failing_reference_answer_is_refused(tmp_path):
     bad = tmp_path / "answers.jsonl"
-    bad.write_text('{"level": 11, "sentence": "A car.", "answer_key": ["car", "law", "war"]}\n')
+    bad.write_text(
+        '{"level": 11, "generator_version": "1.0.0", "sentence": "A car.", "answer_key": ["car", "law", "war"]}\n'
+    )
     with pytest.raises(PlantError, match="fails script checks"):
+        planted.reference_answers(v1_levels(), bad)
+    bad.write_text(
+        '{"level": 11, "sentence": "After the war, a new law let every family own a car.", "answer_key": []}\n'
+    )
+    with pytest.raises(PlantError, match="answers.jsonl:1: .*names no generator_version"):
         planted.reference_answers(v1_levels(), bad)
 
 
@@ -87,10 +96,22 @@ def test_draw_does_not_depend_on_pool_order():
     assert [s.source_id for s in planted.draw_sources(refs, 5, seed=4)] != [s.source_id for s in a]
 
 
-def test_reference_answers_are_read_against_the_runs_own_levels():
-    """Answers written for generator 1.0.0's words are refused on levels a newer generator made."""
-    assert all(src.level == v1_level(src.level["level"]) for src in planted.reference_answers(v1_levels()))
-    fresh = {n: generate(n).as_dict() for n in v1_levels()}
+def test_reference_answers_are_read_against_the_runs_own_levels(tmp_path):
+    """Each answer names the generator version whose level it answers: on levels a newer generator made under the
+    same numbers, generator 1.0.0's answers are left out and only that generator's own answers are read."""
+    v1 = planted.reference_answers(v1_levels())
+    assert v1 and all(src.level == v1_level(src.level["level"]) for src in v1)
+    lines = [json.loads(x) for x in planted.REFERENCE_ANSWERS.read_text().splitlines()]
+    fresh = {d["level"]: generate(d["level"]).as_dict() for d in lines}
+    v2 = planted.reference_answers(fresh)
+    assert v2 and {s.level["generator_version"] for s in v2} == {GENERATOR_VERSION}
+    assert {s.source_id for s in v2} == {
+        f"ref-{d['level']:04d}" for d in lines if d["generator_version"] == GENERATOR_VERSION
+    }
+    assert not {s.sentence for s in v2} & {s.sentence for s in v1}
+    # an answer that claims the new generator but was written for the old words is refused
+    moved = tmp_path / "answers.jsonl"
+    moved.write_text(json.dumps({**next(d for d in lines if d["level"] == 11), "generator_version": GENERATOR_VERSION}))
     with pytest.raises(PlantError, match="written for other words"):
-        planted.reference_answers(fresh)
+        planted.reference_answers({11: generate(11).as_dict()}, moved)
     assert planted.reference_answers({}) == []  # a run without those levels gets none

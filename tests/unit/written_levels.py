@@ -8,7 +8,7 @@ import json
 from functools import cache
 from pathlib import Path
 
-V1_LEVELS = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference" / "levels.jsonl"
+V1_LEVELS = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference-v1" / "levels.jsonl"
 
 
 @cache

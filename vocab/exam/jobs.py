@@ -6,7 +6,10 @@ import dataclasses
 import hashlib
 import json
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
+
+from vocab.records import read_manifest
 
 
 def now() -> str:
@@ -40,3 +43,11 @@ class Job:
     @property
     def key(self) -> tuple[str, str]:
         return self.judge, self.item["item_id"]
+
+
+def run_identity(run_dir: str | Path) -> dict[str, Any]:
+    """Which run an exam draws on: its id and the SHA-256 of its levels. Two runs can share an id (the
+    reference run was remade on generator 2.0.0 under the same name), never their levels' hash, so an entry
+    registered for one run's levels never matches the other's."""
+    m = read_manifest(Path(run_dir))
+    return {"run_id": m["run_id"], "levels_sha256": (m.get("fingerprint") or {}).get("levels_sha256")}

@@ -2,10 +2,11 @@
 
 Sources (:func:`sources`) are answers that a judge should pass: the run's critic-PASSED attempts that the
 script also passes on checks 2 and 3 and, when asked, the committed *reference answers*
-(``data/exams/reference_answers.jsonl``: one sentence per level written by the maintainers, checked by the
-script at load time). The embedded writers are too small to produce many good answers — in the reference
-run one attempt in about 1,200 qualifies — so without the reference answers the exam would have almost
-nothing to plant defects in. Every item records which kind of source it came from.
+(``data/exams/reference_answers.jsonl``: one sentence per level written by the maintainers, each line naming
+the generator version whose level it answers, checked by the script at load time). The embedded writers are too
+small to produce many good answers — in the v1 reference run one attempt in about 1,200 qualified — so without
+the reference answers the exam would have almost nothing to plant defects in.
+Every item records which kind of source it came from.
 
 From each source :func:`build` makes one variant per check where a mechanical edit exists, plus a clean
 control (a meaning-preserving edit) and a byte-identical baseline. Each edit replaces one span, and the
@@ -280,23 +281,25 @@ def build(src: Source) -> tuple[list[Variant], list[dict[str, str]]]:
 
 def reference_answers(levels: Mapping[int, dict], path: str | Path = REFERENCE_ANSWERS) -> list[Source]:
     """The committed reference answers for the levels of a run (``levels``: level number -> the level as the
-    run logged it), each checked by the script (checks 2, 3, 7, 8, 10) at load time.
+    run logged it), each checked by the script (checks 1, 2, 3, 7, 8, 10) at load time.
 
-    A reference answer is written for one level's words, so it is read against the run's own logged level, never
-    a level generated afresh: a run made with another generator version has other words under the same number,
-    and an answer that no longer fits is refused (write new ones). Answers for levels the run does not hold are
-    left out.
+    A reference answer is written for one level's words: each line names the ``generator_version`` whose level
+    it answers, and is read against the run's own logged level, never a level generated afresh. Answers for
+    another generator version (other words under the same number) or for levels the run does not hold are left
+    out; an answer that claims the run's generator version and no longer fits its level is refused.
     """
     out = []
     for n, line in enumerate(Path(path).read_text().splitlines(), 1):
         if not line.strip():
             continue
         d = json.loads(line)
+        if "generator_version" not in d:
+            raise PlantError(f"{path}:{n}: reference answer for level {d.get('level')} names no generator_version")
         lv = levels.get(int(d["level"]))
-        if lv is None:
+        if lv is None or lv.get("generator_version") != d["generator_version"]:
             continue
         v = script.adjudicate(lv["words"], d["sentence"], d["answer_key"], lv["settings"], lv["seed_word"])
-        bad = [c for c in ("2", "3", "7", "8", "10") if v.checks[c] == "FAILED"]
+        bad = [c for c in ("1", "2", "3", "7", "8", "10") if v.checks[c] == "FAILED"]
         if bad:
             raise PlantError(
                 f"{path}:{n}: reference answer for level {d['level']} fails script checks {bad} on the run's level "

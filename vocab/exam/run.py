@@ -31,11 +31,11 @@ import pandas as pd
 
 from vocab import prompts, rubric
 from vocab.exam import metrics, pairwise, planted
-from vocab.exam.jobs import Job, now, prompt_seed, prompt_sha
+from vocab.exam.jobs import Job, now, prompt_seed, prompt_sha, run_identity
 from vocab.exam.pairwise import PAIRWISE_MAX_TOKENS
 from vocab.exam.tournament import tournament_jobs, tournament_pairs, writer_answers
 from vocab.loop import call_seed, parse_critic
-from vocab.records import JsonlWriter, read_jsonl, read_manifest, write_json_atomic
+from vocab.records import JsonlWriter, read_jsonl, write_json_atomic
 from vocab.serving.client import BudgetExhausted, ModelCallError
 
 PLANTED_METRICS = {
@@ -56,15 +56,11 @@ PAIRWISE_METRICS = {
 THRESHOLDS = {"tie_rate": metrics.TIE_RATE_MIN, "balanced_accuracy": metrics.BALANCED_ACCURACY_MIN}
 
 
-def _run_id(run_dir: Path) -> str:
-    return read_manifest(run_dir)["run_id"]
-
-
 def planted_params(run_dir, judges, n_sources, seed, max_calls, reference_answers, critic_max_tokens) -> dict:
     return {
         "exam": "planted",
         "exam_version": metrics.EXAM_VERSION,
-        "run_id": _run_id(Path(run_dir)),
+        **run_identity(run_dir),
         "judges": sorted(judges),
         "n_sources": n_sources,
         "seed": seed,
@@ -80,7 +76,7 @@ def pairwise_params(run_dir, judges, n_pairs, seed, max_calls, reference_answers
     return {
         "exam": "pairwise",
         "exam_version": metrics.EXAM_VERSION,
-        "run_id": _run_id(Path(run_dir)),
+        **run_identity(run_dir),
         "judges": sorted(judges),
         "n_pairs": n_pairs,
         "seed": seed,

@@ -11,9 +11,9 @@ import pandas as pd
 
 from vocab import stats
 from vocab.exam import metrics, pairwise, planted
-from vocab.exam.jobs import Job, prompt_seed
+from vocab.exam.jobs import Job, prompt_seed, run_identity
 from vocab.exam.pairwise import PAIRWISE_MAX_TOKENS
-from vocab.records import read_jsonl, read_manifest
+from vocab.records import read_jsonl
 
 TOURNAMENT_METRICS = {
     "bradley_terry": "maximum-likelihood Bradley-Terry ratings (ties = half a win), Elo scale, level bootstrap",
@@ -28,7 +28,7 @@ def tournament_params(run_dir, judges, n_levels, seed, max_calls, reference_answ
     return {
         "exam": "tournament",
         "exam_version": metrics.EXAM_VERSION,
-        "run_id": read_manifest(Path(run_dir))["run_id"],
+        **run_identity(run_dir),
         "judges": sorted(judges),
         "n_levels": n_levels,
         "seed": seed,
