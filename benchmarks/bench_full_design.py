@@ -11,12 +11,14 @@ per hour, the engine and the concurrency the run was served with, and the run's 
 from __future__ import annotations
 
 import argparse
+import sys
 import tomllib
 from pathlib import Path
 
 from common import ROOT, result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab import records, tables
+from vocab.errors import InputError
 
 TARGET_MINUTES = 30  # the throughput issue's target for the full design on 2 cores
 
@@ -25,10 +27,14 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--run-dir", default=str(ROOT / "data" / "runs" / "reference"))
     args = ap.parse_args(argv)
-    run = records.load_run(args.run_dir)
+    try:
+        run = records.load_run(args.run_dir)
+        if run.manifest.get("status") != "complete":
+            raise InputError(f"{args.run_dir} is {run.manifest.get('status')!r}, not complete")
+    except InputError as e:  # one line naming the problem, exit 2, nothing written
+        print(f"bench_full_design: {e}", file=sys.stderr)
+        sys.exit(2)
     m = run.manifest
-    if m.get("status") != "complete":
-        raise SystemExit(f"bench_full_design: {args.run_dir} is {m.get('status')!r}, not complete")
     totals, per_model = tables.time_table(run)
     t = totals.iloc[0]
     cfg = tomllib.loads(m["config"]["text"])
