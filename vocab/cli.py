@@ -321,7 +321,8 @@ def cmd_coverage_grid(args) -> int:
         spec = GridSpec(
             tuple(m.strip() for m in args.methods.split(",") if m.strip()), parse_values(args.piles, "--piles", int),
             parse_values(args.thetas, "--thetas"), parse_values(args.q1s, "--q1s"), parse_values(args.q0s, "--q0s"),
-            parse_values(args.attempts, "--attempts", int), sims=args.sims, n_boot=args.n_boot, seed=args.seed,
+            parse_values(args.spreads, "--spreads"), levels=args.levels, max_attempts=args.max_attempts,
+            sims=args.sims, n_boot=args.n_boot, seed=args.seed,
         )  # fmt: skip
         t0 = time.perf_counter()
         command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None

@@ -193,13 +193,18 @@ def add_commands(sub, cli) -> None:
     cv.add_argument("--json", action="store_true")
     cv.set_defaults(func=cli.cmd_coverage)
 
-    cg = sub.add_parser("coverage-grid", help="the coverage grid of every interval method into a CSV")
-    cg.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated (default {','.join(METHODS)})")
+    from vocab.coverage.grid import GRID_METHODS
+
+    cg = sub.add_parser("coverage-grid", help="the coverage grid of interval methods (level-clustered) into a CSV")
+    methods = ",".join(GRID_METHODS)
+    cg.add_argument("--methods", default=methods, help=f"comma-separated (default {methods})")
     cg.add_argument("--piles", default="10,20,40")
     cg.add_argument("--thetas", default="0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9")
     cg.add_argument("--q1s", default="0.1,0.5,0.8,0.95,1.0")
     cg.add_argument("--q0s", default="0.1,0.5,0.8,0.95,1.0")
-    cg.add_argument("--attempts", default="100,400")
+    cg.add_argument("--spreads", default="2,inf", help="level heterogeneity: small is varied, inf none")
+    cg.add_argument("--levels", type=int, default=140, help="levels per simulated study (default 140, the design's)")
+    cg.add_argument("--max-attempts", type=int, default=3, help="attempts per level (default 3)")
     cg.add_argument("--sims", type=int, default=2000)
     cg.add_argument("--n-boot", type=int, default=1000)
     cg.add_argument("--seed", type=int, default=0)

@@ -107,10 +107,14 @@ def exam_figure(planted_all, planted_degenerate, pairwise_table, pairwise_judges
 
 def coverage_methods_figure(grid, methods):
     """08: coverage of the nominal 95 % interval per method (columns) and pile size (rows); within a panel,
-    the critic (q1 = q0) against the true theta."""
+    the critic (q1 = q0, and the levels' spread where the grid varies it) against the true theta."""
     import seaborn as sns
 
-    grid = grid.assign(critic=[f"q1=q0={a:g}" for a in grid.q1])
+    spreads = "spread" in grid and grid.spread.nunique() > 1  # the heterogeneity axis, when the grid has one
+    grid = grid.assign(
+        critic=[f"q1=q0={a:g}" + (f", spread {s:g}" if spreads else "") for a, s in
+                zip(grid.q1, grid.get("spread", grid.q1), strict=True)]
+    )  # fmt: skip
     ns = sorted(grid.piles.unique())
     fig, axes = plt.subplots(len(ns), len(methods), figsize=(3.6 * len(methods), 2.6 * len(ns)), squeeze=False)
     for i, n in enumerate(ns):
@@ -128,7 +132,7 @@ def coverage_methods_figure(grid, methods):
 
 
 def within_by_regime_figure(table):
-    """08: per regime (pile size, attempts), the share of full-grid points where each method's coverage lies
+    """08: per regime (pile size, level heterogeneity), the share of full-grid points where each method's coverage lies
     within 95 ± 2 % (``coverage.within_by_regime``)."""
     fig, ax = plt.subplots(figsize=(7, 3))
     table.plot.bar(ax=ax, rot=0)

@@ -119,9 +119,10 @@ def bootstrap_correction(
     )
 
 
-# The interval 03 reports by default: chosen in 08_coverage from the committed coverage grid. Every default (03's
-# parameter, `vocab coverage`) reads this one name.
-DEFAULT_INTERVAL = "jeffreys"
+# The interval 03 reports by default: chosen in 08_coverage from the committed coverage grid (level-clustered
+# simulator; `coverage.choose_interval`, tested against the file). Every default (03's parameter, `vocab coverage`)
+# reads this one name.
+DEFAULT_INTERVAL = "fiducial"
 
 
 def jeffreys_correction(
@@ -167,6 +168,99 @@ def jeffreys_correction(
         around(point.theta, theta),
         around(point.q1, sensitivity(ps, a, b)),
         around(point.q0, specificity(ps, a, b)),
+        n_draws,
+        theta,
+    )
+
+
+def binomial_cd_draws(
+    k: np.ndarray, n: np.ndarray, v: np.ndarray, n_draws: int, rng: np.random.Generator
+) -> np.ndarray:
+    """Draws from the randomised confidence distribution of a binomial proportion, one row per (k, n, v).
+
+    With k successes of n and a uniform v, H(x) = (1 − v)·I_x(k + 1, n − k) + v·I_x(k, n − k + 1): the
+    randomised test's p-value as a function of the proportion x (Stevens 1950; Geyer and Meeden 2005's fuzzy
+    intervals). Its equal-tailed quantiles are an exact interval for any true proportion. A draw is Beta(k, n − k
+    + 1) with probability v, else Beta(k + 1, n − k); Beta(0, ·) is 0 and Beta(·, 0) is 1.
+    """
+    k, n, v = (np.asarray(x, dtype=float)[:, None] for x in (k, n, v))
+    lower = rng.random((k.shape[0], n_draws)) < v
+    a = np.where(lower, k, k + 1.0)
+    b = np.where(lower, n - k + 1.0, n - k)
+    with np.errstate(invalid="ignore"):
+        x = rng.beta(np.maximum(a, 1e-300), np.maximum(b, 1e-300))
+    return np.where(a <= 0, 0.0, np.where(b <= 0, 1.0, x))
+
+
+def design_effect(level_passes, level_attempts) -> float:
+    """The critic's pass rate p over levels (clusters of retried attempts): the variance of p as a ratio
+    estimator over levels divided by the binomial variance p(1 − p)/N; at least 1 (1 when it cannot be
+    estimated: fewer than two levels, or p at 0 or 1)."""
+    x = np.asarray(level_passes, dtype=float)
+    n = np.asarray(level_attempts, dtype=float)
+    if x.shape != n.shape or x.ndim != 1:
+        raise ValueError("level_passes and level_attempts must be two equal-length 1-D sequences")
+    big_l, big_n = len(x), n.sum()
+    if big_l < 2 or big_n <= 0:
+        return 1.0
+    p = x.sum() / big_n
+    v_binom = p * (1 - p) / big_n
+    if v_binom <= 0:
+        return 1.0
+    v_cluster = big_l / (big_l - 1) * ((x - p * n) ** 2).sum() / big_n**2
+    return float(max(v_cluster / v_binom, 1.0))
+
+
+def kish_rows(weights):
+    """A weighted pile's effective number of rows, (Σw)² / Σw² (Kish): its rows when the weights are equal, fewer
+    when they vary; 0 for an empty pile. Over the last axis, so an array of piles gives one value per pile."""
+    w = np.asarray(weights, dtype=float)
+    sq = (w**2).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(sq > 0, w.sum(axis=-1) ** 2 / np.where(sq > 0, sq, 1.0), 0.0)
+
+
+def fiducial_correction(
+    p: float,
+    attempts: int,
+    passed_pile,
+    failed_pile,
+    failed_weights,
+    *,
+    level_passes=None,
+    level_attempts=None,
+    n_draws: int = 4000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+) -> BootstrapCorrection:
+    """The correction with randomised binomial confidence distributions (:func:`binomial_cd_draws`) for a (its
+    rows), the weighted b (on the failed pile's Kish effective rows) and p (on attempts / the design effect of
+    the levels, when ``level_passes`` and ``level_attempts`` are given), sampled and propagated to theta, q1 and
+    q0; equal-tailed intervals. 03's default interval: 08 chose it from the committed coverage grid (level-
+    clustered attempts). The randomisation comes from ``rng``, so a seed gives the same interval every time;
+    the interval is not widened to hold the estimate."""
+    x = np.asarray(passed_pile, dtype=float)
+    y = np.asarray(failed_pile, dtype=float)
+    w = np.asarray(failed_weights, dtype=float)
+    if x.size == 0 or y.size == 0:
+        raise ValueError("both piles need at least one row")
+    if attempts < 1 or not 0 <= p <= 1:
+        raise ValueError(f"p must lie in [0, 1] over at least one attempt, got p = {p} over {attempts}")
+    a_hat, b_hat = pile_shares(x, y, w)
+    deff = 1.0 if level_passes is None else design_effect(level_passes, level_attempts)
+    n_p, n_b = attempts / deff, float(kish_rows(w))
+
+    def draws(share, n):
+        return binomial_cd_draws([share * n], [n], [rng.random()], n_draws, rng)[0]
+
+    a, b, ps = draws(a_hat, x.size), draws(b_hat, n_b), draws(p, n_p)
+    alpha = (1 - confidence) / 2
+    theta = corrected_rate(ps, a, b)
+    return BootstrapCorrection(
+        correct(p, a_hat, b_hat),
+        percentile_interval(theta, alpha),
+        percentile_interval(sensitivity(ps, a, b), alpha),
+        percentile_interval(specificity(ps, a, b), alpha),
         n_draws,
         theta,
     )

@@ -206,6 +206,24 @@ def test_choose_interval_prefers_holding_then_narrow():
     choice = choose_interval(pd.DataFrame(rows))
     assert list(choice.index) == ["wide2", "wide", "narrow"]
     assert choice.loc["wide2", "points"] == 2 and choice.loc["narrow", "within_2pts"] == 0.5
+    assert "width_vs_seed" not in choice
+    with_seed = pd.DataFrame(rows + [{**rows[0], "method": "seed", "mean_width": 0.2}, {**rows[1], "method": "seed"}])
+    assert choose_interval(with_seed).loc["wide", "width_vs_seed"] == pytest.approx(0.5 / 0.15)
+
+
+def test_the_band_includes_its_ends_and_misses_are_counted_per_critic():
+    import pandas as pd
+
+    from vocab.coverage import band_misses, choose_interval
+
+    rows = [
+        {"method": "m", "q1": q1, "q0": q0, "coverage": c, "mean_width": 0.1, "sims": 10, "defined": 10}
+        for q1, q0, c in [(0.8, 0.8, 0.93), (0.8, 0.8, 0.97), (0.8, 1.0, 0.9295), (1.0, 1.0, 0.99), (1.0, 1.0, 0.95)]
+    ]
+    assert choose_interval(pd.DataFrame(rows)).loc["m", "within_2pts"] == pytest.approx(3 / 5)  # 0.93, 0.97 in
+    misses = band_misses(pd.DataFrame(rows), "m")
+    assert misses.loc[0.8, ("under", 1.0)] == 1 and misses.loc[1.0, ("over", 1.0)] == 1
+    assert misses.to_numpy().sum() == 2
 
 
 def test_run_grid_writes_the_table_and_its_provenance_and_refuses_to_overwrite(tmp_path):
@@ -215,18 +233,32 @@ def test_run_grid_writes_the_table_and_its_provenance_and_refuses_to_overwrite(t
 
     from vocab.coverage import GridSpec, run_grid
 
-    spec = GridSpec(("seed", "jeffreys"), (10,), (0.3, 0.7), (0.8,), (0.9,), (100, 200), sims=20, n_boot=20)
+    spec = GridSpec(("seed", "fiducial"), (10,), (0.3, 0.7), (0.8,), (0.9,), (2.0, float("inf")), levels=30,
+                    sims=20, n_boot=20)  # fmt: skip
     out = run_grid(spec, tmp_path / "g.csv", jobs=1)
     table = pd.read_csv(out)
-    assert len(table) == 2 * 2 * 2 and set(table.method) == {"seed", "jeffreys"}
+    assert len(table) == 2 * 2 * 2 and set(table.method) == {"seed", "fiducial"}
+    assert set(table.spread) == {2.0, float("inf")} and set(table.levels) == {30}
     meta = json.loads(out.with_suffix(".json").read_text())
     assert meta["rows"] == 8 and meta["versions"]["python"] and meta["spec"]["sims"] == 20
+    assert meta["spec"]["spreads"] == [2.0, "inf"]  # strict JSON: no Infinity
     again = run_grid(spec, tmp_path / "g2.csv", jobs=2)  # seeds per point: the same table in 2 processes
     pd.testing.assert_frame_equal(table, pd.read_csv(again))
+    # a method's result does not depend on which other methods run beside it
+    alone = GridSpec(("fiducial",), (10,), (0.3, 0.7), (0.8,), (0.9,), (2.0, float("inf")), levels=30, sims=20,
+                     n_boot=20)  # fmt: skip
+    alone = run_grid(alone, tmp_path / "g3.csv", jobs=1)
+    pd.testing.assert_frame_equal(
+        table[table.method == "fiducial"].reset_index(drop=True), pd.read_csv(alone).reset_index(drop=True)
+    )
     with pytest.raises(FileExistsError):
         run_grid(spec, out)
     with pytest.raises(ValueError, match="unknown"):
-        run_grid(GridSpec(("nope",), (10,), (0.5,), (0.8,), (0.8,), (100,)), tmp_path / "x.csv")
+        run_grid(GridSpec(("nope",), (10,), (0.5,), (0.8,), (0.8,)), tmp_path / "x.csv")
+    with pytest.raises(ValueError, match="spreads"):
+        run_grid(GridSpec(("seed",), (10,), (0.5,), (0.8,), (0.8,), (0.0,)), tmp_path / "x.csv")
+    with pytest.raises(ValueError, match="thetas"):
+        run_grid(GridSpec(("seed",), (10,), (1.0,), (0.8,), (0.8,)), tmp_path / "x.csv")
     assert not (tmp_path / "x.csv").exists()
 
 
@@ -277,3 +309,60 @@ def test_clustered_coverage_at_two_points():
     assert abs(study.coverage - 0.95) <= 0.03 and study.defined == 400
     with pytest.raises(ValueError, match="unknown method"):
         clustered_coverage("wald", theta=0.3, q1=0.8, q0=0.8, spread=1.0, sims=10)
+
+
+def test_the_pile_bootstrap_by_counts_is_the_row_bootstrap():
+    """The grid's seed interval resamples a pile as multinomial counts over its distinct (weight, verdict) rows;
+    the study's code resamples rows. Same distribution: same mean and spread of the weighted share, per study."""
+    from vocab.coverage.clustered import _pile_boot, _row_boot
+
+    values = np.array([[1, 0, 1, 1, 0, np.nan], [0, 0, 0, 1, np.nan, np.nan], [1, 1, 1, 1, 1, 1]], dtype=float)
+    weights = np.array([[1, 2, 3, 1, 1, 0], [3, 1, 2, 2, 0, 0], [1, 1, 2, 3, 1, 2]], dtype=float)
+    by_rows = _row_boot(values, weights, 20_000, np.random.default_rng(1))
+    by_counts = _pile_boot(values, weights, 20_000, np.random.default_rng(2))
+    np.testing.assert_allclose(by_counts.mean(axis=1), by_rows.mean(axis=1), atol=0.01)
+    np.testing.assert_allclose(by_counts.std(axis=1), by_rows.std(axis=1), atol=0.01)
+    assert (by_counts[2] == 1).all() and by_rows.std(axis=1)[0] > 0.1  # a pile passed in full resamples to 1
+
+
+def test_the_design_effect_of_real_levels_is_the_simulators():
+    from vocab.coverage.clustered import design_effect, simulate_clustered
+    from vocab.stats import design_effect as one_study
+
+    st = simulate_clustered(0.4, 0.8, 0.8, levels=60, max_attempts=3, piles=10, spread=0.5, sims=5,
+                            rng=np.random.default_rng(4))  # fmt: skip
+    vec = design_effect(st)
+    for s in range(5):
+        assert one_study(st.level_passes[s], st.level_attempts[s]) == pytest.approx(vec[s])
+    assert one_study([1, 1], [1, 1]) == 1.0 and one_study([1], [3]) == 1.0  # p = 1; one level: nothing to estimate
+    with pytest.raises(ValueError, match="equal-length"):
+        one_study([1, 0], [1])
+
+
+# The new default's coverage at five points of the committed grid (seeded; 95 % within 2.5 points, 1,500
+# studies each: simulation error 0.6 points): interior and boundary critics, both spreads, each pile size.
+FIVE_POINTS = [
+    dict(theta=0.5, q1=0.8, q0=0.8, spread=2.0, piles=10),
+    dict(theta=0.2, q1=0.5, q0=0.95, spread=float("inf"), piles=10),
+    dict(theta=0.8, q1=0.95, q0=0.5, spread=2.0, piles=20),
+    dict(theta=0.3, q1=0.1, q0=0.8, spread=float("inf"), piles=40),
+    dict(theta=0.7, q1=1.0, q0=0.8, spread=2.0, piles=40),
+]
+
+
+@pytest.mark.parametrize("point", FIVE_POINTS, ids=lambda p: ",".join(f"{k}={v:g}" for k, v in p.items()))
+def test_the_default_interval_holds_at_five_grid_points(point):
+    from vocab.coverage.clustered import clustered_point
+    from vocab.stats import DEFAULT_INTERVAL
+
+    (c,) = clustered_point([DEFAULT_INTERVAL], **point, levels=140, sims=1500, seed=21, n_boot=600)
+    assert abs(c.coverage - 0.95) <= 0.025 and c.defined == 1500, c
+
+
+def test_seed_000s_interval_falls_short_where_the_default_holds():
+    """The contrast the default was chosen for: a pile passed in full collapses seed 000's interval."""
+    from vocab.coverage.clustered import clustered_point
+
+    seed, fid = clustered_point(["seed", "fiducial"], theta=0.7, q1=1.0, q0=0.95, spread=2.0, piles=10, sims=800,
+                                seed=3, n_boot=400)  # fmt: skip
+    assert seed.coverage < 0.8 and fid.coverage > 0.93 and seed.bias == pytest.approx(fid.bias)

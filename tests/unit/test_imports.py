@@ -287,8 +287,8 @@ def imported_chain(tmp_path_factory):
     execute(NB / "03_correct.ipynb", params, tmp / "03.ipynb")
     execute(NB / "04_agreement.ipynb", params, tmp / "04.ipynb")
     execute(NB / "06_figures.ipynb", {"run_dir": str(d), "figures_dir": str(tmp / "fig")}, tmp / "06.ipynb")
-    small = {"piles": "10", "thetas": "0.5", "qs": "0.8", "attempts": "200", "methods": "jeffreys", "sims": 20,
-             "n_boot": 50, "full_grid": "", "run_dir": str(d), "figures_dir": str(tmp / "fig")}  # fmt: skip
+    small = {"piles": "10", "thetas": "0.5", "qs": "0.8", "spreads": "inf", "levels": 40, "methods": "fiducial",
+             "sims": 20, "n_boot": 50, "full_grid": "", "run_dir": str(d), "figures_dir": str(tmp / "fig")}  # fmt: skip
     execute(NB / "08_coverage.ipynb", small, tmp / "08.ipynb")
     return d, truth, tmp
 

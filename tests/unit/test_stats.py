@@ -172,6 +172,65 @@ def test_jeffreys_interval_holds_the_estimate_at_zero():
     assert j.point.theta == 0 and j.theta_ci[0] == 0 and j.theta_ci[1] > 0.05
 
 
+def test_fiducial_correction_point_is_the_correction_and_is_seeded():
+    from vocab.stats import correct, fiducial_correction
+
+    x, y, w = np.array([1, 1, 1, 0, 1.0]), np.array([0, 0, 1, 0.0]), np.array([1, 3, 1, 2.0])
+    f = fiducial_correction(0.3, 200, x, y, w, n_draws=4000, rng=np.random.default_rng(0))
+    assert f.point == correct(0.3, 0.8, 1 / 7) and f.theta_ci[0] < f.theta_ci[1]
+    again = fiducial_correction(0.3, 200, x, y, w, n_draws=4000, rng=np.random.default_rng(0))
+    assert again.theta_ci == f.theta_ci  # the randomisation is the seed's: a rerun gives the same interval
+    full = fiducial_correction(0.3, 200, np.ones(10), np.zeros(10), np.ones(10), rng=np.random.default_rng(1))
+    assert full.theta_ci[1] - full.theta_ci[0] > 0.05  # piles at 10 of 10 and 0 of 10 stay uncertain
+    with pytest.raises(ValueError, match="both piles"):
+        fiducial_correction(0.3, 200, [], y, w, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="p must lie"):
+        fiducial_correction(1.3, 200, x, y, w, rng=np.random.default_rng(0))
+
+
+def test_kish_rows_is_the_weighted_piles_effective_size():
+    from vocab.stats import kish_rows
+
+    assert kish_rows([1, 1, 1]) == 3 and kish_rows([1, 3]) == pytest.approx(16 / 10) and kish_rows([]) == 0
+    np.testing.assert_allclose(kish_rows(np.array([[2, 2, 0], [1, 3, 0]])), [2, 1.6])  # one value per pile
+
+
+def test_fiducial_correction_widens_with_the_levels_design_effect():
+    """Levels that differ (some pass at once, some fail three times) make p less certain than its attempts
+    suggest: the same piles and p get a wider interval when p's attempts come in such levels."""
+    from vocab.stats import design_effect, fiducial_correction
+
+    passes, tries = np.array([1, 0] * 60), np.array([1, 3] * 60)  # p = 60 / 240
+    assert design_effect(passes, tries) == pytest.approx(1.51, abs=0.01)
+    x, y, w = np.ones(200), np.r_[np.ones(20), np.zeros(180)], np.ones(200)  # large piles: p's error shows
+    flat = fiducial_correction(0.25, 240, x, y, w, n_draws=20_000, rng=np.random.default_rng(3))
+    clustered = fiducial_correction(0.25, 240, x, y, w, level_passes=passes, level_attempts=tries, n_draws=20_000,
+                                    rng=np.random.default_rng(3))  # fmt: skip
+    width = lambda c: c.theta_ci[1] - c.theta_ci[0]  # noqa: E731
+    assert width(clustered) > 1.1 * width(flat)
+
+
+def test_fiducial_correction_covers_the_truth_of_simulated_studies():
+    """Known truth: 300 studies from the level-clustered simulator, each corrected as 03 corrects a cell."""
+    from vocab.coverage.clustered import population_theta, simulate_clustered
+    from vocab.stats import fiducial_correction
+
+    theta, q1, q0, spread = 0.4, 0.85, 0.75, 2.0
+    st = simulate_clustered(theta, q1, q0, levels=140, max_attempts=3, piles=10, spread=spread, sims=300,
+                            rng=np.random.default_rng(8))  # fmt: skip
+    truth = population_theta(theta, q1, q0, spread, 3)
+    rng = np.random.default_rng(9)
+    hits = []
+    for s in range(300):
+        x = st.passed[s][~np.isnan(st.passed[s])]
+        keep = ~np.isnan(st.failed[s])
+        c = fiducial_correction(st.p[s], int(st.attempts[s]), x, st.failed[s][keep], st.weights[s][keep],
+                                level_passes=st.level_passes[s], level_attempts=st.level_attempts[s], n_draws=1000,
+                                rng=rng)  # fmt: skip
+        hits.append(c.theta_ci[0] <= truth <= c.theta_ci[1])
+    assert 0.91 <= np.mean(hits) <= 0.99, np.mean(hits)
+
+
 def test_kappa_bootstrap_is_kappa_with_a_row_bootstrap_interval():
     from vocab.stats import cohens_kappa, kappa_bootstrap
 

@@ -53,6 +53,9 @@ def _flags(c, theta_ci, q1_ci, q0_ci) -> str:
     for name, (lo, hi) in (("theta", theta_ci), ("q1", q1_ci), ("q0", q0_ci)):
         if np.isfinite(lo) and np.isfinite(hi) and hi - lo > 0.5:
             flags.append(f"unstable:{name}")
+    lo, hi = theta_ci
+    if np.isfinite(c.theta) and np.isfinite(lo) and not lo - 1e-12 <= c.theta <= hi + 1e-12:
+        flags.append("outside:theta")  # a randomised interval need not hold the estimate (at 0 or n it may not)
     if c.a == 1:
         flags.append("ceiling:q0")  # a passed pile passed in full forces q0 = 1
     if c.a == 0:
@@ -64,7 +67,20 @@ def _flags(c, theta_ci, q1_ci, q0_ci) -> str:
     return ";".join(dict.fromkeys(flags))
 
 
-INTERVALS = (stats.DEFAULT_INTERVAL, "seed")  # the default first; "seed" is seed 000's, kept to reproduce its numbers
+# the default first; "jeffreys" was 03's default before the level-clustered grid; "seed" is seed 000's, kept to
+# reproduce its numbers
+INTERVALS = tuple(dict.fromkeys((stats.DEFAULT_INTERVAL, "fiducial", "jeffreys", "seed")))
+
+
+def level_counts(attempts: pd.DataFrame, cell: str) -> pd.DataFrame:
+    """One row per level of ``cell``: its attempts with a verdict and the critic's passes among them."""
+    rows = attempts[attempts.cell == cell]
+    return (
+        rows.assign(passed=rows.verdict.eq("PASSED"))
+        .groupby("level", sort=True)
+        .passed.agg(passes="sum", attempts="size")
+        .reset_index()
+    )
 
 
 def correction_table(
@@ -78,8 +94,10 @@ def correction_table(
 ) -> pd.DataFrame:
     """One row per rater variant and cell: p, a, b, theta with its interval, the shift, q1, q0.
 
-    ``interval``: ``seed`` (seed 000's percentile bootstrap of each pile, p fixed) or ``jeffreys`` (Beta
-    posteriors for a, b and p, which 08's coverage study found close to nominal where the bootstrap is not).
+    ``interval``: ``seed`` (seed 000's percentile bootstrap of each pile, p fixed), ``jeffreys`` (Beta
+    posteriors for a, b and p) or ``fiducial`` (randomised confidence distributions, p on the attempts over
+    the levels' design effect: :func:`vocab.stats.fiducial_correction`); 08 chooses among them on the coverage
+    grid.
     """
     if interval not in INTERVALS:
         raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
@@ -108,9 +126,14 @@ def correction_table(
             w = fp.weight.to_numpy(float) if empty != "failed" else np.ones(1)
             if interval == "seed":
                 bs = stats.bootstrap_correction(p, x, y, w, n_resamples=n_boot, rng=rng)
-            else:
+            elif interval == "jeffreys":
                 n_att = int((attempts.cell == cell).sum())
                 bs = stats.jeffreys_correction(p, n_att, x, y, w, n_draws=n_boot, rng=rng)
+            else:
+                per_level = level_counts(attempts, cell)
+                bs = stats.fiducial_correction(p, int(per_level.attempts.sum()), x, y, w,
+                                               level_passes=per_level.passes, level_attempts=per_level.attempts,
+                                               n_draws=n_boot, rng=rng)  # fmt: skip
             c = bs.point
             if empty is not None:
                 c = dataclasses.replace(c, **{"a" if empty == "passed" else "b": float("nan")})

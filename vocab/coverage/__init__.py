@@ -12,6 +12,7 @@ from vocab.coverage.clustered import (
 )
 from vocab.coverage.grid import (
     GridSpec,
+    band_misses,
     choose_interval,
     coverage_grid,
     method_summary,
@@ -45,6 +46,7 @@ __all__ = [
     "simulate_clustered",
     "Coverage",
     "GridSpec",
+    "band_misses",
     "Studies",
     "choose_interval",
     "coverage",

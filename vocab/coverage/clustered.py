@@ -18,7 +18,13 @@ Intervals (nominal 95 %):
 - ``jeffreys`` — Beta(k + ½, n − k + ½) posteriors for a, the weighted b (its effective count n·b) and p;
 - ``jeffreys-cluster`` — the same with p's posterior on N / deff attempts, deff the design effect of p estimated
   from the levels (the ratio estimator's variance over the binomial one, at least 1);
-- ``ppi`` — prediction-powered inference at λ = 1 with the failed pile's weights, a Wald interval.
+- ``ppi`` — prediction-powered inference at λ = 1 with the failed pile's weights, a Wald interval;
+- ``fiducial`` — randomised binomial confidence distributions (:func:`vocab.stats.binomial_cd_draws`)
+  for a (its n rows), the weighted b (on its Kish effective number of rows, (Σw)² / Σw²) and p (on N / deff
+  attempts, as ``jeffreys-cluster``), propagated to theta by sampling; the equal-tailed interval.
+
+``spread`` = inf (or anything from 1e5 up) is no heterogeneity: every level's attempts are good with probability
+theta, so the attempts are independent and only the retry structure remains.
 """
 
 from __future__ import annotations
@@ -29,8 +35,10 @@ import numpy as np
 import pandas as pd
 
 from vocab.coverage.simulate import Coverage, coverage_of
+from vocab.stats import binomial_cd_draws, kish_rows
 
-CLUSTERED_METHODS = ("seed", "attempt-boot", "level-boot", "jeffreys", "jeffreys-cluster", "ppi")
+CLUSTERED_METHODS = ("seed", "attempt-boot", "level-boot", "jeffreys", "jeffreys-cluster", "ppi", "fiducial")
+NO_SPREAD = 1e5  # a spread from here up is no heterogeneity
 
 
 @dataclass(frozen=True)
@@ -60,7 +68,10 @@ def simulate_clustered(
     rater_error: float = 0.0,
 ) -> ClusteredStudies:
     s, big_l, k = sims, levels, max_attempts
-    g = rng.beta(theta * spread, (1 - theta) * spread, size=(s, big_l, 1))
+    if spread >= NO_SPREAD:
+        g = np.full((s, big_l, 1), float(theta))
+    else:
+        g = rng.beta(theta * spread, (1 - theta) * spread, size=(s, big_l, 1))
     good = rng.random((s, big_l, k)) < g
     passes = np.where(good, rng.random((s, big_l, k)) < q1, rng.random((s, big_l, k)) >= q0)
     # attempt j exists when every earlier attempt of its level failed
@@ -98,7 +109,7 @@ def population_theta(theta: float, q1: float, q0: float, spread: float, max_atte
     probability g whatever came before, so the ratio is E[g·S(g)] / E[S(g)] with S = Σ_j f^(j−1)."""
     from scipy import integrate, stats
 
-    if spread >= 1e5:  # no heterogeneity: every level has g = theta
+    if spread >= NO_SPREAD:  # no heterogeneity: every level has g = theta
         return float(theta)
     dist = stats.beta(theta * spread, (1 - theta) * spread)
 
@@ -145,6 +156,26 @@ def _row_boot(values: np.ndarray, w: np.ndarray, n_boot: int, rng) -> np.ndarray
         return (v * ww * use).sum(2) / (ww * use).sum(2)
 
 
+def _pile_boot(values: np.ndarray, w: np.ndarray, n_boot: int, rng) -> np.ndarray:
+    """:func:`_row_boot` by counts: a resample of a pile's rows is a multinomial draw over its distinct (weight,
+    verdict) rows, so the (S, n_boot) weighted means come without indexing S × n_boot × n rows."""
+    s = values.shape[0]
+    size = np.sum(~np.isnan(values), axis=1)
+    kinds = np.unique(w[~np.isnan(values)]) if size.any() else np.ones(1)
+    cats = [(k, y) for k in kinds for y in (0.0, 1.0)]
+    counts = np.stack([((w == k) & (values == y)).sum(axis=1) for k, y in cats], axis=1).astype(float)
+    probs = counts / np.maximum(size, 1)[:, None]
+    probs[size == 0] = 1.0 / len(cats)  # an empty pile (the study is undefined): any valid draw
+    wk = np.array([k for k, _ in cats])
+    yk = np.array([y for _, y in cats])
+    num, den = np.empty((s, n_boot)), np.empty((s, n_boot))
+    for i, (m, pr) in enumerate(zip(np.maximum(size, 1), probs, strict=True)):
+        d = rng.multinomial(m, pr, size=n_boot)  # (n_boot, categories)
+        num[i], den[i] = d @ (wk * yk), d @ wk
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return num / den
+
+
 def clustered_interval(method: str, st: ClusteredStudies, n_boot: int, rng: np.random.Generator):
     """(estimate, low, high) per study."""
     if method not in CLUSTERED_METHODS:
@@ -171,8 +202,12 @@ def clustered_interval(method: str, st: ClusteredStudies, n_boot: int, rng: np.r
         est = est_ppi
     else:
         if method in ("seed", "attempt-boot", "level-boot"):
-            ab = _row_boot(st.passed, np.ones_like(st.passed), n_boot, rng)
-            bb = _row_boot(st.failed, st.weights, n_boot, rng)
+            ab = _pile_boot(st.passed, np.ones_like(st.passed), n_boot, rng)
+            bb = _pile_boot(st.failed, st.weights, n_boot, rng)
+        elif method == "fiducial":
+            nbe = kish_rows(st.weights)
+            ab = binomial_cd_draws(np.nan_to_num(a) * na, na, rng.random(s), n_boot, rng)
+            bb = binomial_cd_draws(np.nan_to_num(b) * nbe, nbe, rng.random(s), n_boot, rng)
         else:
             ka = np.nan_to_num(a) * na
             kb = np.nan_to_num(b) * nb
@@ -188,14 +223,18 @@ def clustered_interval(method: str, st: ClusteredStudies, n_boot: int, rng: np.r
             x = np.take_along_axis(st.level_passes[:, None, :].repeat(n_boot, 1), idx, axis=2).sum(2)
             m = np.take_along_axis(st.level_attempts[:, None, :].repeat(n_boot, 1), idx, axis=2).sum(2)
             pb = x / m
+        elif method == "fiducial":
+            n_eff = st.attempts / design_effect(st)
+            pb = binomial_cd_draws(st.p * n_eff, n_eff, rng.random(s), n_boot, rng)
         else:
             n_eff = st.attempts / (design_effect(st) if method == "jeffreys-cluster" else 1.0)
             kp = st.p * n_eff
             pb = rng.beta((kp + 0.5)[:, None], (n_eff - kp + 0.5)[:, None], size=(s, n_boot))
         t = pb * ab + (1 - pb) * bb
         lo, hi = np.nanquantile(t, [0.025, 0.975], axis=1)
-        with np.errstate(invalid="ignore"):
-            lo, hi = np.fmin(lo, est), np.fmax(hi, est)
+        if method != "fiducial":  # the Jeffreys and bootstrap intervals are widened to hold the estimate
+            with np.errstate(invalid="ignore"):
+                lo, hi = np.fmin(lo, est), np.fmax(hi, est)
     lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
     undefined = ~st.defined
     est, lo, hi = est.astype(float), lo.astype(float), hi.astype(float)
@@ -203,8 +242,8 @@ def clustered_interval(method: str, st: ClusteredStudies, n_boot: int, rng: np.r
     return est, lo, hi
 
 
-def clustered_coverage(
-    method: str,
+def clustered_point(
+    methods,
     *,
     theta: float,
     q1: float,
@@ -216,13 +255,29 @@ def clustered_coverage(
     sims: int = 1000,
     seed: int = 0,
     n_boot: int = 500,
-) -> Coverage:
-    """Coverage of the writer's population rate of good attempts (:func:`population_theta`) by ``method``."""
-    rng = np.random.default_rng(seed)
+) -> list[Coverage]:
+    """Coverage of several methods on the same simulated studies (paired): the studies from ``seed``, each
+    method's draws from ``seed`` and the method's name, so a method's result does not depend on the others."""
+    import zlib
+
+    unknown = [m for m in methods if m not in CLUSTERED_METHODS]
+    if unknown:
+        raise ValueError(f"unknown method {unknown[0]!r} (known: {', '.join(CLUSTERED_METHODS)})")
     st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
-                            sims=sims, rng=rng)  # fmt: skip
-    est, lo, hi = clustered_interval(method, st, n_boot, rng)
-    return coverage_of(method, est, lo, hi, population_theta(theta, q1, q0, spread, max_attempts), st.defined)
+                            sims=sims, rng=np.random.default_rng(seed))  # fmt: skip
+    target = population_theta(theta, q1, q0, spread, max_attempts)
+    out = []
+    for m in methods:
+        rng = np.random.default_rng([seed, zlib.crc32(m.encode())])
+        est, lo, hi = clustered_interval(m, st, n_boot, rng)
+        out.append(coverage_of(m, est, lo, hi, target, st.defined))
+    return out
+
+
+def clustered_coverage(method: str, **point) -> Coverage:
+    """Coverage of the writer's population rate of good attempts (:func:`population_theta`) by ``method`` at one
+    point (the keywords of :func:`clustered_point`)."""
+    return clustered_point([method], **point)[0]
 
 
 def clustered_table(

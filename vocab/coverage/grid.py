@@ -1,5 +1,8 @@
-"""The coverage grid: every interval method over the study's regime, run in processes and written with the
-command that made it; the summary per method and the choice of 03's default interval from it."""
+"""The coverage grid: interval methods over the study's regime, under the level-clustered simulator
+(:mod:`vocab.coverage.clustered`: levels of varied difficulty, retried until the critic passes them), run in
+processes and written with the command that made it; the summary per method and the choice of 03's default
+interval from it. The heterogeneity axis is ``spreads``: inf is levels of one difficulty (independent attempts,
+retries only), a small spread is levels that differ a lot."""
 
 from __future__ import annotations
 
@@ -14,61 +17,71 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vocab.coverage.simulate import METHODS, coverage
+from vocab.coverage.clustered import CLUSTERED_METHODS, NO_SPREAD, clustered_point
+
+GRID_METHODS = ("seed", "jeffreys", "ppi", "fiducial")  # the committed grid's: seed 000's, 03's old default, two more
 
 WITHIN = 0.02  # "holds": coverage within 95 ± 2 points
 
 
+def _spread_code(spread: float) -> int:
+    return 10**9 if spread >= NO_SPREAD else round(spread * 1000)
+
+
 def coverage_grid(
     *,
-    methods=METHODS,
+    methods=GRID_METHODS,
     piles=(10,),
     thetas=(0.5,),
     q1s=(0.8,),
     q0s=(0.8,),
-    attempts=(400,),
+    spreads=(float("inf"),),
+    levels: int = 140,
+    max_attempts: int = 3,
     sims: int = 2000,
     seed: int = 0,
     n_boot: int = 1000,
-    rater_error: float = 0.0,
 ):
     """Coverage, width and bias over a grid (a pandas DataFrame, one row per point and method). Each point
     gets its own seed derived from ``seed`` and its position, so a point's result does not depend on which
-    other points are in the grid."""
+    other points are in the grid; every method sees the same simulated studies at a point."""
     rows = []
-    for method, n, th, a1, a0, big_n in itertools.product(methods, piles, thetas, q1s, q0s, attempts):
+    for n, th, a1, a0, spread in itertools.product(piles, thetas, q1s, q0s, spreads):
         point_seed = int(
             np.random.SeedSequence(
-                [seed, n, round(th * 1000), round(a1 * 1000), round(a0 * 1000), big_n]
+                [
+                    seed,
+                    n,
+                    round(th * 1000),
+                    round(a1 * 1000),
+                    round(a0 * 1000),
+                    _spread_code(spread),
+                    levels,
+                    max_attempts,
+                ]  # fmt: skip
             ).generate_state(1)[0]
         )
-        c = coverage(
-            method,
-            theta=th,
-            q1=a1,
-            q0=a0,
-            attempts=big_n,
-            piles=n,
-            sims=sims,
-            seed=point_seed,
-            n_boot=n_boot,
-            rater_error=rater_error,
-        )
-        rows.append(
-            {
-                "method": method,
-                "piles": n,
-                "theta": th,
-                "q1": a1,
-                "q0": a0,
-                "attempts": big_n,
-                "coverage": c.coverage,
-                "mean_width": c.mean_width,
-                "bias": c.bias,
-                "sims": sims,
-                "defined": c.defined,
-            }
-        )
+        found = clustered_point(
+            methods, theta=th, q1=a1, q0=a0, spread=spread, levels=levels, max_attempts=max_attempts, piles=n,
+            sims=sims, seed=point_seed, n_boot=n_boot,
+        )  # fmt: skip
+        for c in found:
+            rows.append(
+                {
+                    "method": c.method,
+                    "piles": n,
+                    "theta": th,
+                    "q1": a1,
+                    "q0": a0,
+                    "spread": spread,
+                    "levels": levels,
+                    "coverage": c.coverage,
+                    "mean_width": c.mean_width,
+                    "bias": c.bias,
+                    "sims": sims,
+                    "defined": c.defined,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -92,25 +105,38 @@ class GridSpec:
     thetas: tuple[float, ...]
     q1s: tuple[float, ...]
     q0s: tuple[float, ...]
-    attempts: tuple[int, ...]
+    spreads: tuple[float, ...] = (float("inf"),)
+    levels: int = 140
+    max_attempts: int = 3
     sims: int = 2000
     n_boot: int = 1000
     seed: int = 0
 
     def validate(self) -> None:
-        unknown = [m for m in self.methods if m not in METHODS]
+        unknown = [m for m in self.methods if m not in CLUSTERED_METHODS]
         if unknown or not self.methods:
-            raise ValueError(f"methods: unknown {unknown or 'none given'} (known: {', '.join(METHODS)})")
-        for th, a1, a0 in itertools.product(self.thetas, self.q1s, self.q0s):
-            coverage(self.methods[0], theta=th, q1=a1, q0=a0, attempts=self.attempts[0], piles=self.piles[0],
-                     sims=1, seed=0, n_boot=1)  # fmt: skip
+            raise ValueError(f"methods: unknown {unknown or 'none given'} (known: {', '.join(CLUSTERED_METHODS)})")
+        for name, values in (("thetas", self.thetas), ("q1s", self.q1s), ("q0s", self.q0s)):
+            bad = [v for v in values if not 0 <= v <= 1]
+            if bad:
+                raise ValueError(f"{name}: {bad[0]} is outside [0, 1]")
+        bad = [v for v in self.thetas if v in (0, 1)]
+        if bad:
+            raise ValueError(f"thetas: {bad[0]} leaves no level of varied difficulty; use values inside (0, 1)")
+        for name, values in (("piles", self.piles), ("spreads", self.spreads)):
+            if not values or min(values) <= 0:
+                raise ValueError(f"{name}: every value must be positive")
+        for name, v in (("levels", self.levels), ("max_attempts", self.max_attempts), ("sims", self.sims),
+                        ("n_boot", self.n_boot)):  # fmt: skip
+            if v < 1:
+                raise ValueError(f"{name} must be positive, got {v}")
 
 
-def _grid_part(args: tuple[GridSpec, int, int]) -> pd.DataFrame:
-    spec, n, big_n = args
+def _grid_part(args: tuple[GridSpec, int, float]) -> pd.DataFrame:
+    spec, n, spread = args
     return coverage_grid(
-        methods=spec.methods, piles=(n,), thetas=spec.thetas, q1s=spec.q1s, q0s=spec.q0s, attempts=(big_n,),
-        sims=spec.sims, seed=spec.seed, n_boot=spec.n_boot,
+        methods=spec.methods, piles=(n,), thetas=spec.thetas, q1s=spec.q1s, q0s=spec.q0s, spreads=(spread,),
+        levels=spec.levels, max_attempts=spec.max_attempts, sims=spec.sims, seed=spec.seed, n_boot=spec.n_boot,
     )  # fmt: skip
 
 
@@ -118,7 +144,7 @@ def run_grid(
     spec: GridSpec, out: str | Path, *, jobs: int = 2, force: bool = False, command: str | None = None
 ) -> Path:
     """The grid into ``out`` (CSV, one row per point and method) and, beside it, a JSON file with the command,
-    the spec, the versions and the time taken. Points run in ``jobs`` processes, one (piles, attempts) pair
+    the spec, the versions and the time taken. Points run in ``jobs`` processes, one (piles, spread) pair
     each; every point has its own seed, so the result does not depend on ``jobs``. Refuses to replace an
     existing file unless ``force``; validated before any work starts."""
     from vocab.records import versions
@@ -128,11 +154,11 @@ def run_grid(
         raise FileExistsError(f"{out} exists; pass --force to replace it")
     spec.validate()
     t0 = time.perf_counter()
-    parts = [(spec, n, m) for n in spec.piles for m in spec.attempts]
+    parts = [(spec, n, sp) for n in spec.piles for sp in spec.spreads]
     with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
         frames = list(pool.map(_grid_part, parts))
     table = pd.concat(frames, ignore_index=True).sort_values(
-        ["method", "piles", "attempts", "theta", "q1", "q0"], kind="stable"
+        ["method", "piles", "spread", "theta", "q1", "q0"], kind="stable"
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".tmp")
@@ -140,7 +166,9 @@ def run_grid(
     tmp.replace(out)
     meta = {
         "command": command,
-        "spec": spec.__dict__,
+        "spec": {
+            k: ([str(x) if np.isinf(x) else x for x in v] if k == "spreads" else v) for k, v in spec.__dict__.items()
+        },
         "jobs": jobs,
         "rows": len(table),
         "seconds": round(time.perf_counter() - t0, 1),
@@ -151,8 +179,11 @@ def run_grid(
     return out
 
 
+TOL = 1e-9  # the band includes its ends: 0.93 and 0.97 are within, whatever floating point makes of 0.95 - 0.93
+
+
 def _within(c: pd.Series) -> float:
-    return float(((c - 0.95).abs() <= WITHIN).mean())
+    return float(((c - 0.95).abs() <= WITHIN + TOL).mean())
 
 
 def method_summary(grid: pd.DataFrame) -> pd.DataFrame:
@@ -173,9 +204,10 @@ def usable_points(grid: pd.DataFrame) -> pd.DataFrame:
 
 
 def choose_interval(grid: pd.DataFrame) -> pd.DataFrame:
-    """Per method, over the usable points: the share within 95 ± 2 %, mean and worst coverage, mean width;
-    sorted best first (largest share within, then narrower). Its first row is 03's default."""
-    return (
+    """Per method, over the usable points: the share within 95 ± 2 %, mean and worst coverage, mean width (and,
+    where the grid holds seed 000's interval, the mean width over seed's at the same points); sorted best first
+    (largest share within, then narrower). Its first row is 03's default."""
+    table = (
         usable_points(grid)
         .groupby("method")
         .agg(
@@ -187,10 +219,22 @@ def choose_interval(grid: pd.DataFrame) -> pd.DataFrame:
         )
         .sort_values(["within_2pts", "mean_width"], ascending=[False, True])
     )
+    if "seed" in table.index:  # every method sees the same studies at a point: the same points are usable
+        table["width_vs_seed"] = table.mean_width / table.loc["seed", "mean_width"]
+    return table
+
+
+def band_misses(grid: pd.DataFrame, method: str) -> pd.DataFrame:
+    """Where ``method`` leaves 95 ± 2 % on the usable points: per critic (rows q1, columns q0), the points below
+    the band (``under``: too narrow) and above it (``over``: wider than needed)."""
+    g = usable_points(grid)
+    g = g[g.method == method]
+    flagged = g.assign(under=0.95 - g.coverage > WITHIN + TOL, over=g.coverage - 0.95 > WITHIN + TOL)
+    return flagged.groupby(["q1", "q0"])[["under", "over"]].sum().unstack("q0", fill_value=0).astype(int)
 
 
 def within_by_regime(grid: pd.DataFrame) -> pd.DataFrame:
-    """Share of points within 95 ± 2 % per regime (pile size, attempts) and method (columns)."""
+    """Share of points within 95 ± 2 % per regime (pile size, level heterogeneity) and method (columns)."""
     g = usable_points(grid)
-    by = g.assign(regime=[f"n={n}, N={m}" for n, m in zip(g.piles, g.attempts, strict=True)])
+    by = g.assign(regime=[f"n={n}, spread={s:g}" for n, s in zip(g.piles, g.spread, strict=True)])
     return by.groupby(["regime", "method"]).coverage.apply(_within).unstack("method")

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from vocab.stats import binomial_cd_draws
+
 METHODS = ("seed", "attempt-boot", "jeffreys", "ppi", "fiducial")
 
 
@@ -181,25 +183,6 @@ def jeffreys_interval(
     with np.errstate(invalid="ignore"):
         lo, hi = np.fmin(lo, est), np.fmax(hi, est)  # the interval holds the estimate (as in vocab.stats)
     return _finish(st, est, lo, hi)
-
-
-def binomial_cd_draws(
-    k: np.ndarray, n: np.ndarray, v: np.ndarray, n_draws: int, rng: np.random.Generator
-) -> np.ndarray:
-    """Draws from the randomised confidence distribution of a binomial proportion, one row per (k, n, v).
-
-    With k successes of n and a uniform v, H(x) = (1 − v)·I_x(k + 1, n − k) + v·I_x(k, n − k + 1): the
-    randomised test's p-value as a function of the proportion x (Stevens 1950; Geyer and Meeden 2005's fuzzy
-    intervals). Its equal-tailed quantiles are an exact interval for any true proportion. A draw is Beta(k, n − k
-    + 1) with probability v, else Beta(k + 1, n − k); Beta(0, ·) is 0 and Beta(·, 0) is 1.
-    """
-    k, n, v = (np.asarray(x, dtype=float)[:, None] for x in (k, n, v))
-    lower = rng.random((k.shape[0], n_draws)) < v
-    a = np.where(lower, k, k + 1.0)
-    b = np.where(lower, n - k + 1.0, n - k)
-    with np.errstate(invalid="ignore"):
-        x = rng.beta(np.maximum(a, 1e-300), np.maximum(b, 1e-300))
-    return np.where(a <= 0, 0.0, np.where(b <= 0, 1.0, x))
 
 
 def fiducial_interval(
