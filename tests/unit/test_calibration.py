@@ -305,6 +305,9 @@ def test_correction_table_recovers_a_planted_critic():
         true_theta = att[att.cell == r.cell].good.mean()
         assert abs(r.theta - true_theta) < 0.04, r
         assert r.ci_low <= r.theta <= r.ci_high
+    fid = correction_table(att, key, variants({"oracle": perfect}, None), n_boot=2000, seed=0, interval="fiducial")
+    pd.testing.assert_series_equal(fid.theta, table.theta)  # same estimate, another interval
+    assert ((fid.ci_low <= fid.theta) & (fid.theta <= fid.ci_high)).all() and (fid.ci_high > fid.ci_low).all()
     t = table.set_index("cell")
     assert t.loc["a__b", "q0"] > 0.8 and t.loc["b__b", "q0"] < 0.45  # the planted specificities show
     ranks = rank_table(table)
@@ -422,3 +425,16 @@ def test_rater_error_vs_script_and_its_inversion():
     assert theta.iloc[0] == pytest.approx(0.5 * 1.0 + 0.5 * 0.0)  # (0.9-0.1)/0.8 = 1, (0.1-0.1)/0.8 = 0
     assert theta.iloc[1] == pytest.approx(0.25)  # p = 0: only b, (0.3-0.1)/0.8
     assert invert_rater_error(corr, 0.5).isna().all()
+
+
+def test_level_counts_and_the_flag_for_an_interval_without_its_estimate():
+    from vocab.calibration.correct import _flags, level_counts
+    from vocab.stats import correct
+
+    att = pd.DataFrame({"cell": ["x"] * 4 + ["y"], "level": [1, 1, 1, 2, 1],
+                        "verdict": ["FAILED", "FAILED", "PASSED", "PASSED", "FAILED"]})  # fmt: skip
+    counts = level_counts(att, "x")
+    assert counts.passes.tolist() == [1, 1] and counts.attempts.tolist() == [3, 1]
+    c = correct(0.3, 1.0, 0.0)  # theta = 0.3
+    assert "outside:theta" in _flags(c, (0.31, 0.5), (0, 1), (0, 1))
+    assert "outside:theta" not in _flags(c, (0.3, 0.5), (0, 1), (0, 1))
