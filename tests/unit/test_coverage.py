@@ -226,6 +226,27 @@ def test_the_band_includes_its_ends_and_misses_are_counted_per_critic():
     assert misses.to_numpy().sum() == 2
 
 
+def test_points_below_the_band_are_simulated_again_with_fresh_studies():
+    import pandas as pd
+
+    from vocab.coverage import recheck_below
+
+    base = {"piles": 10, "theta": 0.5, "q1": 0.8, "q0": 0.8, "spread": 2.0, "levels": 40, "mean_width": 0.3,
+            "sims": 200, "defined": 200}  # fmt: skip
+    grid = pd.DataFrame([{**base, "method": "fiducial", "coverage": 0.90},
+                         {**base, "method": "fiducial", "coverage": 0.95, "theta": 0.3},
+                         {**base, "method": "seed", "coverage": 0.5}])  # fmt: skip
+    again = recheck_below(grid, "fiducial", sims=300, n_boot=200)
+    assert len(again) == 1 and again.theta.iloc[0] == 0.5 and again.grid_coverage.iloc[0] == 0.90
+    row = again.iloc[0]
+    assert (
+        row.sims == 300
+        and 0.9 <= row.coverage <= 1
+        and row.se == pytest.approx(np.sqrt(row.coverage * (1 - row.coverage) / 300))
+    )
+    assert recheck_below(grid, "nobody").empty
+
+
 def test_run_grid_writes_the_table_and_its_provenance_and_refuses_to_overwrite(tmp_path):
     import json
 

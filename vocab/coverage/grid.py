@@ -233,6 +233,37 @@ def band_misses(grid: pd.DataFrame, method: str) -> pd.DataFrame:
     return flagged.groupby(["q1", "q0"])[["under", "over"]].sum().unstack("q0", fill_value=0).astype(int)
 
 
+def recheck_below(
+    grid: pd.DataFrame, method: str, *, sims: int = 8000, n_boot: int = 1000, seed: int = 1, max_attempts: int = 3
+) -> pd.DataFrame:
+    """The points where ``method`` fell below the band, simulated again with ``sims`` fresh studies (another
+    seed): is the shortfall the interval's, or the simulation error of the grid's own studies? One row per point
+    with both coverages and the new one's standard error."""
+    g = usable_points(grid)
+    g = g[(g.method == method) & (0.95 - g.coverage > WITHIN + TOL)]
+    rows = []
+    for r in g.itertuples():
+        (c,) = clustered_point(
+            [method], theta=r.theta, q1=r.q1, q0=r.q0, spread=r.spread, levels=int(r.levels),
+            max_attempts=max_attempts, piles=int(r.piles), sims=sims, seed=seed, n_boot=n_boot,
+        )  # fmt: skip
+        rows.append(
+            {
+                "piles": r.piles,
+                "theta": r.theta,
+                "q1": r.q1,
+                "q0": r.q0,
+                "spread": r.spread,
+                "grid_coverage": r.coverage,
+                "grid_sims": r.sims,
+                "coverage": c.coverage,
+                "sims": sims,
+                "se": float(np.sqrt(c.coverage * (1 - c.coverage) / sims)),
+            }  # fmt: skip
+        )
+    return pd.DataFrame(rows)
+
+
 def within_by_regime(grid: pd.DataFrame) -> pd.DataFrame:
     """Share of points within 95 ± 2 % per regime (pile size, level heterogeneity) and method (columns)."""
     g = usable_points(grid)
