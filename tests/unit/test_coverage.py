@@ -276,8 +276,9 @@ def test_run_grid_writes_the_table_and_its_provenance_and_refuses_to_overwrite(t
         run_grid(spec, out)
     with pytest.raises(ValueError, match="unknown"):
         run_grid(GridSpec(("nope",), (10,), (0.5,), (0.8,), (0.8,)), tmp_path / "x.csv")
-    with pytest.raises(ValueError, match="spreads"):
-        run_grid(GridSpec(("seed",), (10,), (0.5,), (0.8,), (0.8,), (0.0,)), tmp_path / "x.csv")
+    for bad in (0.0, float("nan")):
+        with pytest.raises(ValueError, match="spreads"):
+            run_grid(GridSpec(("seed",), (10,), (0.5,), (0.8,), (0.8,), (bad,)), tmp_path / "x.csv")
     with pytest.raises(ValueError, match="thetas"):
         run_grid(GridSpec(("seed",), (10,), (1.0,), (0.8,), (0.8,)), tmp_path / "x.csv")
     assert not (tmp_path / "x.csv").exists()

@@ -124,7 +124,7 @@ class GridSpec:
         if bad:
             raise ValueError(f"thetas: {bad[0]} leaves no level of varied difficulty; use values inside (0, 1)")
         for name, values in (("piles", self.piles), ("spreads", self.spreads)):
-            if not values or min(values) <= 0:
+            if not values or not all(v > 0 for v in values):  # nan is not > 0 either
                 raise ValueError(f"{name}: every value must be positive")
         for name, v in (("levels", self.levels), ("max_attempts", self.max_attempts), ("sims", self.sims),
                         ("n_boot", self.n_boot)):  # fmt: skip
