@@ -145,7 +145,8 @@ def design_effect(st: ClusteredStudies) -> np.ndarray:
 
 
 def _row_boot(values: np.ndarray, w: np.ndarray, n_boot: int, rng) -> np.ndarray:
-    """(S, n_boot) weighted means of rows resampled with replacement within each study's pile."""
+    """(S, n_boot) weighted means of rows resampled with replacement within each study's pile, as the study's
+    code resamples them: the reference :func:`_pile_boot` (which the intervals use) is tested against."""
     s, n = values.shape
     size = np.maximum(np.sum(~np.isnan(values), axis=1), 1)
     idx = (rng.random((s, n_boot, n)) * size[:, None, None]).astype(np.int64)
