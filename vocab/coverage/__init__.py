@@ -4,11 +4,13 @@ studies (`studies`); the study with level-clustered attempts (`clustered`)."""
 
 from vocab.coverage.clustered import (
     CLUSTERED_METHODS,
+    ORACLES,
     clustered_coverage,
     clustered_table,
     design_effect,
     population_theta,
     simulate_clustered,
+    unanimous_tradeoff,
 )
 from vocab.coverage.grid import (
     GridSpec,
@@ -20,6 +22,8 @@ from vocab.coverage.grid import (
     recheck_below,
     run_grid,
     usable_points,
+    width_by_critic,
+    width_yardstick,
     within_by_regime,
 )
 from vocab.coverage.simulate import (
@@ -40,11 +44,13 @@ from vocab.coverage.studies import rater_error_table, retry_weighting_table
 __all__ = [
     "CLUSTERED_METHODS",
     "METHODS",
+    "ORACLES",
     "clustered_coverage",
     "clustered_table",
     "design_effect",
     "population_theta",
     "simulate_clustered",
+    "unanimous_tradeoff",
     "Coverage",
     "GridSpec",
     "band_misses",
@@ -66,5 +72,7 @@ __all__ = [
     "seed_interval_rows",
     "simulate_studies",
     "usable_points",
+    "width_by_critic",
+    "width_yardstick",
     "within_by_regime",
 ]

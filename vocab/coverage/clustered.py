@@ -23,6 +23,12 @@ Intervals (nominal 95 %):
   for a (its n rows), the weighted b (on its Kish effective number of rows, (Σw)² / Σw²) and p (on N / deff
   attempts, as ``jeffreys-cluster``), propagated to theta by sampling; the equal-tailed interval.
 
+Yardsticks, not intervals anyone can compute (they know the truth): ``oracle`` and ``oracle-shortest`` take the
+estimate's own error distribution at the point (over its simulated studies) as known, the equal-tailed and the
+shortest range holding 95 % of the errors, and return estimate − that range: 95 % coverage by construction (more
+where the estimate has atoms, such as exactly 0 when both piles are all bad: the central range then holds them
+whole), with one width per point (:func:`oracle_interval`).
+
 ``spread`` = inf (or anything from 1e5 up) is no heterogeneity: every level's attempts are good with probability
 theta, so the attempts are independent and only the retry structure remains.
 """
@@ -38,6 +44,8 @@ from vocab.coverage.simulate import Coverage, coverage_of
 from vocab.stats import binomial_cd_draws, kish_rows
 
 CLUSTERED_METHODS = ("seed", "attempt-boot", "level-boot", "jeffreys", "jeffreys-cluster", "ppi", "fiducial")
+ORACLES = ("oracle", "oracle-shortest")  # yardsticks that know the truth: for widths, never a choice
+POINT_METHODS = CLUSTERED_METHODS + ORACLES
 NO_SPREAD = 1e5  # a spread from here up is no heterogeneity
 
 
@@ -132,6 +140,12 @@ def clustered_shares(st: ClusteredStudies):
     return na, a, nb, b
 
 
+def clustered_estimate(st: ClusteredStudies) -> np.ndarray:
+    """Per study: the corrected rate p·a + (1 − p)·b (nan where a pile is empty)."""
+    _, a, _, b = clustered_shares(st)
+    return st.p * a + (1 - st.p) * b
+
+
 def design_effect(st: ClusteredStudies) -> np.ndarray:
     """Per study: the variance of p as a ratio estimator over levels, divided by the binomial variance."""
     x, n = st.level_passes.astype(float), st.level_attempts.astype(float)
@@ -177,12 +191,29 @@ def _pile_boot(values: np.ndarray, w: np.ndarray, n_boot: int, rng) -> np.ndarra
         return num / den
 
 
-def clustered_interval(method: str, st: ClusteredStudies, n_boot: int, rng: np.random.Generator):
-    """(estimate, low, high) per study."""
+def both_unanimous(st: ClusteredStudies) -> np.ndarray:
+    """Per study: both piles unanimous (each all good or all bad), as every study is when the critic never errs."""
+    _, a, _, b = clustered_shares(st)
+    return np.isin(a, (0.0, 1.0)) & np.isin(b, (0.0, 1.0))
+
+
+def _keep_unanimous(draws: np.ndarray, share: np.ndarray, where: np.ndarray, scale: float) -> np.ndarray:
+    """In the studies ``where``, a unanimous pile's draws pulled towards the boundary it sits at: the distance to
+    it times ``scale``."""
+    top, bottom = (((share == v) & where)[:, None] for v in (1, 0))
+    return np.where(top, 1 - scale * (1 - draws), np.where(bottom, scale * draws, draws))
+
+
+def clustered_interval(
+    method: str, st: ClusteredStudies, n_boot: int, rng: np.random.Generator, *, unanimous_scale: float = 1.0
+):
+    """(estimate, low, high) per study. ``unanimous_scale`` (fiducial only, for :func:`unanimous_tradeoff`): how
+    much of the piles' uncertainty the interval keeps where both piles are unanimous; 1 is the method as it
+    stands."""
     if method not in CLUSTERED_METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(CLUSTERED_METHODS)})")
     na, a, nb, b = clustered_shares(st)
-    est = st.p * a + (1 - st.p) * b
+    est = clustered_estimate(st)
     s = len(st.p)
     if method == "ppi":
         from scipy.stats import norm
@@ -209,6 +240,9 @@ def clustered_interval(method: str, st: ClusteredStudies, n_boot: int, rng: np.r
             nbe = kish_rows(st.weights)
             ab = binomial_cd_draws(np.nan_to_num(a) * na, na, rng.random(s), n_boot, rng)
             bb = binomial_cd_draws(np.nan_to_num(b) * nbe, nbe, rng.random(s), n_boot, rng)
+            if unanimous_scale != 1.0:
+                both = both_unanimous(st)
+                ab, bb = _keep_unanimous(ab, a, both, unanimous_scale), _keep_unanimous(bb, b, both, unanimous_scale)
         else:
             ka = np.nan_to_num(a) * na
             kb = np.nan_to_num(b) * nb
@@ -243,6 +277,30 @@ def clustered_interval(method: str, st: ClusteredStudies, n_boot: int, rng: np.r
     return est, lo, hi
 
 
+def oracle_interval(est, target: float, defined, *, shortest: bool = False, confidence: float = 0.95):
+    """(estimate, low, high) per study from the estimate's known error distribution over the defined studies:
+    estimate − the central (equal-tailed) range of errors holding ``confidence`` of them, or the shortest such
+    range; clipped to [0, 1] as the intervals are. Covers ``confidence`` of the studies by construction (more where
+    errors tie at the range's ends); its mean width is a yardstick for intervals built on the same estimate, not
+    a floor (an interval whose width follows each study's data can be narrower on average)."""
+    est = np.asarray(est, dtype=float)
+    d = np.asarray(defined, dtype=bool)
+    errors = np.sort(est[d] - target)
+    if errors.size == 0:
+        nan = np.full(est.shape, np.nan)
+        return est, nan, nan.copy()
+    if shortest:
+        k = int(np.ceil(confidence * errors.size))
+        i = int(np.argmin(errors[k - 1 :] - errors[: errors.size - k + 1]))
+        lo, hi = errors[i], errors[i + k - 1]
+    else:
+        alpha = (1 - confidence) / 2
+        lo, hi = np.quantile(errors, [alpha, 1 - alpha])
+    low, high = np.clip(est - hi, 0, 1), np.clip(est - lo, 0, 1)
+    low[~d] = high[~d] = np.nan
+    return est, low, high
+
+
 def clustered_point(
     methods,
     *,
@@ -258,21 +316,59 @@ def clustered_point(
     n_boot: int = 500,
 ) -> list[Coverage]:
     """Coverage of several methods on the same simulated studies (paired): the studies from ``seed``, each
-    method's draws from ``seed`` and the method's name, so a method's result does not depend on the others."""
+    method's draws from ``seed`` and the method's name, so a method's result does not depend on the others.
+    ``methods`` may include the :data:`ORACLES` (yardsticks from the point's own studies, no draws)."""
     import zlib
 
-    unknown = [m for m in methods if m not in CLUSTERED_METHODS]
+    unknown = [m for m in methods if m not in POINT_METHODS]
     if unknown:
-        raise ValueError(f"unknown method {unknown[0]!r} (known: {', '.join(CLUSTERED_METHODS)})")
+        raise ValueError(f"unknown method {unknown[0]!r} (known: {', '.join(POINT_METHODS)})")
     st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
                             sims=sims, rng=np.random.default_rng(seed))  # fmt: skip
     target = population_theta(theta, q1, q0, spread, max_attempts)
     out = []
     for m in methods:
+        if m in ORACLES:
+            est, lo, hi = oracle_interval(clustered_estimate(st), target, st.defined, shortest=m != "oracle")
+            out.append(coverage_of(m, est, lo, hi, target, st.defined))
+            continue
         rng = np.random.default_rng([seed, zlib.crc32(m.encode())])
         est, lo, hi = clustered_interval(m, st, n_boot, rng)
         out.append(coverage_of(m, est, lo, hi, target, st.defined))
     return out
+
+
+def unanimous_tradeoff(
+    points,
+    scales=(1.0, 0.7, 0.5, 0.3),
+    *,
+    piles: int = 10,
+    spread: float = float("inf"),
+    levels: int = 140,
+    max_attempts: int = 3,
+    sims: int = 1000,
+    n_boot: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """The fiducial interval with the piles' uncertainty scaled by each of ``scales`` where both piles are
+    unanimous (1: as it stands; smaller: their draws pulled towards the boundaries they sit at), at each (theta,
+    q1, q0) of ``points``: its coverage and mean width, and the share of studies whose piles are both unanimous.
+    Every scale sees the same studies and the same draws before scaling. Where the critic never errs both piles
+    are always unanimous and the interval over-covers; the same unanimous piles come from critics that do err,
+    and there the interval needs that uncertainty: this table shows what trading one for the other costs."""
+    rows = []
+    for i, (theta, q1, q0) in enumerate(points):
+        st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
+                                sims=sims, rng=np.random.default_rng([seed, i]))  # fmt: skip
+        target = population_theta(theta, q1, q0, spread, max_attempts)
+        both = float(both_unanimous(st)[st.defined].mean())
+        for scale in scales:
+            rng = np.random.default_rng([seed, i, 1])
+            est, lo, hi = clustered_interval("fiducial", st, n_boot, rng, unanimous_scale=scale)
+            c = coverage_of("fiducial", est, lo, hi, target, st.defined)
+            rows.append({"theta": theta, "q1": q1, "q0": q0, "piles": piles, "spread": spread, "scale": scale,
+                         "both_unanimous": both, "coverage": c.coverage, "mean_width": c.mean_width})  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 def clustered_coverage(method: str, **point) -> Coverage:

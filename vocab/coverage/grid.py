@@ -17,9 +17,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vocab.coverage.clustered import CLUSTERED_METHODS, NO_SPREAD, clustered_point
+from vocab.coverage.clustered import NO_SPREAD, ORACLES, POINT_METHODS, clustered_point
 
-GRID_METHODS = ("seed", "jeffreys", "ppi", "fiducial")  # the committed grid's: seed 000's, 03's old default, two more
+# the committed grid's: seed 000's, 03's old default, two more, and the two yardsticks that know the truth
+GRID_METHODS = ("seed", "jeffreys", "ppi", "fiducial", *ORACLES)
 
 WITHIN = 0.02  # "holds": coverage within 95 ± 2 points
 
@@ -113,9 +114,9 @@ class GridSpec:
     seed: int = 0
 
     def validate(self) -> None:
-        unknown = [m for m in self.methods if m not in CLUSTERED_METHODS]
+        unknown = [m for m in self.methods if m not in POINT_METHODS]
         if unknown or not self.methods:
-            raise ValueError(f"methods: unknown {unknown or 'none given'} (known: {', '.join(CLUSTERED_METHODS)})")
+            raise ValueError(f"methods: unknown {unknown or 'none given'} (known: {', '.join(POINT_METHODS)})")
         for name, values in (("thetas", self.thetas), ("q1s", self.q1s), ("q0s", self.q0s)):
             bad = [v for v in values if not 0 <= v <= 1]
             if bad:
@@ -205,10 +206,12 @@ def usable_points(grid: pd.DataFrame) -> pd.DataFrame:
 
 def choose_interval(grid: pd.DataFrame) -> pd.DataFrame:
     """Per method, over the usable points: the share within 95 ± 2 %, mean and worst coverage, mean width (and,
-    where the grid holds seed 000's interval, the mean width over seed's at the same points); sorted best first
-    (largest share within, then narrower). Its first row is 03's default."""
+    where the grid holds them, the mean width over seed 000's and over each yardstick's at the same points); sorted
+    best first (largest share within, then narrower). Its first row is 03's default. The yardsticks
+    (:data:`~vocab.coverage.clustered.ORACLES`: they know the truth) are never rows."""
+    usable = usable_points(grid)
     table = (
-        usable_points(grid)
+        usable[~usable.method.isin(ORACLES)]
         .groupby("method")
         .agg(
             points=("coverage", "size"),
@@ -219,8 +222,26 @@ def choose_interval(grid: pd.DataFrame) -> pd.DataFrame:
         )
         .sort_values(["within_2pts", "mean_width"], ascending=[False, True])
     )
-    if "seed" in table.index:  # every method sees the same studies at a point: the same points are usable
-        table["width_vs_seed"] = table.mean_width / table.loc["seed", "mean_width"]
+    # every method sees the same studies at a point: the same points are usable for each
+    widths = usable.groupby("method").mean_width.mean()
+    for ref in ("seed", *ORACLES):
+        if ref in widths.index:
+            table[f"width_vs_{ref}"] = table.mean_width / widths[ref]
+    return table
+
+
+def width_yardstick(grid: pd.DataFrame) -> pd.DataFrame:
+    """The yardsticks over the usable points: their coverage (95 % by construction) and mean width, and that width
+    over seed 000's: how wide any interval built on the study's estimate must be, on average, to cover 95 %."""
+    usable = usable_points(grid)
+    widths = usable.groupby("method").mean_width.mean()
+    table = (
+        usable[usable.method.isin(ORACLES)]
+        .groupby("method")
+        .agg(mean_coverage=("coverage", "mean"), mean_width=("mean_width", "mean"))
+    )
+    if "seed" in widths.index:
+        table["width_vs_seed"] = table.mean_width / widths["seed"]
     return table
 
 
@@ -264,8 +285,19 @@ def recheck_below(
     return pd.DataFrame(rows)
 
 
-def within_by_regime(grid: pd.DataFrame) -> pd.DataFrame:
-    """Share of points within 95 ± 2 % per regime (pile size, level heterogeneity) and method (columns)."""
+def width_by_critic(grid: pd.DataFrame, method: str, reference: str = "oracle") -> pd.DataFrame:
+    """Per critic (rows q1, columns q0), over the usable points: ``method``'s mean width over ``reference``'s at the
+    same points (the same simulated studies)."""
     g = usable_points(grid)
+    keys = ["piles", "theta", "q1", "q0", "spread"]
+    w = g[g.method.isin((method, reference))].pivot_table(index=keys, columns="method", values="mean_width")
+    return (w[method] / w[reference]).groupby(["q1", "q0"]).mean().unstack("q0")
+
+
+def within_by_regime(grid: pd.DataFrame) -> pd.DataFrame:
+    """Share of points within 95 ± 2 % per regime (pile size, level heterogeneity) and method (columns); the
+    yardsticks left out."""
+    g = usable_points(grid)
+    g = g[~g.method.isin(ORACLES)]
     by = g.assign(regime=[f"n={n}, spread={s:g}" for n, s in zip(g.piles, g.spread, strict=True)])
     return by.groupby(["regime", "method"]).coverage.apply(_within).unstack("method")
