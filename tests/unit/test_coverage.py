@@ -297,7 +297,9 @@ def test_the_band_includes_its_ends_and_misses_are_counted_per_critic():
         {"method": "m", "q1": q1, "q0": q0, "coverage": c, "mean_width": 0.1, "sims": 10, "defined": 10}
         for q1, q0, c in [(0.8, 0.8, 0.93), (0.8, 0.8, 0.97), (0.8, 1.0, 0.9295), (1.0, 1.0, 0.99), (1.0, 1.0, 0.95)]
     ]
-    assert choose_interval(pd.DataFrame(rows)).loc["m", "within_2pts"] == pytest.approx(3 / 5)  # 0.93, 0.97 in
+    chosen = choose_interval(pd.DataFrame(rows)).loc["m"]
+    assert chosen.within_2pts == pytest.approx(3 / 5)  # 0.93, 0.97 in
+    assert chosen.at_least_93 == pytest.approx(4 / 5)  # 0.9295 under; 0.99 over, not under
     misses = band_misses(pd.DataFrame(rows), "m")
     assert misses.loc[0.8, ("under", 1.0)] == 1 and misses.loc[1.0, ("over", 1.0)] == 1
     assert misses.to_numpy().sum() == 2
