@@ -493,3 +493,6 @@ def test_keeping_less_of_unanimous_piles_trades_the_perfect_critic_against_one_t
     as_is = clustered_interval("fiducial", st, 100, np.random.default_rng(2))
     scaled = clustered_interval("fiducial", st, 100, np.random.default_rng(2), unanimous_scale=1.0)
     np.testing.assert_array_equal(as_is[1], scaled[1])
+    for method, bad in (("fiducial", 1.5), ("fiducial", -0.1), ("fiducial", float("nan")), ("jeffreys", 0.5)):
+        with pytest.raises(ValueError, match="unanimous_scale"):
+            clustered_interval(method, st, 10, np.random.default_rng(2), unanimous_scale=bad)

@@ -212,6 +212,8 @@ def clustered_interval(
     stands."""
     if method not in CLUSTERED_METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(CLUSTERED_METHODS)})")
+    if not 0 <= unanimous_scale <= 1 or (unanimous_scale != 1 and method != "fiducial"):
+        raise ValueError(f"unanimous_scale must lie in [0, 1], for fiducial only; got {unanimous_scale} for {method}")
     na, a, nb, b = clustered_shares(st)
     est = clustered_estimate(st)
     s = len(st.p)
