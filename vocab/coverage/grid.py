@@ -209,10 +209,10 @@ def usable_points(grid: pd.DataFrame) -> pd.DataFrame:
 
 
 def choose_interval(grid: pd.DataFrame) -> pd.DataFrame:
-    """Per method, over the usable points: the share within 95 ± 2 %, the share not under it (coverage at least 93 %:
-    not misleading, if perhaps wider than needed), mean and worst coverage, mean width (and,
-    where the grid holds them, the mean width over seed 000's and over each yardstick's at the same points); sorted
-    best first (largest share within, then narrower). Its first row is 03's default. The yardsticks
+    """Per method, over the usable points: the share within 95 ± 2 %, the share not under it (coverage at least
+    93 %: not misleading, if perhaps wider than needed), mean and worst coverage, mean width (and, where the grid
+    holds them, the mean width over seed 000's and over each yardstick's at the same points); sorted best first
+    (largest share within, then narrower). Its first row is 03's default. The yardsticks
     (:data:`~vocab.coverage.clustered.ORACLES`: they know the truth) are never rows."""
     usable = usable_points(grid)
     table = (
@@ -238,7 +238,8 @@ def choose_interval(grid: pd.DataFrame) -> pd.DataFrame:
 
 def width_yardstick(grid: pd.DataFrame) -> pd.DataFrame:
     """The yardsticks over the usable points: their coverage (95 % by construction) and mean width, and that width
-    over seed 000's: how wide any interval built on the study's estimate must be, on average, to cover 95 %."""
+    over seed 000's: how wide an interval of one width per point, knowing the estimate's errors, is on average. A
+    scale, not a floor: an interval whose width follows each study's data can hold while narrower."""
     usable = usable_points(grid)
     widths = usable.groupby("method").mean_width.mean()
     table = (
