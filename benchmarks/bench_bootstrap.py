@@ -1,7 +1,8 @@
 """Vectorised bootstrap of the correction vs scipy.stats.bootstrap, side by side in one run, as a ratio.
 
 The workload of one calibration: 4 cells x 4000 resamples x every rater variant (default 3 variants), each
-cell with a 10-row passed pile and a weighted 10-row failed pile. Prints one JSON object.
+cell with a 10-row passed pile and a weighted 10-row failed pile. Prints one JSON object and writes it to
+benchmarks/results/bootstrap.json. A measurement, not a test: nothing here asserts a speed.
 Run: .venv/bin/python benchmarks/bench_bootstrap.py [--variants 3] [--repeats 3]
 """
 
@@ -13,6 +14,7 @@ import time
 
 import numpy as np
 import scipy.stats
+from common import result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab import stats
 
@@ -74,18 +76,17 @@ def main() -> None:
     jobs = workload(np.random.default_rng(0), variants=args.variants)
     t_ours = best_of(ours, args.repeats, jobs, args.n_boot, 0)
     t_ref = best_of(reference, args.repeats, jobs, args.n_boot, 0)
-    print(
-        json.dumps(
-            {
-                "benchmark": "bootstrap",
-                "jobs": len(jobs),
-                "n_boot": args.n_boot,
-                "vocab_s": round(t_ours, 4),
-                "scipy_s": round(t_ref, 4),
-                "speedup_vs_scipy": round(t_ref / t_ours, 2),
-            }
-        )
+    result = result_record(
+        "bootstrap",
+        jobs=len(jobs),
+        n_boot=args.n_boot,
+        repeats=args.repeats,
+        vocab_s=round(t_ours, 4),
+        scipy_s=round(t_ref, 4),
+        speedup_vs_scipy=round(t_ref / t_ours, 2),
     )
+    write_result("bootstrap", result)
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ for a baseline revision side by side in one run (each in a fresh process, so nei
 
 Run: .venv/bin/python benchmarks/bench_levels.py [--levels 10000] [--baseline 7a8e28f]
 The baseline is the generator as it stood at that git revision (7a8e28f: generator 1.0.0, the wordfreq+web2
-lexicon). Prints one JSON object and writes it to benchmarks/results/levels.json. A measurement, not a test:
+lexicon). Then `vocab levels 1-1000000` streamed to /dev/null in a child process: its wall time and peak memory.
+Prints one JSON object and writes it to benchmarks/results/levels.json. A measurement, not a test:
 nothing here asserts a speed.
 """
 
@@ -73,6 +74,25 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout
 
 
+_STREAM = """
+import json, resource, subprocess, sys, time
+t0 = time.perf_counter()
+subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True)
+print(json.dumps({"seconds": time.perf_counter() - t0,
+                  "peak_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
+"""
+
+
+def stream_million(levels: str = "1-1000000") -> dict:
+    """``vocab levels 1-1000000`` as a user runs it (output to /dev/null): wall time and peak resident memory,
+    measured by a fresh parent process whose only child it is (``ru_maxrss`` of its children)."""
+    vocab = Path(sys.executable).with_name("vocab")
+    out = subprocess.run([sys.executable, "-c", _STREAM, str(vocab), "levels", levels], capture_output=True, text=True,
+                         check=True, cwd=ROOT)  # fmt: skip
+    m = json.loads(out.stdout)
+    return {"levels": levels, "seconds": round(m["seconds"], 1), "peak_rss_mib": round(m["peak_kib"] / 1024, 1)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--levels", type=int, default=10_000)
@@ -100,6 +120,7 @@ def main() -> None:
         "current": runs["current"],
         "ratio": round(runs["current"]["levels_per_s"] / runs["baseline"]["levels_per_s"], 1),
         "index_build_ratio": round(runs["current"]["index_build_s"] / runs["baseline"]["index_build_s"], 2),
+        "stream": stream_million(),
         "commit": _git("rev-parse", "--short", "HEAD").strip(),
         "when": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }

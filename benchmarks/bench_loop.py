@@ -5,7 +5,8 @@ concurrency set to 1 (sequential), once with the config's concurrency; reports a
 and their ratio. The sequential run also gives the harness's own time per attempt outside model calls:
 (wall time − summed call seconds) / attempts, exact when one endpoint serves both roles (the default
 cell, smollm2__smollm2), since its calls then run one at a time. The servers must be up (`vocab serve`);
-results go to throwaway run directories under --out. Prints one JSON object.
+results go to throwaway run directories under --out. Prints one JSON object and writes it to
+benchmarks/results/loop.json. A measurement, not a test: nothing here asserts a speed.
 
 Run: .venv/bin/python benchmarks/bench_loop.py [--levels 1-6] [--writers smollm2] [--critics smollm2]
 """
@@ -20,6 +21,8 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
+
+from common import result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab.config import load_config
 from vocab.loop import run_design
@@ -62,20 +65,18 @@ def main() -> None:
     sequential = asyncio.run(one(seq_cfg, loop, out / "sequential"))
     concurrent = asyncio.run(one(cfg, loop, out / "concurrent"))
     overhead = (sequential["wall_s"] - sequential["call_s"]) / max(1, sequential["attempts"])
-    print(
-        json.dumps(
-            {
-                "benchmark": "loop",
-                "levels": args.levels,
-                "cells": len(loop.cells),
-                "concurrency": {k: m.concurrency for k, m in cfg.models.items()},
-                "sequential": sequential,
-                "concurrent": concurrent,
-                "throughput_ratio": round(concurrent["attempts_per_hour"] / sequential["attempts_per_hour"], 2),
-                "harness_s_per_attempt": round(overhead, 4),
-            }
-        )
+    result = result_record(
+        "loop",
+        levels=args.levels,
+        cells=len(loop.cells),
+        concurrency={k: m.concurrency for k, m in cfg.models.items()},
+        sequential=sequential,
+        concurrent=concurrent,
+        throughput_ratio=round(concurrent["attempts_per_hour"] / sequential["attempts_per_hour"], 2),
+        harness_s_per_attempt=round(overhead, 4),
     )
+    write_result("loop", result)
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":

@@ -304,12 +304,14 @@ def cmd_exam_run(args) -> int:
 
 def cmd_coverage(args) -> int:
     from vocab.coverage import coverage
+    from vocab.coverage.simulate import check_point
 
     kw = {k: getattr(args, k) for k in ("theta", "q1", "q0", "attempts", "piles", "sims", "seed", "n_boot")}
-    try:  # the simulator validates its parameters
-        c = coverage(args.method, rater_error=args.rater_error, **kw)
+    try:
+        check_point(args.method, rater_error=args.rater_error, **kw)
     except ValueError as e:
         raise UsageError(str(e)) from None
+    c = coverage(args.method, rater_error=args.rater_error, **kw)
     print(json.dumps(c.as_dict()) if args.json else c)
     return 0
 
@@ -324,11 +326,12 @@ def cmd_coverage_grid(args) -> int:
             parse_values(args.spreads, "--spreads"), levels=args.levels, max_attempts=args.max_attempts,
             sims=args.sims, n_boot=args.n_boot, seed=args.seed,
         )  # fmt: skip
-        t0 = time.perf_counter()
-        command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
-        out = run_grid(spec, args.out, jobs=args.jobs, force=args.force, command=command)
+        spec.validate()
     except ValueError as e:
         raise UsageError(str(e)) from None
+    t0 = time.perf_counter()
+    command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
+    out = run_grid(spec, args.out, jobs=args.jobs, force=args.force, command=command)
     print(f"{out}: written in {time.perf_counter() - t0:.0f} s")
     return 0
 

@@ -28,7 +28,6 @@ MODEL_KINDS = ("embedded", "vllm", "endpoint")
 # Sampling keys the OpenAI API accepts as top-level parameters; the rest go through ``extra_body``.
 OPENAI_SAMPLING_KEYS = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "seed")
 VLLM_SAMPLING_KEYS = ("top_k", "min_p", "repetition_penalty")
-SAMPLING_KEYS = OPENAI_SAMPLING_KEYS + VLLM_SAMPLING_KEYS
 
 
 class ConfigError(InputError):

@@ -104,7 +104,6 @@ RATER_SYSTEM = (
     "written for, nothing else. Grade every check of the rubric as PASSED or FAILED, with a reason of a few "
     "words for each FAILED check and an empty reason for each PASSED one.\n\n" + rubric.rubric_text()
 )
-BLIND_FIELDS = ("seed_word", "words", "settings", "sentence", "answer_key")
 
 
 def rater_messages(row: dict[str, Any]) -> list[dict[str, str]]:

@@ -32,8 +32,6 @@ from vocab.errors import InputError
 
 log = logging.getLogger(__name__)
 
-STATUSES = ("PASSED", "HARD_FAIL", "ABANDONED", "PENDING")
-
 
 class RunDirError(InputError):
     """A run directory is missing, malformed, or incompatible with what was asked of it."""

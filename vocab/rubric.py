@@ -31,7 +31,6 @@ RUBRIC_VERSION = "1.0"
 VERDICTS = ("PASSED", "FAILED")
 CHECK_IDS = tuple(str(i) for i in range(1, 13))
 SCOPE_DEFAULT = tuple(str(i) for i in range(2, 13))  # checks that decide the verdict
-KINDS = ("decidable", "mechanical", "judgment")
 
 
 @dataclass(frozen=True)
@@ -203,8 +202,3 @@ def critic_schema(ids: tuple[str, ...] = CHECK_IDS) -> dict[str, Any]:
         "required": list(ids),
         "additionalProperties": False,
     }
-
-
-def rater_schema() -> dict[str, Any]:
-    """A blind rater's answer: a verdict per check (reasons optional and short)."""
-    return critic_schema()

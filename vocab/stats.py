@@ -19,9 +19,28 @@ they were sampled from only. Sensitivity and specificity are what can carry over
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 import numpy as np
+
+
+def derived_seed(seed: int, *names: object) -> int:
+    """A 64-bit seed of its own for one estimate, from ``seed`` and the names that identify it (its table, rater,
+    cell, check, ...). The names enter through SHA-256 of their text, never Python's ``hash``, so the seed is the
+    same in every process."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"a seed must be a non-negative integer, got {seed!r}")
+    digest = hashlib.sha256("\x1f".join(str(n) for n in names).encode()).digest()
+    words = np.frombuffer(digest, dtype="<u4").tolist()
+    state = np.random.SeedSequence([int(seed), *words]).generate_state(2, dtype=np.uint32)
+    return int(state[0]) | int(state[1]) << 32
+
+
+def stream(seed: int, *names: object) -> np.random.Generator:
+    """The random generator of one estimate (:func:`derived_seed`): an estimate drawn from it depends on its own
+    data and seed only, not on which other estimates are computed beside it or in which order."""
+    return np.random.default_rng(derived_seed(seed, *names))
 
 
 @dataclass(frozen=True)
@@ -61,6 +80,19 @@ def correct(p: float, a: float, b: float) -> Correction:
     return Correction(p, a, b, float(corrected_rate(p, a, b)), float(sensitivity(p, a, b)), float(specificity(p, a, b)))
 
 
+def _piles(passed_pile, failed_pile, failed_weights) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The two piles and the failed pile's weights as float arrays; both piles need a row, and the failed pile
+    one weight per row."""
+    x = np.asarray(passed_pile, dtype=float)
+    y = np.asarray(failed_pile, dtype=float)
+    w = np.asarray(failed_weights, dtype=float)
+    if x.size == 0 or y.size == 0:
+        raise ValueError("both piles need at least one row")
+    if w.shape != y.shape:
+        raise ValueError(f"the failed pile has {y.size} rows but {w.size} weights")
+    return x, y, w
+
+
 def pile_shares(passed_pile: np.ndarray, failed_pile: np.ndarray, failed_weights: np.ndarray) -> tuple[float, float]:
     """(a, b) from the rater's 0/1 verdicts on each pile; b weighted."""
     passed_pile = np.asarray(passed_pile, dtype=float)
@@ -95,11 +127,7 @@ def bootstrap_correction(
 ) -> BootstrapCorrection:
     """Vectorised bootstrap of the correction: ``n_resamples`` draws of each pile at once (weights travel
     with their rows). Undefined resampled values (q1 when theta = 0) are left out of that interval."""
-    x = np.asarray(passed_pile, dtype=float)
-    y = np.asarray(failed_pile, dtype=float)
-    w = np.asarray(failed_weights, dtype=float)
-    if x.size == 0 or y.size == 0:
-        raise ValueError("both piles need at least one row")
+    x, y, w = _piles(passed_pile, failed_pile, failed_weights)
     ix = rng.integers(0, x.size, size=(n_resamples, x.size))
     iy = rng.integers(0, y.size, size=(n_resamples, y.size))
     a = x[ix].mean(axis=1)
@@ -139,13 +167,9 @@ def jeffreys_correction(
     """The correction with Jeffreys Beta(1/2, 1/2) posteriors for a, b and p, sampled and propagated to
     theta, q1 and q0 (equal-tailed intervals). The failed pile's weighted share b enters as b·n successes
     of its n rows; p as the critic's passes among ``attempts``. An interval is widened, where needed, to hold
-    the point estimate (at 0 of n the equal-tailed interval would start just above 0). The default interval
-    of 03 (see 08)."""
-    x = np.asarray(passed_pile, dtype=float)
-    y = np.asarray(failed_pile, dtype=float)
-    w = np.asarray(failed_weights, dtype=float)
-    if x.size == 0 or y.size == 0:
-        raise ValueError("both piles need at least one row")
+    the point estimate (at 0 of n the equal-tailed interval would start just above 0). Under-covers on the
+    level-clustered grid where the default (:data:`DEFAULT_INTERVAL`) holds (08)."""
+    x, y, w = _piles(passed_pile, failed_pile, failed_weights)
     a_hat, b_hat = pile_shares(x, y, w)
     kp = round(p * attempts)
     a = rng.beta(a_hat * x.size + 0.5, (1 - a_hat) * x.size + 0.5, size=n_draws)
@@ -192,23 +216,22 @@ def binomial_cd_draws(
     return np.where(a <= 0, 0.0, np.where(b <= 0, 1.0, x))
 
 
-def design_effect(level_passes, level_attempts) -> float:
+def design_effect(level_passes, level_attempts):
     """The critic's pass rate p over levels (clusters of retried attempts): the variance of p as a ratio
     estimator over levels divided by the binomial variance p(1 − p)/N; at least 1 (1 when it cannot be
-    estimated: fewer than two levels, or p at 0 or 1)."""
+    estimated: fewer than two levels, no attempts, or p at 0 or 1). Over the last axis: 1-D counts give a
+    float, a (studies, levels) array one value per study."""
     x = np.asarray(level_passes, dtype=float)
     n = np.asarray(level_attempts, dtype=float)
-    if x.shape != n.shape or x.ndim != 1:
-        raise ValueError("level_passes and level_attempts must be two equal-length 1-D sequences")
-    big_l, big_n = len(x), n.sum()
-    if big_l < 2 or big_n <= 0:
-        return 1.0
-    p = x.sum() / big_n
-    v_binom = p * (1 - p) / big_n
-    if v_binom <= 0:
-        return 1.0
-    v_cluster = big_l / (big_l - 1) * ((x - p * n) ** 2).sum() / big_n**2
-    return float(max(v_cluster / v_binom, 1.0))
+    if x.shape != n.shape or x.ndim not in (1, 2):
+        raise ValueError("level_passes and level_attempts must have one shape: (levels,) or (studies, levels)")
+    big_l, big_n = x.shape[-1], n.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = x.sum(axis=-1) / big_n
+        v_binom = p * (1 - p) / big_n
+        v_cluster = big_l / max(big_l - 1, 1) * ((x - p[..., None] * n) ** 2).sum(axis=-1) / big_n**2
+        ratio = np.where((big_l >= 2) & (big_n > 0) & (v_binom > 0), np.maximum(v_cluster / v_binom, 1.0), 1.0)
+    return float(ratio) if x.ndim == 1 else ratio
 
 
 def kish_rows(weights):
@@ -239,11 +262,7 @@ def fiducial_correction(
     q0; equal-tailed intervals. 03's default interval: 08 chose it from the committed coverage grid (level-
     clustered attempts). The randomisation comes from ``rng``, so a seed gives the same interval every time;
     the interval is not widened to hold the estimate."""
-    x = np.asarray(passed_pile, dtype=float)
-    y = np.asarray(failed_pile, dtype=float)
-    w = np.asarray(failed_weights, dtype=float)
-    if x.size == 0 or y.size == 0:
-        raise ValueError("both piles need at least one row")
+    x, y, w = _piles(passed_pile, failed_pile, failed_weights)
     if attempts < 1 or not 0 <= p <= 1:
         raise ValueError(f"p must lie in [0, 1] over at least one attempt, got p = {p} over {attempts}")
     a_hat, b_hat = pile_shares(x, y, w)
@@ -264,6 +283,41 @@ def fiducial_correction(
         n_draws,
         theta,
     )
+
+
+# The intervals 03 can report, the default first.
+INTERVALS = tuple(dict.fromkeys((DEFAULT_INTERVAL, "fiducial", "jeffreys", "seed")))
+
+
+def correction_interval(
+    method: str,
+    p: float,
+    attempts: int,
+    passed_pile,
+    failed_pile,
+    failed_weights,
+    *,
+    level_passes=None,
+    level_attempts=None,
+    n_draws: int = 4000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+) -> BootstrapCorrection:
+    """The corrected rate of one cell with its interval by ``method`` (one of :data:`INTERVALS`): ``fiducial``
+    (:func:`fiducial_correction`, p over the levels' design effect when their counts are given), ``jeffreys``
+    (:func:`jeffreys_correction`) or ``seed`` (seed 000's :func:`bootstrap_correction`, p fixed). The one entry
+    point 03's tables use, for the overall verdict and for each check alike."""
+    if method == "seed":
+        return bootstrap_correction(p, passed_pile, failed_pile, failed_weights, n_resamples=n_draws,
+                                    confidence=confidence, rng=rng)  # fmt: skip
+    if method == "jeffreys":
+        return jeffreys_correction(p, attempts, passed_pile, failed_pile, failed_weights, n_draws=n_draws,
+                                   confidence=confidence, rng=rng)  # fmt: skip
+    if method == "fiducial":
+        return fiducial_correction(p, attempts, passed_pile, failed_pile, failed_weights, level_passes=level_passes,
+                                   level_attempts=level_attempts, n_draws=n_draws, confidence=confidence,
+                                   rng=rng)  # fmt: skip
+    raise ValueError(f"unknown interval {method!r} (known: {', '.join(INTERVALS)})")
 
 
 @dataclass(frozen=True)
@@ -417,6 +471,7 @@ class BradleyTerry:
     players: tuple[str, ...]
     strengths: np.ndarray  # log-strengths, mean zero
     iterations: int
+    converged: bool  # False: ``max_iter`` was reached before the change fell under ``tol``
 
     def ratings(self, scale: float = 400.0, base: float = 10.0, center: float = 1000.0) -> dict[str, float]:
         """Strengths on the Elo scale (a 400-point gap = 10:1 odds)."""
@@ -441,15 +496,16 @@ def bradley_terry(pairs: list[tuple[str, str, float]], *, max_iter: int = 10_000
     if np.any(wins <= 0) or np.any(wins >= games.sum(axis=1)):
         raise ValueError("every player needs at least some wins and some losses for a finite fit")
     pi = np.ones(m)
+    converged = False
     for it in range(1, max_iter + 1):  # noqa: B007 - the count is returned
         denom = (games / (pi[:, None] + pi[None, :])).sum(axis=1)
         new = wins / denom
         new /= np.exp(np.log(new).mean())
-        if np.max(np.abs(np.log(new) - np.log(pi))) < tol:
-            pi = new
-            break
+        converged = bool(np.max(np.abs(np.log(new) - np.log(pi))) < tol)
         pi = new
-    return BradleyTerry(players, np.log(pi), it)
+        if converged:
+            break
+    return BradleyTerry(players, np.log(pi), it, converged)
 
 
 @dataclass(frozen=True)

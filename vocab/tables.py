@@ -157,12 +157,28 @@ def cost_tables(run: Run) -> tuple[pd.DataFrame, pd.DataFrame]:
     return totals, per_model.reset_index()
 
 
+def busy_seconds(start: pd.Series, end: pd.Series) -> float:
+    """The length in seconds of the union of the intervals [start, end): time in which at least one was open."""
+    total, cur_start, cur_end = 0.0, None, None
+    for a, b in sorted(zip(start, end, strict=True)):
+        if cur_end is None or a > cur_end:
+            if cur_end is not None:
+                total += (cur_end - cur_start).total_seconds()
+            cur_start, cur_end = a, b
+        else:
+            cur_end = max(cur_end, b)
+    if cur_end is not None:
+        total += (cur_end - cur_start).total_seconds()
+    return total
+
+
 def time_table(run: Run, bin_seconds: int = 60) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Where a run's wall time went: (the run's totals, one row per model).
 
-    Totals: wall time from the first attempt's start to the last one's end; *active* time, the minutes in which
-    at least one attempt was in flight (a resumed run's pause is wall time but not work); attempts per hour over
-    each; the attempts in flight (median and peak over active minutes). Per model: its call seconds over the
+    Totals: wall time from the first attempt's start to the last one's end; *active* time, the length of the union
+    of the attempts' own intervals (a resumed run's pause is wall time but not work; never more than the wall
+    time); attempts per hour over each; the attempts in flight (median and peak over the ``bin_seconds`` bins
+    in which any attempt was in flight). Per model: its call seconds over the
     active time (the average number of its requests in flight), completion tokens per active second, and the
     tokens spent on truncated calls (a call that ran into its budget spends all of it and returns nothing usable).
     """
@@ -175,7 +191,7 @@ def time_table(run: Run, bin_seconds: int = 60) -> tuple[pd.DataFrame, pd.DataFr
     in_flight = pd.Series([int(((start < b + pd.Timedelta(seconds=bin_seconds)) & (end > b)).sum()) for b in edges])
     active = in_flight > 0
     wall = (end.max() - t0).total_seconds()
-    active_s = float(active.sum() * bin_seconds)
+    active_s = busy_seconds(start, end)
     totals = pd.DataFrame(
         [
             {

@@ -356,15 +356,31 @@ def test_agreement_tables():
     assert c.loc[2, "kind"] == "decidable" and c.loc[9, "kind"] == "judgment"
     adj = script_adjudication(ratings, script)
     assert list(adj.blind_id) == ["b0", "b3"] and set(adj.matched_script) == {"llm"}
-    alpha = krippendorff_alpha(ratings)
-    assert -1 <= alpha <= 1
+    # by hand, units (human, llm): 1 of (0, 0), 5 mixed, 2 of (1, 1): o00 = 2, o01 = o10 = 5, o11 = 4; n0 = 7,
+    # n1 = 9, n = 16; alpha = 1 - (n - 1)(o01 + o10) / (2 n0 n1) = 1 - 15 * 10 / 126 = -4/21
+    assert krippendorff_alpha(ratings) == pytest.approx(-4 / 21)
+
+
+def test_rank_table_and_self_preference_on_a_table_worked_by_hand():
+    from vocab.calibration import rank_table, self_preference
+
+    corr = pd.DataFrame({"rater": "r", "cell": ["a__a", "a__b", "b__a", "b__b"], "p": [0.6, 0.5, 0.4, 0.3],
+                         "theta": [0.5, 0.7, 0.505, 0.2]})  # fmt: skip
+    ranks = rank_table(corr)
+    assert ranks.cell.tolist() == ["a__b", "b__a", "a__a", "b__b"] and ranks["rank"].tolist() == [1, 2, 3, 4]
+    assert ranks.tied.tolist() == [False, True, True, False]  # 0.505 and 0.5 lie within the 0.01 tie
+    gaps = self_preference(corr).set_index("writer")
+    assert gaps.cross_critic.to_dict() == {"a": "b", "b": "a"}
+    # writer a: same critic p 0.6, theta 0.5; cross p 0.5, theta 0.7. writer b: same 0.3 / 0.2, cross 0.4 / 0.505
+    assert gaps.raw_gap_points.tolist() == pytest.approx([10.0, -10.0])
+    assert gaps.corrected_gap_points.tolist() == pytest.approx([-20.0, -30.5])
 
 
 def test_a_critic_that_passes_nothing_is_corrected_by_its_failed_pile_alone():
     """p = 0: no passed pile exists and none is needed: theta = b, q1 = 0, q0 = 1, flagged."""
     from vocab.calibration import correction_table
 
-    attempts = pd.DataFrame({"cell": ["z__z"] * 6, "verdict": ["FAILED"] * 6})
+    attempts = pd.DataFrame({"cell": ["z__z"] * 6, "level": [1, 1, 1, 2, 2, 2], "verdict": ["FAILED"] * 6})
     key = pd.DataFrame(
         {
             "blind_id": [f"b{i}" for i in range(4)],
@@ -391,6 +407,7 @@ def test_check_audit_finds_the_check_a_critic_gets_wrong():
     attempts = pd.DataFrame(
         {
             "cell": ["w__c"] * n,
+            "level": range(n),
             "verdict": ["PASSED" if i % 2 else "FAILED" for i in range(n)],
             "checks": [{c: "PASSED" for c in map(str, range(1, 13))} for _ in range(n)],
         }
@@ -424,7 +441,8 @@ def test_rater_error_vs_script_and_its_inversion():
     theta = invert_rater_error(corr, 0.1)
     assert theta.iloc[0] == pytest.approx(0.5 * 1.0 + 0.5 * 0.0)  # (0.9-0.1)/0.8 = 1, (0.1-0.1)/0.8 = 0
     assert theta.iloc[1] == pytest.approx(0.25)  # p = 0: only b, (0.3-0.1)/0.8
-    assert invert_rater_error(corr, 0.5).isna().all()
+    with pytest.raises(ValueError, match="flip rate"):
+        invert_rater_error(corr, 0.5)  # a rater wrong half the time or more cannot be inverted
 
 
 def test_level_counts_and_the_flag_for_an_interval_without_its_estimate():
@@ -438,3 +456,83 @@ def test_level_counts_and_the_flag_for_an_interval_without_its_estimate():
     c = correct(0.3, 1.0, 0.0)  # theta = 0.3
     assert "outside:theta" in _flags(c, (0.31, 0.5), (0, 1), (0, 1))
     assert "outside:theta" not in _flags(c, (0.3, 0.5), (0, 1), (0, 1))
+
+
+def _rated_study(seed=0):
+    """A sampled study of four cells with three raters of different error rates, rated on every check."""
+    att = synthetic_attempts(seed).assign(checks=lambda d: [{c: "PASSED" for c in map(str, range(1, 13))}] * len(d))
+    key = draw_sample(att, per_pile=10, seed=seed).key
+    rng = np.random.default_rng(seed)
+    raters = {}
+    for name, flip in (("ann", 0.1), ("bob", 0.3), ("llm", 0.2)):
+        truth = key.critic_verdict.eq("PASSED") ^ (rng.random(len(key)) < flip)
+        rows = pd.DataFrame({"blind_id": key.blind_id, **{f"c{i}": "PASSED" for i in range(1, 13)}})
+        rows["c9"] = np.where(truth, "PASSED", "FAILED")
+        rows["c11"] = np.where(rng.random(len(key)) < 0.2, "FAILED", "PASSED")
+        raters[name] = rows
+    return att, key, raters
+
+
+def test_a_raters_interval_does_not_depend_on_the_other_raters_or_their_order():
+    """Each (variant, cell) draws from its own stream: the rows of one rater are the same with or without another
+    rater, and whatever the order the raters are given in (it failed while one generator served every row)."""
+    from vocab.calibration import correction_table, variants
+    from vocab.stats import INTERVALS
+
+    att, key, raters = _rated_study()
+    for interval in INTERVALS:
+        both = correction_table(att, key, variants(raters, None), n_boot=300, interval=interval)
+        alone = correction_table(att, key, variants({"bob": raters["bob"]}, None), n_boot=300, interval=interval)
+        flipped = correction_table(att, key, variants(dict(reversed(raters.items())), None), n_boot=300,
+                                   interval=interval)  # fmt: skip
+        pd.testing.assert_frame_equal(both[both.rater == "bob"].reset_index(drop=True), alone)
+        pd.testing.assert_frame_equal(both, flipped)
+        # and a cell's row does not depend on the other cells
+        one_cell = correction_table(att, key[key.cell == "b__a"], variants({"bob": raters["bob"]}, None), n_boot=300,
+                                    interval=interval)  # fmt: skip
+        pd.testing.assert_frame_equal(alone[alone.cell == "b__a"].reset_index(drop=True), one_cell)
+
+
+def test_the_check_audit_of_a_cell_and_check_does_not_depend_on_the_others():
+    from vocab.calibration import check_audit
+
+    att, key, raters = _rated_study(1)
+    full = check_audit(att, key, raters["ann"], rater="ann", n_boot=300)
+    one_cell = check_audit(att, key[key.cell == "a__b"], raters["ann"], rater="ann", n_boot=300)
+    pd.testing.assert_frame_equal(full[full.cell == "a__b"].reset_index(drop=True), one_cell)
+    # a check the rater left empty drops out; the others keep their intervals (the Bonferroni level aside)
+    fewer = raters["ann"].assign(c5=None)
+    part = check_audit(att, key, fewer, rater="ann", n_boot=300, family_alpha=0.05 * 11 / 12)
+    cols = ["cell", "check", "rater_rate", "low", "high", "carries_error"]
+    pd.testing.assert_frame_equal(full[full.check != 5][cols].reset_index(drop=True), part[cols])
+
+
+def test_a_pairs_kappa_does_not_depend_on_a_third_rater():
+    from vocab.calibration import kappa_table
+
+    _, _, raters = _rated_study(2)
+    three = kappa_table(raters, None, n_boot=300)
+    two = kappa_table({"bob": raters["bob"], "llm": raters["llm"]}, None, n_boot=300)  # the last pair of three
+    pd.testing.assert_frame_equal(
+        three[(three.rater_a == "bob") & (three.rater_b == "llm")].reset_index(drop=True), two
+    )
+
+
+def test_the_check_audit_uses_the_default_interval_not_a_collapsed_bootstrap():
+    """Unanimous piles: seed 000's percentile bootstrap gives [1, 1], so a critic at 0.99 on a check would carry an
+    error for a one-point gap. The default interval keeps the piles' uncertainty: no error is claimed."""
+    from vocab.calibration import check_audit
+
+    n = 200
+    checks = [{c: ("FAILED" if c == "9" and i == 0 else "PASSED") for c in map(str, range(1, 13))} for i in range(n)]
+    att = pd.DataFrame({"cell": "w__c", "level": range(n), "checks": checks,
+                        "verdict": ["PASSED" if i % 2 else "FAILED" for i in range(n)]})  # fmt: skip
+    key = pd.DataFrame({"blind_id": [f"b{i:02d}" for i in range(20)], "cell": "w__c",
+                        "pile": ["passed" if i % 2 else "failed" for i in range(20)], "weight": 1})  # fmt: skip
+    ratings = pd.DataFrame({"blind_id": key.blind_id, **{f"c{c}": "PASSED" for c in range(1, 13)}})
+    audit = check_audit(att, key, ratings, n_boot=1000).set_index("check")
+    r9 = audit.loc[9]
+    assert r9.critic_rate == pytest.approx(0.995) and r9.rater_rate == 1.0
+    assert r9.low < 0.9 and r9.high == 1.0 and not r9.carries_error
+    seed = check_audit(att, key, ratings, n_boot=1000, interval="seed").set_index("check").loc[9]
+    assert seed.low == seed.high == 1.0 and seed.carries_error  # what the collapsed interval claimed

@@ -284,7 +284,22 @@ def test_the_committed_grids_yardsticks():
     assert (yard.width_vs_seed > 1).all()
     choice = choose_interval(grid)
     assert not choice.index.str.startswith("oracle").any()
-    assert choice.loc["seed", "width_vs_oracle"] == pytest.approx(1 / yard.loc["oracle", "width_vs_seed"])
+    # every committed point is usable, so the widths compared are each method's plain mean over the csv
+    assert (grid.defined >= grid.sims / 2).all()
+    mean_width = grid.groupby("method").mean_width.mean()
+    assert choice.loc["seed", "width_vs_oracle"] == pytest.approx(mean_width["seed"] / mean_width["oracle"])
+    assert yard.loc["oracle", "width_vs_seed"] == pytest.approx(mean_width["oracle"] / mean_width["seed"])
+    # a tiny grid by hand: two usable points, and one defined in 4 of 10 studies that is left out (width 9)
+    tiny = pd.DataFrame(
+        [{"method": m, "q1": q1, "mean_width": w, "coverage": 0.95, "sims": 10, "defined": d}
+         for q1, d, widths in [(0.8, 10, (0.2, 0.4, 0.3)), (1.0, 5, (0.4, 0.4, 0.5)), (0.5, 4, (9.0, 9.0, 9.0))]
+         for m, w in zip(("seed", "oracle", "fiducial"), widths, strict=True)]
+    )  # fmt: skip
+    # mean widths over the usable points: seed (0.2 + 0.4) / 2 = 0.3, oracle 0.4, fiducial (0.3 + 0.5) / 2 = 0.4
+    tiny_choice = choose_interval(tiny)
+    assert tiny_choice.width_vs_oracle.to_dict() == pytest.approx({"seed": 0.3 / 0.4, "fiducial": 1.0})
+    assert tiny_choice.width_vs_seed.to_dict() == pytest.approx({"seed": 1.0, "fiducial": 0.4 / 0.3})
+    assert width_yardstick(tiny).loc["oracle", "width_vs_seed"] == pytest.approx(0.4 / 0.3)
     assert choice.index[0] == DEFAULT_INTERVAL
 
 
@@ -436,7 +451,9 @@ def test_the_design_effect_of_real_levels_is_the_simulators():
     for s in range(5):
         assert one_study(st.level_passes[s], st.level_attempts[s]) == pytest.approx(vec[s])
     assert one_study([1, 1], [1, 1]) == 1.0 and one_study([1], [3]) == 1.0  # p = 1; one level: nothing to estimate
-    with pytest.raises(ValueError, match="equal-length"):
+    # one level per study: nothing to estimate, 1 (the simulator's own copy divided by zero here)
+    np.testing.assert_array_equal(one_study([[1], [0]], [[3], [2]]), [1.0, 1.0])
+    with pytest.raises(ValueError, match="one shape"):
         one_study([1, 0], [1])
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.nbtext import outputs_text
 from vocab import calibration
 from vocab.calibration import imports
 from vocab.calibration.dataset import load_dataset
@@ -91,11 +92,14 @@ def test_unscored_samples_are_their_own_class_never_failed(tmp_path):
     assert "4 unscored" in data.describe() and "not FAILs" in data.describe()
     lost = data.lost().set_index("cell")
     assert lost.lost.sum() == 4 and lost.failed_if.sum() == 4
-    # p is over scored items only: the unscored ones do not count as FAILED
-    p = (data.attempts.verdict == "PASSED").mean()
-    rows = [json.loads(line) for line in (d / "judgments.jsonl").read_text().splitlines()]
-    scored = [r for r in rows if r["verdict"] != "UNSCORED"]
-    assert p == pytest.approx(sum(r["verdict"] == "PASSED" for r in scored) / len(scored))
+    # p is over scored items only: the unscored ones do not count as FAILED. The log grades q02, q06 and q07 C
+    # in both epochs; the faults spoil its first four samples (q01-q04 of epoch 1, q02's C among them), so the
+    # twelve scored samples hold five C: p = 5/12 (counting the unscored as FAILED would give 5/16).
+    from inspect_ai.log import read_eval_log
+
+    intact = [s.scores["model_graded_qa"].value for s in read_eval_log(str(log)).samples[4:]]
+    assert intact.count("C") == 5 and len(intact) == 12
+    assert (data.attempts.verdict == "PASSED").mean() == pytest.approx(5 / 12)
     # an explicit mapping may pass the odd grade instead
     d2 = tmp_path / "qa2"
     imports.import_inspect(log, d2, pass_values=("C", "X"))
@@ -304,8 +308,11 @@ def test_the_notebooks_run_on_an_imported_dataset_with_parameters_only(imported_
         assert not _errors(tmp / f"{name}.ipynb"), name
     key = calibration.read_key(d)
     assert (key.groupby("pile").size() == 40).all() and key.level.str.startswith("i").all()
-    assert "script rater" in (tmp / "04.ipynb").read_text()
-    assert "no script rater in this dataset" in (tmp / "08.ipynb").read_text()
+    # what the notebooks print (their source holds these sentences too, in print calls)
+    assert "no script rater for this dataset's rubric: nothing to adjudicate" in outputs_text(tmp / "04.ipynb")
+    assert "no script rater in this dataset: a rater's own error cannot be measured here" in outputs_text(
+        tmp / "08.ipynb"
+    )
     checks = pd.read_csv(d / "analysis" / "checks.csv")
     assert list(checks.check) == ["verdict"] and checks.n.iloc[0] == 80
     assert sorted(p.name for p in (tmp / "fig").glob("06_*.png")) == [

@@ -7,10 +7,11 @@ import os
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from itertools import islice
 
 import pytest
 
+from vocab import levels
 from vocab.levels import (
     GENERATOR_VERSION,
     MAX_LEVEL,
@@ -203,13 +204,25 @@ def test_an_unbounded_request_is_refused_in_one_line_under_a_memory_cap(args, me
     assert out.stdout == "" and out.stderr.count("\n") == 1 and message in out.stderr
 
 
-def test_a_long_range_streams():
+def test_a_long_range_streams(monkeypatch):
     out = _vocab_levels(["99999-100002"])
     assert out.returncode == 0, out.stderr
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r["level"] for r in rows] == [99999, 100000, 100001, 100002]
     assert rows[0] == generate(99999).as_dict()
-    assert isinstance(iter_levels(parse_spans("1-1000000")), Iterator)  # nothing is generated up front
+    # nothing is generated up front: the first three of a million levels generate three levels, no more
+    generated = []
+
+    def counting_generate(n, lex=None):
+        generated.append(n)
+        return generate(n, lex)
+
+    monkeypatch.setattr(levels, "generate", counting_generate)
+    stream = iter_levels(parse_spans("1-1000000"))
+    assert generated == []
+    first = [lv.as_dict() for lv in islice(stream, 3)]
+    assert generated == [1, 2, 3]
+    assert first == [generate(n).as_dict() for n in (1, 2, 3)]
 
 
 @pytest.mark.parametrize("bad", [0, -3, 1.5, "7", True])

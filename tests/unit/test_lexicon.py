@@ -46,6 +46,20 @@ UNPLAYABLE = [
     "oled",
     "cern",
 ]
+# The words of UNPLAYABLE that the independent dictionaries do list, and where from; the dictionaries refuse the
+# other twenty. (english_words drops a GCIDE headword's hyphen, so a suffix reads as a word.)
+DICTIONARIES_LIST = {
+    "ive": "GCIDE's suffix -ive",
+    "ster": "GCIDE's suffix -ster",
+    "ness": "GCIDE's suffix -ness and headword Ness; WordNet's noun ness, a headland",
+    "ers": "GCIDE's headword Ers",
+    "belive": "GCIDE's headword Belive",
+    "rhein": "GCIDE's headword Rhein",
+    "ars": "WordNet's -s rule on the noun ar, a unit of area",
+    "ses": "WordNet's -ses -> -s rule on the noun s, the letter",
+    "dass": "WordNet's -s rule on the noun das, a hyrax",
+    "ironman": "WordNet's noun ironman, a strong man of exceptional endurance",
+}
 
 
 def _share_in_dictionaries(numbers) -> tuple[float, list[str]]:
@@ -62,9 +76,11 @@ def test_target_words_are_in_independent_dictionaries(name, numbers):
 
 
 def test_the_dictionary_check_can_fail():
-    """The check rejects the fragments, foreign words and names that generator 1.0.0 produced."""
-    rejected = [w for w in UNPLAYABLE if not in_dictionaries(w)]
-    assert len(rejected) >= len(UNPLAYABLE) // 2, rejected
+    """The check rejects the fragments, foreign words and names that generator 1.0.0 produced, all but the ten
+    that some dictionary lists (DICTIONARIES_LIST)."""
+    accepted = {w for w in UNPLAYABLE if in_dictionaries(w)}
+    assert accepted == set(DICTIONARIES_LIST)
+    assert len(UNPLAYABLE) - len(accepted) == 20
     assert all(in_dictionaries(w) for w in ("stone", "notes", "tones", "making", "stopped", "children", "the"))
 
 

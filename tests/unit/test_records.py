@@ -161,10 +161,21 @@ def test_time_table_separates_a_pause_from_work_and_counts_truncation_waste():
     totals, per_model = tables.time_table(run)
     t = totals.iloc[0]
     assert t.wall_minutes == pytest.approx(12 + 40 / 60, abs=0.05)  # rounded to 0.1 min
-    assert t.active_minutes == 3 and t.idle_minutes == pytest.approx(t.wall_minutes - 3, abs=0.1)
-    assert t.attempts_per_hour_active == pytest.approx(5 * 60 / 3)
+    # active: the union of the attempts' own intervals, 00:10-00:50, 01:10-01:50, 12:10-12:50 = 120 s (whole-minute
+    # bins would count 3 minutes, and more than the wall time on a run that never pauses)
+    assert t.active_minutes == 2 and t.idle_minutes == pytest.approx(12 + 40 / 60 - 2, abs=0.1)
+    assert t.attempts_per_hour_active == pytest.approx(5 * 3600 / 120)
     assert t.in_flight_peak == 2
     m = per_model.set_index("model")
     assert m.loc["c", "truncated_calls"] == 1 and m.loc["c", "truncated_tokens"] == 768
     assert m.loc["w", "truncated_tokens"] == 0
-    assert m.loc["c", "requests_in_flight"] == pytest.approx((5 * 4.0 + 9.0) / 180)
+    assert m.loc["c", "requests_in_flight"] == pytest.approx((5 * 4.0 + 9.0) / 120)
+
+
+def test_busy_time_is_the_union_of_overlapping_intervals():
+    import pandas as pd
+
+    ts = lambda x: pd.Timestamp("2026-01-01T00:00:00") + pd.Timedelta(seconds=x)  # noqa: E731
+    start = pd.Series([ts(0), ts(30), ts(50), ts(200)])
+    end = pd.Series([ts(40), ts(60), ts(55), ts(210)])
+    assert tables.busy_seconds(start, end) == 70.0  # [0, 60) and [200, 210)

@@ -131,10 +131,21 @@ def test_online_elo_depends_on_order_and_matches_the_lesson():
     from vocab.stats import online_elo
 
     games = [("A", "B", 1.0), ("A", "B", 1.0), ("A", "B", 0.5), ("A", "B", 0.0)]
-    fwd, rev = online_elo(games), online_elo(games[::-1])
-    assert fwd["A"] + fwd["B"] == pytest.approx(2000) and fwd["A"] != pytest.approx(rev["A"])
+    # by hand, k=32, scale 400, start 1000; E = 1 / (1 + 10 ** ((rB - rA) / 400)), A gains 32 * (s - E):
+    # forward  win:  E = 0.5,                            +16      -> A 1016,      B 984
+    #          win:  E = 1 / (1 + 10 ** -0.08)  = 0.5459, +14.5305 -> A 1030.5305, B 969.4695
+    #          tie:  E = 1 / (1 + 10 ** -0.1527) = 0.5870, -2.7834  -> A 1027.7471, B 972.2529
+    #          loss: E = 1 / (1 + 10 ** -0.1387) = 0.5792, -18.5341 -> A 1009.2130, B 990.7870
+    # reversed loss: E = 0.5,                            -16      -> A 984,       B 1016
+    #          tie:  E = 1 / (1 + 10 ** 0.08)   = 0.4541, +1.4695  -> A 985.4695,  B 1014.5305
+    #          win:  E = 1 / (1 + 10 ** 0.0727) = 0.4583, +17.3352 -> A 1002.8047, B 997.1953
+    #          win:  E = 1 / (1 + 10 ** -0.0140) = 0.5081, +15.7417 -> A 1018.5464, B 981.4536
+    assert online_elo(games) == pytest.approx({"A": 1009.2130, "B": 990.7870}, abs=1e-3)
+    assert online_elo(games[::-1]) == pytest.approx({"A": 1018.5464, "B": 981.4536}, abs=1e-3)
     steps = lesson.online_elo([(str(n), {1.0: "A", 0.0: "B", 0.5: "Tie"}[s]) for n, (_, _, s) in enumerate(games)])
-    assert fwd["A"] == pytest.approx(steps[-1].after_a)
+    assert [s.expected_a for s in steps] == pytest.approx([0.5, 0.5459, 0.5870, 0.5792], abs=1e-4)
+    assert [s.after_a for s in steps] == pytest.approx([1016.0, 1030.5305, 1027.7471, 1009.2130], abs=1e-3)
+    assert [s.after_b for s in steps] == pytest.approx([984.0, 969.4695, 972.2529, 990.7870], abs=1e-3)
 
 
 def test_bradley_terry_bootstrap_covers_the_fit_and_reports_failures():
@@ -265,12 +276,19 @@ def test_elo_updates_are_the_steps_of_online_elo():
 
     games = [("a", "b", 1.0), ("b", "c", 0.5), ("a", "c", 0.0), ("c", "b", 1.0)]
     ups = elo_updates(games)
-    assert ups[0].before_i == ups[0].before_j == 1000.0 and ups[0].expected_i == 0.5 and ups[0].delta_i == 16.0
-    r = {}
-    for u in ups:
-        r[u.i], r[u.j] = u.before_i + u.delta_i, u.before_j - u.delta_i
-    assert r == online_elo(games)
-    assert sum(r.values()) == pytest.approx(3000.0)  # zero-sum
+    # by hand, k=32, scale 400, start 1000; E = 1 / (1 + 10 ** ((r_j - r_i) / 400)), i gains 32 * (s - E):
+    # a-b win:  a 1000,      b 1000:      E = 0.5,                              +16      -> a 1016,     b 984
+    # b-c tie:  b 984,       c 1000:      E = 1 / (1 + 10 ** 0.04)     = 0.4770, +0.7363  -> b 984.7363, c 999.2637
+    # a-c loss: a 1016,      c 999.2637:  E = 1 / (1 + 10 ** -0.0418)  = 0.5241, -16.7701 -> a 999.2299, c 1016.0338
+    # c-b win:  c 1016.0338, b 984.7363:  E = 1 / (1 + 10 ** -0.0782)  = 0.5449, +14.5626 -> c 1030.5964, b 970.1737
+    assert [(u.i, u.j, u.score_i) for u in ups] == games
+    assert [u.before_i for u in ups] == pytest.approx([1000.0, 984.0, 1016.0, 1016.0338], abs=1e-3)
+    assert [u.before_j for u in ups] == pytest.approx([1000.0, 1000.0, 999.2637, 984.7363], abs=1e-3)
+    assert [u.expected_i for u in ups] == pytest.approx([0.5, 0.4770, 0.5241, 0.5449], abs=1e-4)
+    assert [u.delta_i for u in ups] == pytest.approx([16.0, 0.7363, -16.7701, 14.5626], abs=1e-3)
+    final = {"a": 999.2299, "b": 970.1737, "c": 1030.5964}
+    assert online_elo(games) == pytest.approx(final, abs=1e-3)
+    assert sum(online_elo(games).values()) == pytest.approx(3000.0)  # zero-sum
 
 
 def test_krippendorff_alpha_equals_the_krippendorff_package():

@@ -17,11 +17,10 @@ def kappa_table(
     ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None, *, n_boot: int = 4000, seed: int = 0
 ) -> pd.DataFrame:
     """Cohen's kappa and Gwet's AC1 on the overall verdict between every pair of non-script raters, raw and with
-    checks 2 and 3 from the script, with percentile bootstrap intervals over rows. AC1 has its own resamples
-    (seeded from ``seed`` too), so kappa's intervals do not depend on it."""
+    checks 2 and 3 from the script, with percentile bootstrap intervals over rows. Each statistic of each pair
+    and variant resamples from its own stream (:func:`vocab.stats.stream` of ``seed`` and those names), so a
+    pair's row does not depend on the other raters."""
 
-    rng = np.random.default_rng(seed)
-    rng_ac1 = np.random.default_rng([seed, 1])
     names = sorted(n for n in ratings if n != "script")
     rows = []
     for i, ra in enumerate(names):
@@ -33,8 +32,9 @@ def kappa_table(
                 pa, pb = rater_passes(ratings[ra], s), rater_passes(ratings[rb], s)
                 ids = sorted(set(pa.index) & set(pb.index))
                 x, y = pa.loc[ids].to_numpy(int), pb.loc[ids].to_numpy(int)
-                k = stats.kappa_bootstrap(x, y, n_resamples=n_boot, rng=rng)
-                ac1 = stats.agreement_bootstrap(np.vstack([x, y]), stats.gwet_ac1, n_resamples=n_boot, rng=rng_ac1)
+                k = stats.kappa_bootstrap(x, y, n_resamples=n_boot, rng=stats.stream(seed, "kappa", ra, rb, variant))
+                ac1 = stats.agreement_bootstrap(np.vstack([x, y]), stats.gwet_ac1, n_resamples=n_boot,
+                                                rng=stats.stream(seed, "ac1", ra, rb, variant))  # fmt: skip
                 rows.append(
                     {
                         "rater_a": ra,
@@ -63,14 +63,15 @@ def agreement_table(
     """Across all non-script raters (two or more) on the overall verdict: Krippendorff's alpha (nominal) and
     Gwet's AC1, each with a percentile bootstrap interval over rows. Where one verdict dominates, kappa and
     alpha collapse towards 0 (or below) even when raters mostly agree; AC1's chance agreement does not grow
-    with the imbalance, so it stays near the raw agreement."""
+    with the imbalance, so it stays near the raw agreement. Each statistic resamples from its own stream (``seed``,
+    its name and the raters')."""
     names = sorted(n for n in ratings if n != "script")
     passes = pd.DataFrame({n: rater_passes(ratings[n], rubric=rubric) for n in names}).dropna()
     data = passes.T.astype(float).to_numpy()
     rows = []
-    for i, (name, fn) in enumerate((("Krippendorff's alpha", stats.krippendorff_alpha_nominal),
-                                    ("Gwet's AC1", stats.gwet_ac1))):  # fmt: skip
-        a = stats.agreement_bootstrap(data, fn, n_resamples=n_boot, rng=np.random.default_rng([seed, 2 + i]))
+    for name, fn in (("Krippendorff's alpha", stats.krippendorff_alpha_nominal), ("Gwet's AC1", stats.gwet_ac1)):
+        rng = stats.stream(seed, "agreement", name, *names)
+        a = stats.agreement_bootstrap(data, fn, n_resamples=n_boot, rng=rng)
         rows.append({"statistic": name, "raters": len(names), "n": a.n_units,
                      "agree_all": int((passes.nunique(axis=1) == 1).sum()), "value": a.value, "ci_low": a.ci_low,
                      "ci_high": a.ci_high})  # fmt: skip

@@ -67,9 +67,7 @@ def _flags(c, theta_ci, q1_ci, q0_ci) -> str:
     return ";".join(dict.fromkeys(flags))
 
 
-# the default first; "jeffreys" was 03's default before the level-clustered grid; "seed" is seed 000's, kept to
-# reproduce its numbers
-INTERVALS = tuple(dict.fromkeys((stats.DEFAULT_INTERVAL, "fiducial", "jeffreys", "seed")))
+INTERVALS = stats.INTERVALS
 
 
 def level_counts(attempts: pd.DataFrame, cell: str) -> pd.DataFrame:
@@ -83,6 +81,59 @@ def level_counts(attempts: pd.DataFrame, cell: str) -> pd.DataFrame:
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class _Cell:
+    """What the correction of one cell needs besides a rater's verdicts: the critic's pass rate over the cell's
+    attempts, their levels' counts (for the design effect), and the sample's two piles as the rater rated them."""
+
+    p: float
+    attempts: int
+    levels: pd.DataFrame
+    passed_ids: pd.Index
+    failed_ids: pd.Index
+    failed_weights: np.ndarray
+    empty: str | None  # the pile p's weight 0 cancels ("passed" at p = 0, "failed" at p = 1), else None
+
+
+def _cell(attempts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index) -> _Cell | None:
+    """The cell's piles restricted to the rows in ``rated`` (a partial rater: the rows it rated); None when
+    the correction is undefined (a pile it needs is empty, or the cell has no attempt)."""
+    att = attempts[attempts.cell == cell]
+    if att.empty:
+        return None
+    p = float(att.verdict.eq("PASSED").mean())
+    k = key[key.cell == cell].sort_values("blind_id")
+    k = k[k.blind_id.isin(rated)]
+    pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
+    # A critic that passed nothing (p = 0) has no passed pile, and needs none: theta = b. Likewise p = 1 and
+    # the failed pile. The missing pile gets a placeholder row that p's weight 0 cancels.
+    empty = None
+    if pp.empty and p == 0 and not fp.empty:
+        empty = "passed"
+    elif fp.empty and p == 1 and not pp.empty:
+        empty = "failed"
+    elif pp.empty or fp.empty:
+        return None
+    counts = level_counts(attempts, cell)
+    return _Cell(p, len(att), counts, pd.Index(pp.blind_id), pd.Index(fp.blind_id), fp.weight.to_numpy(float),
+                 empty)  # fmt: skip
+
+
+def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confidence: float, rng):
+    """The corrected rate of one cell from a rater's 0/1 ``verdicts`` (indexed by blind id), with its interval
+    by ``method``: the one implementation behind the correction table and the per-check audit."""
+    x = verdicts.loc[c.passed_ids].to_numpy(float) if c.empty != "passed" else np.zeros(1)
+    y = verdicts.loc[c.failed_ids].to_numpy(float) if c.empty != "failed" else np.zeros(1)
+    w = c.failed_weights if c.empty != "failed" else np.ones(1)
+    bs = stats.correction_interval(method, c.p, c.attempts, x, y, w, level_passes=c.levels.passes,
+                                   level_attempts=c.levels.attempts, n_draws=n_draws, confidence=confidence,
+                                   rng=rng)  # fmt: skip
+    if c.empty is not None:  # the placeholder pile's share is no estimate
+        share = "a" if c.empty == "passed" else "b"
+        bs = dataclasses.replace(bs, point=dataclasses.replace(bs.point, **{share: float("nan")}))
+    return bs
+
+
 def correction_table(
     attempts: pd.DataFrame,
     key: pd.DataFrame,
@@ -90,75 +141,45 @@ def correction_table(
     *,
     n_boot: int = 4000,
     seed: int = 0,
-    interval: str = "seed",
+    interval: str = stats.DEFAULT_INTERVAL,
 ) -> pd.DataFrame:
     """One row per rater variant and cell: p, a, b, theta with its interval, the shift, q1, q0.
 
-    ``interval``: ``seed`` (seed 000's percentile bootstrap of each pile, p fixed), ``jeffreys`` (Beta
-    posteriors for a, b and p) or ``fiducial`` (randomised confidence distributions, p on the attempts over
-    the levels' design effect: :func:`vocab.stats.fiducial_correction`); 08 chooses among them on the coverage
-    grid.
+    ``interval``: one of :data:`vocab.stats.INTERVALS` (:func:`vocab.stats.correction_interval`); 08 chose the
+    default on the coverage grid. Each (variant, cell) draws from its own stream (:func:`vocab.stats.stream` of
+    ``seed``, the interval, the variant and the cell), so a row does not depend on the other raters or cells.
     """
     if interval not in INTERVALS:
         raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
-
-    rng = np.random.default_rng(seed)
-    p_by_cell = attempts.groupby("cell").verdict.apply(lambda v: float((v == "PASSED").mean()))
     rows = []
     for variant in sorted(passes):
         ok = passes[variant]
         for cell in sorted(key.cell.unique()):
-            k = key[key.cell == cell].sort_values("blind_id")
-            k = k[k.blind_id.isin(ok.index)]  # a partial rater: the rows it rated
-            pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
-            p = float(p_by_cell.get(cell, np.nan))
-            # A critic that passed nothing (p = 0) has no passed pile, and needs none: theta = b. Likewise
-            # p = 1 and the failed pile. The missing pile gets a placeholder row that p's weight 0 cancels.
-            empty = None
-            if pp.empty and p == 0 and not fp.empty:
-                empty = "passed"
-            elif fp.empty and p == 1 and not pp.empty:
-                empty = "failed"
-            elif pp.empty or fp.empty or not np.isfinite(p):
+            c = _cell(attempts, key, cell, ok.index)
+            if c is None:
                 continue
-            x = ok.loc[pp.blind_id].to_numpy(float) if empty != "passed" else np.zeros(1)
-            y = ok.loc[fp.blind_id].to_numpy(float) if empty != "failed" else np.zeros(1)
-            w = fp.weight.to_numpy(float) if empty != "failed" else np.ones(1)
-            if interval == "seed":
-                bs = stats.bootstrap_correction(p, x, y, w, n_resamples=n_boot, rng=rng)
-            elif interval == "jeffreys":
-                n_att = int((attempts.cell == cell).sum())
-                bs = stats.jeffreys_correction(p, n_att, x, y, w, n_draws=n_boot, rng=rng)
-            else:
-                per_level = level_counts(attempts, cell)
-                bs = stats.fiducial_correction(p, int(per_level.attempts.sum()), x, y, w,
-                                               level_passes=per_level.passes, level_attempts=per_level.attempts,
-                                               n_draws=n_boot, rng=rng)  # fmt: skip
-            c = bs.point
-            if empty is not None:
-                c = dataclasses.replace(c, **{"a" if empty == "passed" else "b": float("nan")})
+            rng = stats.stream(seed, "correction", interval, variant, cell)
+            bs = _estimate(c, ok, interval, n_boot, 0.95, rng)
+            pt = bs.point
+            empty = c.empty and f"empty:{c.empty} (p = {c.p:g})"
             rows.append(
                 {
                     "rater": variant,
                     "cell": cell,
-                    "p": p,
-                    "a": c.a,
-                    "b": c.b,
-                    "theta": c.theta,
+                    "p": c.p,
+                    "a": pt.a,
+                    "b": pt.b,
+                    "theta": pt.theta,
                     "ci_low": bs.theta_ci[0],
                     "ci_high": bs.theta_ci[1],
-                    "shift_points": c.shift_points,
-                    "q1": c.q1,
+                    "shift_points": pt.shift_points,
+                    "q1": pt.q1,
                     "q1_low": bs.q1_ci[0],
                     "q1_high": bs.q1_ci[1],
-                    "q0": c.q0,
+                    "q0": pt.q0,
                     "q0_low": bs.q0_ci[0],
                     "q0_high": bs.q0_ci[1],
-                    "flags": ";".join(
-                        x
-                        for x in (_flags(c, bs.theta_ci, bs.q1_ci, bs.q0_ci), empty and f"empty:{empty} (p = {p:g})")
-                        if x
-                    ),
+                    "flags": ";".join(f for f in (_flags(pt, bs.theta_ci, bs.q1_ci, bs.q0_ci), empty) if f),
                 }
             )
     return pd.DataFrame(rows, columns=CORRECTION_COLUMNS)
@@ -210,75 +231,72 @@ def check_audit(
     key: pd.DataFrame,
     ratings: pd.DataFrame,
     *,
+    rater: str = "",
     n_boot: int = 4000,
     seed: int = 0,
     family_alpha: float = 0.05,
+    interval: str = stats.DEFAULT_INTERVAL,
     rubric: JudgeRubric | None = None,
 ) -> pd.DataFrame:
-    """Per cell and rubric check: the critic's pass rate on that check over all logged attempts, against
-    the rater's, estimated from the stratified sample (each pile weighted by the critic's overall pass rate
-    p, failed-pile rows by their weights); with percentile intervals at 1 - family_alpha / (checks tested),
-    Bonferroni over the checks of a cell. ``carries_error``: the critic's rate lies outside the rater's
-    interval. Checks the rater left empty are skipped. ``rubric``: the dataset's (by default inferred from the
-    ratings' columns); a criterion's critic verdict is read from each attempt's ``checks``.
+    """Per cell and rubric check: the critic's pass rate on that check over all logged attempts, against the
+    rater's, estimated from the stratified sample exactly as the correction estimates the overall verdict (the
+    same function, :func:`vocab.stats.correction_interval`, the check's 0/1 verdicts in place of the overall
+    ones), with the ``interval`` method at 1 - family_alpha / (checks tested): Bonferroni over the checks of a
+    cell, widened where needed to hold the rater's estimate. ``carries_error``: the critic's rate lies outside
+    the rater's interval. Checks the rater left empty
+    are skipped. Each (rater, cell, check) draws from its own stream (``seed`` and those names). ``rubric``:
+    the dataset's (by default inferred from the ratings' columns); a criterion's critic verdict is read from
+    each attempt's ``checks``.
     """
+    if interval not in INTERVALS:
+        raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
     rubric = rubric or rubric_of(ratings)
-    rng = np.random.default_rng(seed)
     rated = ratings.set_index("blind_id")
     rows = []
     for cell in sorted(key.cell.unique()):
-        att = attempts[attempts.cell == cell]
-        if att.empty:
+        c = _cell(attempts, key, cell, rated.index)
+        if c is None:
             continue
-        p = float((att.verdict == "PASSED").mean())
-        k = key[key.cell == cell].sort_values("blind_id")
-        k = k[k.blind_id.isin(rated.index)]  # a partial rater: the rows it rated
-        pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
-        checks = [c for c in rubric.criteria if rated.loc[k.blind_id, c.column].notna().all()]
+        ids = c.passed_ids.append(c.failed_ids)
+        checks = [cr for cr in rubric.criteria if rated.loc[ids, cr.column].notna().all()]
         level = 1 - family_alpha / max(len(checks), 1)
+        att = attempts[attempts.cell == cell]
         for crit in checks:
-            c = crit.id
-            critic_rate = float(att.checks.map(lambda x, c=c: x.get(c) == "PASSED").mean())
-            x = (rated.loc[pp.blind_id, crit.column] == "PASSED").to_numpy(float)
-            y = (rated.loc[fp.blind_id, crit.column] == "PASSED").to_numpy(float)
-            w = fp.weight.to_numpy(float)
-
-            def est(xs, ys, ws, p=p):
-                a = xs.mean(axis=-1) if xs.shape[-1] else 0.0
-                b = (ys * ws).sum(axis=-1) / ws.sum(axis=-1) if ys.shape[-1] else 0.0
-                return (p * a if p > 0 else 0.0) + ((1 - p) * b if p < 1 else 0.0)
-
-            if (p > 0 and x.size == 0) or (p < 1 and y.size == 0):
-                continue
-            point = float(est(x, y, w))
-            ix = rng.integers(0, max(x.size, 1), size=(n_boot, x.size))
-            iy = rng.integers(0, max(y.size, 1), size=(n_boot, y.size))
-            boot = est(x[ix] if x.size else x[None, :].repeat(n_boot, 0), y[iy], w[iy])
-            lo, hi = np.quantile(np.broadcast_to(boot, (n_boot,)), [(1 - level) / 2, 1 - (1 - level) / 2])
+            critic_rate = float(att.checks.map(lambda x, i=crit.id: x.get(i) == "PASSED").mean())
+            verdicts = rated[crit.column].eq("PASSED").astype(float)
+            rng = stats.stream(seed, "check_audit", interval, rater, cell, crit.id)
+            bs = _estimate(c, verdicts, interval, n_boot, level, rng)
+            # widened to hold the rater's own estimate where a randomised interval leaves it out (at a unanimous
+            # pile it may): a critic that agrees with the rater's estimate exactly never carries an error
+            est = bs.point.theta
+            lo, hi = min(bs.theta_ci[0], est), max(bs.theta_ci[1], est)
             rows.append(
                 {
                     "cell": cell,
-                    "check": int(c) if c.isdigit() else c,
+                    "check": int(crit.id) if crit.id.isdigit() else crit.id,
                     "name": crit.name,
                     "kind": crit.kind,
                     "critic_rate": critic_rate,
-                    "rater_rate": point,
-                    "low": float(lo),
-                    "high": float(hi),
+                    "rater_rate": est,
+                    "low": lo,
+                    "high": hi,
                     "level": level,
-                    "gap_points": 100 * (critic_rate - point),
+                    "gap_points": 100 * (critic_rate - est),
                     "carries_error": bool(critic_rate < lo or critic_rate > hi),
                 }
             )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
+
+
+AUDIT_COLUMNS = ["cell", "check", "name", "kind", "critic_rate", "rater_rate", "low", "high", "level", "gap_points",
+                 "carries_error"]  # fmt: skip
 
 
 def invert_rater_error(correction: pd.DataFrame, error: float) -> pd.Series:
     """theta with each pile share inverted for a rater that flips verdicts at rate ``error``:
     share -> (share - e) / (1 - 2e), clipped to [0, 1]. A sensitivity analysis: it assumes the rater errs at
-    the same rate on every check, which its error on checks 2 and 3 does not show."""
-    if not 0 <= error < 0.5:
-        return pd.Series(np.nan, index=correction.index)
+    the same rate on every check, which its error on checks 2 and 3 does not show. ``error`` outside [0, 0.5)
+    cannot be inverted: ValueError, as :func:`vocab.stats.invert_flip_rate`."""
     a, b = stats.invert_flip_rate(correction.a, error), stats.invert_flip_rate(correction.b, error)
     return (correction.p * a.fillna(0) + (1 - correction.p) * b).rename("theta_if_inverted")
 
@@ -304,9 +322,10 @@ def inverted_rater_error_table(run_dir) -> pd.DataFrame:
             continue
         e = rater_error_vs_script(pd.read_csv(f, dtype=str), script)
         mine = corr[corr.rater == name].reset_index(drop=True)
-        rows.append(
-            mine[["rater", "cell", "theta"]].assign(error_vs_script=e, theta_if_inverted=invert_rater_error(mine, e))
-        )
+        # a rater that disagrees with the script on half the checks or more (or rated none of them) cannot be
+        # inverted: nan, said so by the error column beside it
+        inverted = invert_rater_error(mine, e) if 0 <= e < 0.5 else pd.Series(np.nan, index=mine.index)
+        rows.append(mine[["rater", "cell", "theta"]].assign(error_vs_script=e, theta_if_inverted=inverted))
     return pd.concat(rows, ignore_index=True)
 
 

@@ -74,9 +74,6 @@ class JudgeRubric:
     def ids(self) -> tuple[str, ...]:
         return tuple(c.id for c in self.criteria)
 
-    def by_column(self, column: str) -> Criterion:
-        return next(c for c in self.criteria if c.column == column)
-
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["criteria"], d["scope"] = [asdict(c) for c in self.criteria], list(self.scope)

@@ -231,6 +231,20 @@ def _input_text(value: Any) -> str:
     return "\n\n".join(f"{m.role}: {_message_text(m.content)}" for m in value)
 
 
+def _samples(read_eval_log_samples, path: Path):
+    """The log's samples one at a time; only inspect_ai's reading of them is caught (it raises many kinds on a
+    damaged log), as one JudgmentImportError with the cause kept. What the caller does with a sample is not."""
+    it = iter(read_eval_log_samples(str(path), all_samples_required=False))
+    while True:
+        try:
+            s = next(it)
+        except StopIteration:
+            return
+        except Exception as e:
+            raise JudgmentImportError(f"{path}: cannot read the samples ({type(e).__name__}: {str(e)[:120]})") from e
+        yield s
+
+
 def read_inspect(
     path: str | Path,
     scorer: str | None = None,
@@ -254,7 +268,7 @@ def read_inspect(
     try:
         header = read_eval_log(str(path), header_only=True)
     except Exception as e:  # inspect_ai raises many kinds on a file that is not a log
-        raise JudgmentImportError(f"{path}: not an Inspect log ({type(e).__name__}: {str(e)[:120]})") from None
+        raise JudgmentImportError(f"{path}: not an Inspect log ({type(e).__name__}: {str(e)[:120]})") from e
     spec = header.eval
     scorers = [s.name for s in (spec.scorers or [])] or [
         s.name for s in (header.results.scores if header.results else [])
@@ -271,57 +285,51 @@ def read_inspect(
     grader = roles.get("grader")
     grader_name = judge or (grader.model if grader is not None and hasattr(grader, "model") else None) or spec.model
     rows = []
-    try:
-        samples = read_eval_log_samples(str(path), all_samples_required=False)
-        for s in samples:
-            score = (s.scores or {}).get(scorer)
-            grade = _grade(score.value) if score is not None else None
-            if s.error is not None:
-                verdict, why = "UNSCORED", "error"
-            elif score is None:
-                verdict, why = "UNSCORED", "no_score"
-            elif grade is None:
-                verdict, why = "UNSCORED", score.reason or "unparsed"
-            elif grade in pass_values:
-                verdict, why = "PASSED", None
-            elif grade in fail_values:
-                verdict, why = "FAILED", None
-            else:
-                verdict, why = "UNSCORED", f"unmapped:{grade[:20]}"
-            target = s.target if isinstance(s.target, str) else "\n".join(s.target)
-            hidden = {
-                "score": grade,
-                "answer": score.answer if score is not None else None,
-                "explanation": score.explanation if score is not None else None,
-                "scorer": scorer,
-                "grader": grader_name,
-                "error": s.error.message if s.error is not None else None,
+    for s in _samples(read_eval_log_samples, path):
+        score = (s.scores or {}).get(scorer)
+        grade = _grade(score.value) if score is not None else None
+        if s.error is not None:
+            verdict, why = "UNSCORED", "error"
+        elif score is None:
+            verdict, why = "UNSCORED", "no_score"
+        elif grade is None:
+            verdict, why = "UNSCORED", score.reason or "unparsed"
+        elif grade in pass_values:
+            verdict, why = "PASSED", None
+        elif grade in fail_values:
+            verdict, why = "FAILED", None
+        else:
+            verdict, why = "UNSCORED", f"unmapped:{grade[:20]}"
+        target = s.target if isinstance(s.target, str) else "\n".join(s.target)
+        hidden = {
+            "score": grade,
+            "answer": score.answer if score is not None else None,
+            "explanation": score.explanation if score is not None else None,
+            "scorer": scorer,
+            "grader": grader_name,
+            "error": s.error.message if s.error is not None else None,
+        }
+        if why:
+            hidden["unscored_reason"] = why
+        rows.append(
+            {
+                "id": f"{s.id}:{s.epoch}",
+                "group": str(s.id),
+                "epoch": int(s.epoch),
+                "system": spec.model,
+                "judge": grader_name,
+                "verdict": verdict,
+                "criteria": {},
+                "visible": {
+                    "input": _input_text(s.input),
+                    "target": target,
+                    "output": s.output.completion if s.output else "",
+                },  # fmt: skip
+                "hidden": hidden,
             }
-            if why:
-                hidden["unscored_reason"] = why
-            rows.append(
-                {
-                    "id": f"{s.id}:{s.epoch}",
-                    "group": str(s.id),
-                    "epoch": int(s.epoch),
-                    "system": spec.model,
-                    "judge": grader_name,
-                    "verdict": verdict,
-                    "criteria": {},
-                    "visible": {
-                        "input": _input_text(s.input),
-                        "target": target,
-                        "output": s.output.completion if s.output else "",
-                    },  # fmt: skip
-                    "hidden": hidden,
-                }
-            )
-            if len(rows) > MAX_ROWS:
-                raise JudgmentImportError(f"{path}: more than {MAX_ROWS} samples x epochs")
-    except JudgmentImportError:
-        raise
-    except Exception as e:
-        raise JudgmentImportError(f"{path}: cannot read the samples ({type(e).__name__}: {str(e)[:120]})") from None
+        )
+        if len(rows) > MAX_ROWS:
+            raise JudgmentImportError(f"{path}: more than {MAX_ROWS} samples x epochs")
     if not rows:
         raise JudgmentImportError(f"{path}: the log holds no samples (status {header.status})")
     from inspect_ai import __version__ as inspect_version

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from vocab import stats
 from vocab.coverage.simulate import Coverage, coverage_of
 from vocab.stats import binomial_cd_draws, kish_rows
 
@@ -147,15 +148,8 @@ def clustered_estimate(st: ClusteredStudies) -> np.ndarray:
 
 
 def design_effect(st: ClusteredStudies) -> np.ndarray:
-    """Per study: the variance of p as a ratio estimator over levels, divided by the binomial variance."""
-    x, n = st.level_passes.astype(float), st.level_attempts.astype(float)
-    big_l = x.shape[1]
-    big_n = n.sum(axis=1)
-    resid = x - st.p[:, None] * n
-    v_cluster = big_l / (big_l - 1) * (resid**2).sum(axis=1) / big_n**2
-    v_binom = st.p * (1 - st.p) / big_n
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(v_binom > 0, np.maximum(v_cluster / v_binom, 1.0), 1.0)
+    """Per study: :func:`vocab.stats.design_effect` of its levels' counts."""
+    return stats.design_effect(st.level_passes, st.level_attempts)
 
 
 def _row_boot(values: np.ndarray, w: np.ndarray, n_boot: int, rng) -> np.ndarray:
@@ -359,13 +353,14 @@ def unanimous_tradeoff(
     are always unanimous and the interval over-covers; the same unanimous piles come from critics that do err,
     and there the interval needs that uncertainty: this table shows what trading one for the other costs."""
     rows = []
-    for i, (theta, q1, q0) in enumerate(points):
+    for theta, q1, q0 in points:
+        names = ("unanimous_tradeoff", theta, q1, q0, piles, spread, levels, max_attempts)
         st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
-                                sims=sims, rng=np.random.default_rng([seed, i]))  # fmt: skip
+                                sims=sims, rng=stats.stream(seed, *names, "studies"))  # fmt: skip
         target = population_theta(theta, q1, q0, spread, max_attempts)
         both = float(both_unanimous(st)[st.defined].mean())
         for scale in scales:
-            rng = np.random.default_rng([seed, i, 1])
+            rng = stats.stream(seed, *names, "draws")  # every scale the same draws
             est, lo, hi = clustered_interval("fiducial", st, n_boot, rng, unanimous_scale=scale)
             c = coverage_of("fiducial", est, lo, hi, target, st.defined)
             rows.append({"theta": theta, "q1": q1, "q0": q0, "piles": piles, "spread": spread, "scale": scale,
@@ -392,11 +387,13 @@ def clustered_table(
     n_boot: int = 300,
 ) -> pd.DataFrame:
     """Coverage of every method under level-clustered attempts, per true rate, critic (q1 = q0) and spread
-    (each point with its own seed derived from ``seed``, the same for every method: paired comparisons)."""
+    (each point with its own seed derived from ``seed`` and its coordinates, the same for every method: paired
+    comparisons; a point does not depend on which others are in the table)."""
     rows = []
-    for i, (theta, q, spread) in enumerate((t, q, s) for t in thetas for q in qs for s in spreads):
+    for theta, q, spread in ((t, q, s) for t in thetas for q in qs for s in spreads):
+        point_seed = stats.derived_seed(seed, "clustered_table", theta, q, spread, levels, piles)
         for method in methods:
             c = clustered_coverage(method, theta=theta, q1=q, q0=q, spread=spread, levels=levels, piles=piles,
-                                   sims=sims, seed=seed * 1000 + i, n_boot=n_boot)  # fmt: skip
+                                   sims=sims, seed=point_seed, n_boot=n_boot)  # fmt: skip
             rows.append({"theta": theta, "q": q, "spread": spread, "levels": levels, "piles": piles, **c.as_dict()})
     return pd.DataFrame(rows)

@@ -17,12 +17,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from vocab import stats
 from vocab.coverage.clustered import NO_SPREAD, ORACLES, POINT_METHODS, clustered_point
 
-# the committed grid's: seed 000's, 03's old default, two more, and the two yardsticks that know the truth
+# the committed grid's methods: seed 000's, Jeffreys, PPI, fiducial (03's default), and the two yardsticks that
+# know the truth
 GRID_METHODS = ("seed", "jeffreys", "ppi", "fiducial", *ORACLES)
 
-WITHIN = 0.02  # "holds": coverage within 95 ± 2 points
+NOMINAL = 0.95  # the intervals' confidence level
+WITHIN = 0.02  # "holds": coverage within NOMINAL ± 2 points
 
 
 def _spread_code(spread: float) -> int:
@@ -184,11 +187,11 @@ TOL = 1e-9  # the band includes its ends: 0.93 and 0.97 are within, whatever flo
 
 
 def _within(c: pd.Series) -> float:
-    return float(((c - 0.95).abs() <= WITHIN + TOL).mean())
+    return float(((c - NOMINAL).abs() <= WITHIN + TOL).mean())
 
 
 def _not_under(c: pd.Series) -> float:
-    return float((0.95 - c <= WITHIN + TOL).mean())
+    return float((NOMINAL - c <= WITHIN + TOL).mean())
 
 
 def method_summary(grid: pd.DataFrame) -> pd.DataFrame:
@@ -257,7 +260,7 @@ def band_misses(grid: pd.DataFrame, method: str) -> pd.DataFrame:
     the band (``under``: too narrow) and above it (``over``: wider than needed)."""
     g = usable_points(grid)
     g = g[g.method == method]
-    flagged = g.assign(under=0.95 - g.coverage > WITHIN + TOL, over=g.coverage - 0.95 > WITHIN + TOL)
+    flagged = g.assign(under=NOMINAL - g.coverage > WITHIN + TOL, over=g.coverage - NOMINAL > WITHIN + TOL)
     return flagged.groupby(["q1", "q0"])[["under", "over"]].sum().unstack("q0", fill_value=0).astype(int)
 
 
@@ -265,15 +268,16 @@ def recheck_below(
     grid: pd.DataFrame, method: str, *, sims: int = 8000, n_boot: int = 1000, seed: int = 1, max_attempts: int = 3
 ) -> pd.DataFrame:
     """The points where ``method`` fell below the band, simulated again with ``sims`` fresh studies (another
-    seed): is the shortfall the interval's, or the simulation error of the grid's own studies? One row per point
-    with both coverages and the new one's standard error."""
+    seed, derived per point from its coordinates): is the shortfall the interval's, or the simulation error of the
+    grid's own studies? One row per point with both coverages and the new one's standard error."""
     g = usable_points(grid)
-    g = g[(g.method == method) & (0.95 - g.coverage > WITHIN + TOL)]
+    g = g[(g.method == method) & (NOMINAL - g.coverage > WITHIN + TOL)]
     rows = []
     for r in g.itertuples():
         (c,) = clustered_point(
             [method], theta=r.theta, q1=r.q1, q0=r.q0, spread=r.spread, levels=int(r.levels),
-            max_attempts=max_attempts, piles=int(r.piles), sims=sims, seed=seed, n_boot=n_boot,
+            max_attempts=max_attempts, piles=int(r.piles), sims=sims, n_boot=n_boot,
+            seed=stats.derived_seed(seed, "recheck_below", r.piles, r.theta, r.q1, r.q0, r.spread, r.levels),
         )  # fmt: skip
         rows.append(
             {

@@ -17,10 +17,11 @@ Methods (intervals), all at the nominal level ``confidence`` and clipped to [0, 
 - ``jeffreys`` — Beta posteriors with the Jeffreys prior Beta(1/2, 1/2) for a, b and p, propagated to
   theta = p·a + (1 − p)·b by sampling; the equal-tailed posterior interval, widened where needed to hold
   the point estimate (Brown, Cai and DasGupta's boundary rule for 0 or n successes, generalised).
-- ``fiducial`` — a candidate: randomised confidence distributions for a, b and p (:func:`binomial_cd_draws`),
-  propagated to theta by sampling, the equal-tailed interval. Each one alone gives an exact interval for its
-  proportion at every value (the randomisation fills the gaps a binomial count leaves); their propagation is
-  approximate. The randomisation comes from the seeded generator, so a rerun gives the same interval.
+- ``fiducial`` — 03's default (chosen on the committed grid, 08): randomised confidence distributions for a, b
+  and p (:func:`binomial_cd_draws`), propagated to theta by sampling, the equal-tailed interval. Each one alone
+  gives an exact interval for its proportion at every value (the randomisation fills the gaps a binomial count
+  leaves); their propagation is approximate. The randomisation comes from the seeded generator, so a rerun
+  gives the same interval.
 - ``ppi`` — prediction-powered inference at λ = 1 (Angelopoulos et al. 2023), the critic's verdict as the
   prediction, the two piles reweighted to the critic's own pass rate (the ``w`` of ``ppi_py.ppi_mean_ci``):
   point estimate = theta exactly; a Wald interval from the rectifier's and the imputed term's variances.
@@ -253,6 +254,32 @@ class Coverage:
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
 
 
+def check_point(
+    method: str,
+    *,
+    theta: float,
+    q1: float,
+    q0: float,
+    attempts: int,
+    piles: int,
+    sims: int,
+    seed: int,
+    n_boot: int = 1000,
+    rater_error: float = 0.0,
+) -> None:
+    """The parameters of :func:`coverage`, validated: ValueError naming the first one out of range."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
+    for name, v in (("theta", theta), ("q1", q1), ("q0", q0), ("rater_error", rater_error)):
+        if not 0 <= v <= 1:
+            raise ValueError(f"{name} must lie in [0, 1], got {v}")
+    for name, v in (("attempts", attempts), ("piles", piles), ("sims", sims), ("n_boot", n_boot)):
+        if v < 1:
+            raise ValueError(f"{name} must be positive, got {v}")
+    if seed < 0:
+        raise ValueError(f"seed must be non-negative, got {seed}")
+
+
 def coverage(
     method: str,
     *,
@@ -266,14 +293,8 @@ def coverage(
     n_boot: int = 1000,
     rater_error: float = 0.0,
 ) -> Coverage:
-    if method not in METHODS:
-        raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
-    for name, v in (("theta", theta), ("q1", q1), ("q0", q0), ("rater_error", rater_error)):
-        if not 0 <= v <= 1:
-            raise ValueError(f"{name} must lie in [0, 1], got {v}")
-    for name, v in (("attempts", attempts), ("piles", piles), ("sims", sims), ("n_boot", n_boot)):
-        if v < 1:
-            raise ValueError(f"{name} must be positive, got {v}")
+    check_point(method, theta=theta, q1=q1, q0=q0, attempts=attempts, piles=piles, sims=sims, seed=seed,
+                n_boot=n_boot, rater_error=rater_error)  # fmt: skip
     rng = np.random.default_rng(seed)
     st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error)
     est, lo, hi = interval(method, st, n_boot, rng)

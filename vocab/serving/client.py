@@ -202,8 +202,8 @@ class ModelClient:
             except openai.APIStatusError as e:
                 body = _short(getattr(e.response, "text", "") or str(e))
                 raise CallHTTPError(f"HTTP {e.status_code}: {body}", status=e.status_code, model=name) from None
-            except (openai.APIResponseValidationError, json.JSONDecodeError, ValueError) as e:
-                raise MalformedOutput(f"unreadable response body: {_short(str(e))}", model=name) from None
+            except (openai.APIResponseValidationError, json.JSONDecodeError) as e:
+                raise MalformedOutput(f"unreadable response body: {_short(str(e))}", model=name) from e
             seconds = time.perf_counter() - t0
         if not getattr(resp, "choices", None):
             raise MalformedOutput("response has no choices", model=name)
