@@ -145,9 +145,19 @@ def cmd_lesson(args) -> int:
     return 0
 
 
+def _names(text: str, option: str) -> tuple[str, ...]:
+    """A comma-separated list given on the command line: at least one name, none empty."""
+    names = tuple(v.strip() for v in text.split(","))
+    if not any(names) or not all(names):
+        raise UsageError(f"{option}: a comma-separated list of names, none empty, got {text!r}")
+    return names
+
+
 def cmd_sample(args) -> int:
     from vocab.calibration import draw_sample, load_dataset, write_sample
 
+    if args.seed < 0:
+        raise UsageError(f"--seed must be non-negative, got {args.seed}")
     data = load_dataset(args.run_dir)
     out = write_sample(draw_sample(data.attempts, args.per_pile, args.seed, data.visible), args.run_dir)
     print(f"{out}: key.csv, blind_sheet.csv, blind_sheet.jsonl")
@@ -169,7 +179,8 @@ def cmd_import_inspect(args) -> int:
     from vocab.calibration.imports import INSPECT_FAIL, INSPECT_PASS, INSPECT_QUESTION, import_inspect, summary
 
     def values(text, default):
-        return tuple(v.strip() for v in text.split(",") if v.strip()) if text is not None else default
+        option = "--pass-values" if default == INSPECT_PASS else "--fail-values"
+        return _names(text, option) if text is not None else default
 
     out = import_inspect(
         args.log,
@@ -188,7 +199,7 @@ def cmd_import_table(args) -> int:
     from vocab.calibration.dataset import DEFAULT_QUESTION
     from vocab.calibration.imports import import_table, summary
 
-    visible = [v.strip() for v in args.visible.split(",") if v.strip()] if args.visible else None
+    visible = list(_names(args.visible, "--visible")) if args.visible is not None else None
     print(summary(import_table(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION)))
     return 0
 

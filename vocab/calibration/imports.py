@@ -74,7 +74,7 @@ def _table_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     suffix = path.suffix.lower()
     if suffix == ".csv":
         csv.field_size_limit(MAX_FIELD)
-        with path.open(newline="", encoding="utf-8") as f:
+        with path.open(newline="", encoding="utf-8-sig") as f:  # a spreadsheet's byte-order mark is not a column
             reader = csv.DictReader(f)
             try:
                 for n, row in enumerate(reader, start=1):
@@ -105,6 +105,10 @@ def _table_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise JudgmentImportError(f"{path}: expected a .csv or .jsonl file")
 
 
+# columns that carry the judge's side of a row: showing any of them to a blind rater would break the blinding
+RESERVED = ("id", "system", "judge", "verdict", "group", "epoch", "criteria")
+
+
 def _text(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
@@ -121,6 +125,9 @@ def read_table(
     seen: dict[tuple, int] = {}
     criteria: list[str] | None = None
     vis = visible
+    reserved = sorted(v for v in vis or () if v in RESERVED or v.startswith("criterion:"))
+    if reserved:
+        raise JudgmentImportError(f"--visible {','.join(vis)}: {', '.join(reserved)} can never be shown to a blind rater")
     for n, raw in _table_rows(path):
         if n > MAX_ROWS:
             raise JudgmentImportError(f"{path}: more than {MAX_ROWS} rows; split the file")

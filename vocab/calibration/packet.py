@@ -29,7 +29,7 @@ import numpy as np
 from vocab.calibration.dataset import JudgeRubric, read_rubric
 from vocab.calibration.sample import CalibrationError, read_sheet
 
-NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,39}$")
+NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
 KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · j / k or ↓ / ↑: move between checks · " \
     "Enter: save and next · b: back · s: skip for now · e: export"  # fmt: skip
@@ -52,7 +52,7 @@ def llm_raters(run_dir: str | Path) -> set[str]:
 def check_rater_name(name: str, run_dir: str | Path | None = None, *, human: bool = True) -> str:
     """One rule for rater names everywhere (the form, the packet, `vocab ratings import`): a letter, then
     letters, digits, '-' or '_', at most 40; a human rater may not take a machine rater's name."""
-    if not isinstance(name, str) or not NAME.match(name):
+    if not isinstance(name, str) or not NAME.fullmatch(name):
         raise CalibrationError(
             f"rater name {name!r}: use a letter, then letters, digits, '-' or '_' (at most 40), e.g. jane-doe"
         )

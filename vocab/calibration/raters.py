@@ -79,17 +79,18 @@ def validate_ratings(
 def import_ratings(path: str | Path, run_dir: str | Path, rater: str, *, partial: bool = False) -> Path:
     """Validate a ratings CSV against the run's blind sheet and store it as ratings_<rater>.csv. On any
     problem nothing is written. ``partial``: a sheet rated in part (a human rater's hand-in so far); the
-    notebooks say how many rows each rater covers. The name follows the form's rule, and a human rater may not
-    take a machine rater's name (only the script's own file is imported as ``script``)."""
+    notebooks say how many rows each rater covers. The name follows the form's rule and may not be a machine
+    rater's (``script``, an LLM rater of the run): their files are written by ``vocab calibrate`` / ``vocab rate``
+    alone, never replaced by an import."""
     from vocab.calibration.packet import check_rater_name
 
-    check_rater_name(rater, run_dir, human=(rater != "script"))
+    check_rater_name(rater, run_dir)
     try:
         df = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise CalibrationError(f"{path}: cannot read ratings ({e})") from None
     sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
-    valid = validate_ratings(df, list(sheet.blind_id), allow_empty=(rater == "script"), rubric=rub, partial=partial)
+    valid = validate_ratings(df, list(sheet.blind_id), rubric=rub, partial=partial)
     out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
     cols = ["blind_id", *rub.columns] + (["note"] if "note" in valid.columns else [])
     valid[cols].to_csv(out, index=False)
