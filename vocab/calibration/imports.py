@@ -127,7 +127,9 @@ def read_table(
     vis = visible
     reserved = sorted(v for v in vis or () if v in RESERVED or v.startswith("criterion:"))
     if reserved:
-        raise JudgmentImportError(f"--visible {','.join(vis)}: {', '.join(reserved)} can never be shown to a blind rater")
+        raise JudgmentImportError(
+            f"--visible {','.join(vis)}: {', '.join(reserved)} can never be shown to a blind rater"
+        )
     for n, raw in _table_rows(path):
         if n > MAX_ROWS:
             raise JudgmentImportError(f"{path}: more than {MAX_ROWS} rows; split the file")
