@@ -65,7 +65,7 @@ class ServeOptions:
     reasoning_parser: str | None = None
     gpu_memory_utilization: float | None = None  # gpu profile only
     kv_cache_gib: int = 1  # cpu profile only: VLLM_CPU_KVCACHE_SPACE
-    cpu_core: int | None = None  # cpu profile only: the core this server's worker is bound to
+    cpu_core: int | None = None  # cpu profile only: the CPU this server's processes and threads are pinned to
     extra_args: tuple[str, ...] = ()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +28,49 @@ def run(coro_fn, config):
 @pytest.mark.parametrize("name", MODELS)
 def test_server_serves_the_configured_model(servers, embedded_config, name):
     assert served_names(embedded_config.model(name).port) == [name]
+
+
+def _process_tree(pid: int) -> list[int]:
+    """``pid`` and all its descendants, from /proc."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended while we looked
+            continue
+        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+    tree, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        tree.append(p)
+        todo += children.get(p, [])
+    return tree
+
+
+def _allowed_cpus(pid: int) -> dict[str, str]:
+    """Each thread of ``pid``: its Cpus_allowed_list."""
+    out = {}
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        try:
+            line = next(x for x in status.read_text().splitlines() if x.startswith("Cpus_allowed_list:"))
+        except (OSError, StopIteration):
+            continue
+        out[f"{pid}/{status.parent.name}"] = line.split(":", 1)[1].strip()
+    return out
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_each_server_runs_on_its_own_core(servers, embedded_config, name):
+    """What servers.py claims, read from the kernel: every thread of the server, its engine-core process
+    included, may run on its configured core only (an environment variable vLLM's `uni` executor never read
+    left them all on 0-1)."""
+    if name not in servers.procs:
+        pytest.skip(f"{name}: a server reused from outside this session; its processes are not ours to inspect")
+    core = str(embedded_config.model(name).serve.cpu_core)
+    tree = _process_tree(servers.procs[name].pid)
+    threads = {k: v for pid in tree for k, v in _allowed_cpus(pid).items()}
+    assert len(tree) >= 2, tree  # the API server and its engine core
+    assert len(threads) > 10 and set(threads.values()) == {core}, threads
 
 
 @pytest.mark.parametrize("name", MODELS)

@@ -42,12 +42,27 @@ def test_cpu_profile(embedded):
         assert s.env["VLLM_TARGET_DEVICE"] == "cpu" and s.env["OMP_NUM_THREADS"] == "1"
         assert s.env["TMPDIR"].startswith(str(embedded.cache_dir))
         assert s.env["VLLM_CACHE_ROOT"].startswith(str(embedded.cache_dir))
-    # each server bound to its own core
-    assert specs["smollm2"].env["VLLM_CPU_OMP_THREADS_BIND"] != specs["gemma3"].env["VLLM_CPU_OMP_THREADS_BIND"]
+    # each server bound to its own core: a CPU affinity set before exec (the integration test reads it back), shown
+    # as taskset in the dry run; no binding variable that the `uni` executor would not read
+    assert specs["smollm2"].cpus == (0,) and specs["gemma3"].cpus == (1,)
+    assert specs["gemma3"].shell().split(" taskset -c 1 ")[1].startswith(specs["gemma3"].argv[0])
+    assert not any("THREADS_BIND" in k for s in specs.values() for k in s.env)
     # the base gemma needs an explicit chat template, and it ships with the package
     template = Path(flag(specs["gemma3"].argv, "--chat-template"))
     assert template.is_file() and "<start_of_turn>" in template.read_text()
     assert "--chat-template" not in specs["smollm2"].argv
+
+
+def test_a_core_this_process_may_not_use_is_refused(embedded):
+    import dataclasses
+    import os
+
+    from vocab.config import ConfigError
+
+    m = embedded.model("smollm2")
+    bad = dataclasses.replace(m, serve=dataclasses.replace(m.serve, cpu_core=max(os.sched_getaffinity(0)) + 1))
+    with pytest.raises(ConfigError, match="cpu_core"):
+        build_spec(embedded, bad, "cpu")
 
 
 def test_gpu_profile():

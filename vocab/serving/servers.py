@@ -4,12 +4,15 @@
 (``cpu`` or ``gpu``); :class:`Servers` starts them, waits for each health check, reuses a healthy server
 already listening on a configured port, writes each server's log to a file, and stops every process group
 it started when the ``with`` block ends (Ctrl-C included). A server that dies during start-up raises
-:class:`ServerStartError` carrying the last lines of its log.
+:class:`ServerStartError` carrying the last lines of its log. On the CPU profile each server is pinned to its
+core by CPU affinity, set in the child before exec and inherited by vLLM's engine-core process and every thread
+(tests/integration/test_serving.py reads it back from /proc).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -23,7 +26,7 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from vocab.config import Config, ModelConfig
+from vocab.config import Config, ConfigError, ModelConfig
 from vocab.serving.models import prepared_dir
 
 log = logging.getLogger(__name__)
@@ -42,6 +45,7 @@ class ServerSpec:
     env: dict[str, str]  # only the variables vocab sets; the rest of the environment is inherited
     port: int
     log_path: Path
+    cpus: tuple[int, ...] = ()  # the CPUs its processes may run on (empty: the inherited set)
 
     @property
     def health_url(self) -> str:
@@ -52,7 +56,8 @@ class ServerSpec:
         import shlex
 
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items()))
-        return f"{env} {shlex.join(self.argv)}"
+        pin = f"taskset -c {','.join(map(str, self.cpus))} " if self.cpus else ""
+        return f"{env} {pin}{shlex.join(self.argv)}"
 
 
 def model_path(cfg: Config, m: ModelConfig) -> str:
@@ -126,29 +131,35 @@ def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: in
         # that request's torch generator (`gen.set_offset`), which CPU generators do not support, and the
         # engine dies ("CPU Generator does not use offset", EngineDeadError) under concurrent load.
         argv += ["--no-enable-chunked-prefill"]
-        bind = o.cpu_core if o.cpu_core is not None else core
+        cpus = (o.cpu_core if o.cpu_core is not None else core,)
+        allowed = sorted(os.sched_getaffinity(0))
+        if cpus[0] not in allowed:
+            raise ConfigError(f"[models.{m.name}.serve] cpu_core = {cpus[0]}: this process may run on CPUs "
+                              f"{','.join(map(str, allowed))} only")  # fmt: skip
         env |= {
             "VLLM_TARGET_DEVICE": "cpu",
             "VLLM_CPU_KVCACHE_SPACE": str(o.kv_cache_gib),
-            # One process, one OpenMP thread, bound to its own core: two servers on two cores stop
-            # competing for core 0 (vLLM's default binding) and the executor stops spinning a core.
+            # One OpenMP thread for the model's compute, and the uniprocess executor (no worker process spinning a
+            # core). The core binding itself is the process's CPU affinity, set before exec (Servers.start) and
+            # inherited by the engine-core process and every thread: with the `uni` executor vLLM 0.32 reads no
+            # binding variable of its own (VLLM_CPU_OMP_THREADS_BIND is for its multiprocess executor).
             "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
             "OMP_NUM_THREADS": "1",
-            "VLLM_CPU_OMP_THREADS_BIND": str(bind),
         }
     elif profile == "gpu":
+        cpus = ()
         if o.gpu_memory_utilization is not None:
             argv += ["--gpu-memory-utilization", str(o.gpu_memory_utilization)]
     else:
         raise ValueError(f"unknown profile {profile!r}")
     argv += list(o.extra_args)
-    return ServerSpec(m.name, tuple(argv), env, m.port, cache / "logs" / f"vllm_{m.name}.log")
+    return ServerSpec(m.name, tuple(argv), env, m.port, cache / "logs" / f"vllm_{m.name}.log", cpus)
 
 
 def served_specs(cfg: Config, profile: str | None = None, names: list[str] | None = None) -> list[ServerSpec]:
     models = [m for m in cfg.models.values() if m.served and (names is None or m.name in names)]
-    ncpu = os.cpu_count() or 1
-    return [build_spec(cfg, m, profile, core=i % ncpu) for i, m in enumerate(models)]
+    allowed = sorted(os.sched_getaffinity(0))  # a model without cpu_core: the next CPU this process may use
+    return [build_spec(cfg, m, profile, core=allowed[i % len(allowed)]) for i, m in enumerate(models)]
 
 
 def health(port: int, timeout: float = 2.0) -> bool:
@@ -220,7 +231,7 @@ class Servers:
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,  # its own process group, stopped as one
-                preexec_fn=_die_with_parent,
+                preexec_fn=functools.partial(_child_setup, spec.cpus),
             )
             logf.close()
         self.wait_healthy()
@@ -267,9 +278,12 @@ class Servers:
         return {name: p.pid for name, p in self.procs.items()}
 
 
-def _die_with_parent() -> None:
-    """In the child before exec: ask Linux to SIGTERM the server if the process that started it dies
-    without stopping it (a SIGKILLed test run must not leave servers holding 4 GiB each)."""
+def _child_setup(cpus: tuple[int, ...]) -> None:
+    """In the child before exec: pin it to ``cpus`` (its children and threads inherit the affinity), and ask Linux
+    to SIGTERM the server if the process that started it dies without stopping it (a SIGKILLed test run must not
+    leave servers holding 4 GiB each)."""
+    if cpus:
+        os.sched_setaffinity(0, cpus)
     try:
         import ctypes
 
