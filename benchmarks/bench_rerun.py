@@ -1,0 +1,151 @@
+"""Does a rerun repeat, and at what speed? Per serving configuration: the same slice of the study's design run twice
+on the same servers (same config, seeds, servers; the second run finds the caches the first left), compared
+attempt by attempt with :mod:`vocab.rerun` (an attempt is identical in full when the writer's sentence and key
+and the critic's 12 verdicts are, or the same error ended it), with each run's attempts per hour measured
+alongside.
+
+Configurations (see CONFIGS) change the servers' environment, their vllm serve arguments or the sampling; the
+servers are started and stopped by this script for each (nothing may listen on the models' ports).
+
+Run: .venv/bin/python benchmarks/bench_rerun.py --configs default [--every 4] [--merge]
+Writes benchmarks/results/rerun.json (one row per configuration). A measurement, not a test: nothing asserts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from common import ROOT, result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
+
+from vocab import levels as lv
+from vocab import rerun
+from vocab.config import load_config
+from vocab.loop import run_design
+from vocab.records import load_run
+from vocab.serving.client import Clients
+from vocab.serving.servers import Servers
+
+# name: (what differs from the committed config, in words; environment for every server; extra vllm serve args;
+# dtype per model or None; sampling changes per model)
+CONFIGS = {
+    "committed": ("the config as committed", {}, (), {}, {}),
+    "bfloat16": ("both models served in bfloat16", {}, (), {"smollm2": "bfloat16", "gemma3": "bfloat16"}, {}),
+    "no-prefix-cache": ("--no-enable-prefix-caching", {}, ("--no-enable-prefix-caching",), {}, {}),
+}
+
+
+def configured(cfg, env: dict, args: tuple, dtypes: dict, sampling: dict):
+    models = {}
+    for name, m in cfg.models.items():
+        dtype = dtypes.get(name, m.serve.dtype)
+        serve = dataclasses.replace(m.serve, dtype=dtype, extra_args=m.serve.extra_args + args)
+        samp = dataclasses.replace(m.sampling, **sampling.get(name, {}))
+        models[name] = dataclasses.replace(m, serve=serve, sampling=samp)
+    return dataclasses.replace(cfg, models=models)
+
+
+async def one_run(cfg, loop, run_dir: Path) -> dict:
+    t0 = time.perf_counter()
+    async with Clients.from_config(cfg) as clients:
+        s = await run_design(cfg, loop, run_dir, clients, progress=False)
+    wall = time.perf_counter() - t0
+    return {"attempts": s.attempts_new, "errors": s.errors_new, "wall_s": round(wall, 1),
+            "attempts_per_hour": round(3600 * s.attempts_new / wall, 1)}  # fmt: skip
+
+
+def measure(cfg, loop, env: dict, out: Path) -> dict:
+    servers = Servers(cfg)
+    servers.specs = [dataclasses.replace(sp, env={**sp.env, **env}) for sp in servers.specs]
+    with servers:
+        if servers.reused:
+            raise SystemExit(f"servers already up for {servers.reused}: stop them first")
+        first = asyncio.run(one_run(cfg, loop, out / "run"))
+        second = asyncio.run(one_run(cfg, loop, out / "rerun"))
+    s = rerun.summary(load_run(out / "run"), load_run(out / "rerun")).set_index("cell")
+    total = s.loc["all"]
+    n = int(total.attempts)
+    return {
+        "attempts": n,
+        "identical_share": round(float(total.attempt_same), 4),
+        "identical": int(round(float(total.attempt_same) * n)),
+        "writer_same": round(float(total.writer_same), 4),
+        "critic_same": round(float(total.critic_same), 4),
+        "levels_same": round(float(total.level_same), 4),
+        "by_cell": {c: round(float(s.loc[c, "attempt_same"]), 4) for c in s.index if c != "all"},
+        "runs": [first, second],
+        "attempts_per_hour": round(
+            (first["attempts"] + second["attempts"]) * 3600 / (first["wall_s"] + second["wall_s"]), 1
+        ),  # fmt: skip
+    }
+
+
+def from_runs(run_dir: Path, rerun_dir: Path) -> dict:
+    """The same comparison for a committed run and its rerun slice, the rerun's speed from its manifest (its start
+    to its end): a configuration measured before this benchmark existed."""
+    import pandas as pd
+
+    run, again = load_run(run_dir), load_run(rerun_dir)
+    s = rerun.summary(run, again).set_index("cell")
+    total = s.loc["all"]
+    wall = (pd.Timestamp(again.manifest["finished"]) - pd.Timestamp(again.manifest["started"])).total_seconds()
+    n = int(total.attempts)
+    return {
+        "attempts": n,
+        "identical_share": round(float(total.attempt_same), 4),
+        "identical": int(round(float(total.attempt_same) * n)),
+        "writer_same": round(float(total.writer_same), 4),
+        "critic_same": round(float(total.critic_same), 4),
+        "levels_same": round(float(total.level_same), 4),
+        "by_cell": {c: round(float(s.loc[c, "attempt_same"]), 4) for c in s.index if c != "all"},
+        "attempts_per_hour": round(3600 * len(again.attempts) / wall, 1),
+        "source": f"{run_dir.relative_to(ROOT)} and {rerun_dir.relative_to(ROOT)}",
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default=str(ROOT / "configs" / "embedded.toml"))
+    ap.add_argument("--configs", default="committed")
+    ap.add_argument("--every", type=int, default=4, help="every n-th level of the study's design (4: 35 levels)")
+    ap.add_argument("--merge", action="store_true", help="add to benchmarks/results/rerun.json, do not replace it")
+    ap.add_argument("--keep", help="keep the run directories under this folder")
+    ap.add_argument("--from-runs", nargs=3, metavar=("NAME", "RUN", "RERUN"),
+                    help="a row from a committed run and its rerun slice instead of running servers")  # fmt: skip
+    args = ap.parse_args()
+    path = ROOT / "benchmarks" / "results" / "rerun.json"
+    if args.from_runs:
+        name, a, b = args.from_runs
+        found = from_runs(ROOT / a, ROOT / b)
+        rows = json.loads(path.read_text())["configurations"] if args.merge and path.exists() else {}
+        rows[name] = {"config": "bfloat16 for both models, unbound servers (the reference run's; measured before)",
+                      "default": False, **found}  # fmt: skip
+        write_result("rerun", result_record("rerun", design_every=args.every, configurations=rows))
+        print(name, json.dumps({k: found[k] for k in ("attempts", "identical_share", "attempts_per_hour")}))
+        return
+    base = load_config(args.config)
+    design = lv.design(lv.parse_ranges(base.loop.tiers, "tier"), base.loop.per_tier, base.loop.design_seed)
+    levels = sorted(design)[:: args.every]
+    loop = dataclasses.replace(base.loop, levels=",".join(map(str, levels)), tiers=None)
+    rows = {}
+    for name in args.configs.split(","):
+        what, env, extra, dtypes, sampling = CONFIGS[name]
+        cfg = configured(base, env, extra, dtypes, sampling)
+        out = Path(args.keep) / name if args.keep else Path(tempfile.mkdtemp(prefix=f"vocab-rerun-{name}-"))
+        shutil.rmtree(out, ignore_errors=True)
+        found = measure(cfg, loop, env, out)
+        rows[name] = {"config": what, "default": name == "committed", "levels": len(levels), **found}
+        print(name, json.dumps({k: found[k] for k in ("attempts", "identical_share", "attempts_per_hour")}), flush=True)
+    if args.merge and path.exists():
+        rows = {**json.loads(path.read_text())["configurations"], **rows}
+    write_result("rerun", result_record("rerun", design_every=args.every, configurations=rows))
+
+
+if __name__ == "__main__":
+    main()
