@@ -129,12 +129,12 @@ def main() -> None:
                 raise SystemExit(f"port {m.port} is already served: stop that server first")
             started = time.perf_counter() - t0
             found = asyncio.run(scenarios(one.model(args.model)))
-        results[name] = {"dtype": serve.dtype, "extra_args": list(extra), "env": env, "startup_s": round(started, 1),
-                         "scenarios": found,
+        results[name] = {"sampling": dataclasses.asdict(m.sampling), "dtype": serve.dtype, "extra_args": list(extra),
+                         "env": env, "startup_s": round(started, 1), "scenarios": found,
                          "all_identical": all(v["identical_logprobs"] for v in found.values())}  # fmt: skip
         print(name, json.dumps({k: v["identical_logprobs"] for k, v in found.items()}), flush=True)
     result = result_record("needle", model=args.model, needle_level=NEEDLE_LEVEL, fillers=list(FILLERS),
-                           sampling=dataclasses.asdict(cfg.model(args.model).sampling), configs=results)  # fmt: skip
+                           configs=results)  # fmt: skip
     out = ROOT / "benchmarks" / "results" / "needle.json"
     if args.merge and out.exists():  # keep the configurations measured earlier that this run did not measure
         result["configs"] = {**json.loads(out.read_text())["configs"], **results}

@@ -28,8 +28,8 @@ from vocab.records import load_run
 from vocab.serving.client import response_format
 from vocab.serving.servers import Servers
 
-RECIPES = {  # changes to the model's committed sampling (temperature 0.2, top_p 0.9, seed per call)
-    "top_p=0.9 (committed)": {},
+RECIPES = {  # each explicit over the model's committed sampling (temperature 0.2 and a seed per call)
+    "top_p=0.9 (committed)": {"top_p": 0.9, "top_k": None},
     "top_k=64": {"top_p": None, "top_k": 64},
     "none": {"top_p": None, "top_k": None},
 }

@@ -156,8 +156,6 @@ def _names(text: str, option: str) -> tuple[str, ...]:
 def cmd_sample(args) -> int:
     from vocab.calibration import draw_sample, load_dataset, write_sample
 
-    if args.seed < 0:
-        raise UsageError(f"--seed must be non-negative, got {args.seed}")
     data = load_dataset(args.run_dir)
     out = write_sample(draw_sample(data.attempts, args.per_pile, args.seed, data.visible), args.run_dir)
     print(f"{out}: key.csv, blind_sheet.csv, blind_sheet.jsonl")
@@ -370,6 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, _interrupt)
     try:
+        if getattr(args, "seed", None) is not None and args.seed < 0:  # numpy's generators take none below 0
+            raise UsageError(f"--seed must be non-negative, got {args.seed}")
         return args.func(args)
     except (InputError, FileExistsError) as e:
         print(f"vocab: error: {e}", file=sys.stderr)

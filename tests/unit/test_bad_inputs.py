@@ -100,8 +100,19 @@ def test_an_empty_list_option_is_refused(table, tmp_path, capsys, argv):
     assert not d.exists()
 
 
-def test_a_negative_sample_seed_is_refused(run, capsys):
-    refused(["sample", "--run-dir", str(run), "--seed", "-1"], capsys, [run], "--seed must be non-negative")
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sample", "--run-dir", "{run}", "--seed", "-1"],
+        ["coverage-grid", "--out", "{tmp}/g.csv", "--seed", "-3"],
+        ["coverage", "--theta", ".5", "--q1", ".8", "--q0", ".8", "--seed", "-1"],
+        ["levels", "--tiers", "1", "--per-tier", "1", "--seed", "-1"],
+    ],
+)
+def test_a_negative_seed_is_refused_by_every_command(run, tmp_path, capsys, argv):
+    """numpy's generators take no negative seed: one line, before any work (coverage-grid's workers raised it)."""
+    argv = [a.format(run=run, tmp=tmp_path) for a in argv]
+    refused(argv, capsys, [run, tmp_path], "--seed must be non-negative")
 
 
 def test_a_table_saved_with_a_byte_order_mark_imports(tmp_path, table):

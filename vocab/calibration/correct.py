@@ -231,7 +231,7 @@ def check_audit(
     key: pd.DataFrame,
     ratings: pd.DataFrame,
     *,
-    rater: str = "",
+    rater: str,
     n_boot: int = 4000,
     seed: int = 0,
     family_alpha: float = 0.05,

@@ -134,6 +134,8 @@ class GridSpec:
                         ("n_boot", self.n_boot)):  # fmt: skip
             if v < 1:
                 raise ValueError(f"{name} must be positive, got {v}")
+        if self.seed < 0:
+            raise ValueError(f"seed must be non-negative, got {self.seed}")
 
 
 def _grid_part(args: tuple[GridSpec, int, float]) -> pd.DataFrame:
