@@ -60,6 +60,21 @@ async def one_run(cfg, loop, run_dir: Path) -> dict:
             "attempts_per_hour": round(3600 * s.attempts_new / wall, 1)}  # fmt: skip
 
 
+def agreement(run, again) -> dict:
+    """:func:`vocab.rerun.summary` of a run and its rerun, over all cells and per cell."""
+    s = rerun.summary(run, again).set_index("cell")
+    total, n = s.loc["all"], int(s.loc["all", "attempts"])
+    return {
+        "attempts": n,
+        "identical_share": round(float(total.attempt_same), 4),
+        "identical": int(round(float(total.attempt_same) * n)),
+        "writer_same": round(float(total.writer_same), 4),
+        "critic_same": round(float(total.critic_same), 4),
+        "levels_same": round(float(total.level_same), 4),
+        "by_cell": {c: round(float(s.loc[c, "attempt_same"]), 4) for c in s.index if c != "all"},
+    }
+
+
 def measure(cfg, loop, env: dict, out: Path) -> dict:
     servers = Servers(cfg)
     servers.specs = [dataclasses.replace(sp, env={**sp.env, **env}) for sp in servers.specs]
@@ -68,22 +83,9 @@ def measure(cfg, loop, env: dict, out: Path) -> dict:
             raise SystemExit(f"servers already up for {servers.reused}: stop them first")
         first = asyncio.run(one_run(cfg, loop, out / "run"))
         second = asyncio.run(one_run(cfg, loop, out / "rerun"))
-    s = rerun.summary(load_run(out / "run"), load_run(out / "rerun")).set_index("cell")
-    total = s.loc["all"]
-    n = int(total.attempts)
-    return {
-        "attempts": n,
-        "identical_share": round(float(total.attempt_same), 4),
-        "identical": int(round(float(total.attempt_same) * n)),
-        "writer_same": round(float(total.writer_same), 4),
-        "critic_same": round(float(total.critic_same), 4),
-        "levels_same": round(float(total.level_same), 4),
-        "by_cell": {c: round(float(s.loc[c, "attempt_same"]), 4) for c in s.index if c != "all"},
-        "runs": [first, second],
-        "attempts_per_hour": round(
-            (first["attempts"] + second["attempts"]) * 3600 / (first["wall_s"] + second["wall_s"]), 1
-        ),  # fmt: skip
-    }
+    return {**agreement(load_run(out / "run"), load_run(out / "rerun")), "runs": [first, second],
+            "attempts_per_hour": round((first["attempts"] + second["attempts"]) * 3600
+                                       / (first["wall_s"] + second["wall_s"]), 1)}  # fmt: skip
 
 
 def from_runs(run_dir: Path, rerun_dir: Path) -> dict:
@@ -92,21 +94,9 @@ def from_runs(run_dir: Path, rerun_dir: Path) -> dict:
     import pandas as pd
 
     run, again = load_run(run_dir), load_run(rerun_dir)
-    s = rerun.summary(run, again).set_index("cell")
-    total = s.loc["all"]
     wall = (pd.Timestamp(again.manifest["finished"]) - pd.Timestamp(again.manifest["started"])).total_seconds()
-    n = int(total.attempts)
-    return {
-        "attempts": n,
-        "identical_share": round(float(total.attempt_same), 4),
-        "identical": int(round(float(total.attempt_same) * n)),
-        "writer_same": round(float(total.writer_same), 4),
-        "critic_same": round(float(total.critic_same), 4),
-        "levels_same": round(float(total.level_same), 4),
-        "by_cell": {c: round(float(s.loc[c, "attempt_same"]), 4) for c in s.index if c != "all"},
-        "attempts_per_hour": round(3600 * len(again.attempts) / wall, 1),
-        "source": f"{run_dir.relative_to(ROOT)} and {rerun_dir.relative_to(ROOT)}",
-    }
+    return {**agreement(run, again), "attempts_per_hour": round(3600 * len(again.attempts) / wall, 1),
+            "source": f"{run_dir.relative_to(ROOT)} and {rerun_dir.relative_to(ROOT)}"}  # fmt: skip
 
 
 def main() -> None:

@@ -243,10 +243,9 @@ def check_audit(
     same function, :func:`vocab.stats.correction_interval`, the check's 0/1 verdicts in place of the overall
     ones), with the ``interval`` method at 1 - family_alpha / (checks tested): Bonferroni over the checks of a
     cell, widened where needed to hold the rater's estimate. ``carries_error``: the critic's rate lies outside
-    the rater's interval. Checks the rater left empty
-    are skipped. Each (rater, cell, check) draws from its own stream (``seed`` and those names). ``rubric``:
-    the dataset's (by default inferred from the ratings' columns); a criterion's critic verdict is read from
-    each attempt's ``checks``.
+    the rater's interval. Checks the rater left empty are skipped. Each (rater, cell, check) draws from its own
+    stream (``seed`` and those names). ``rubric``: the dataset's (by default inferred from the ratings'
+    columns); a criterion's critic verdict is read from each attempt's ``checks``.
     """
     if interval not in INTERVALS:
         raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
