@@ -13,6 +13,7 @@ its dtype, arguments and environment, and the commit it was measured at: the fir
 measured while the committed config served bfloat16).
 
 Run: .venv/bin/python benchmarks/bench_needle.py [--model gemma3] [--configs default,no-prefix-cache,...]
+     [--merge --tag avx2]  (a row measured on another machine, kept beside the others; each row records its CPU)
 Writes benchmarks/results/needle.json. A measurement, not a test.
 """
 
@@ -29,6 +30,7 @@ from common import ROOT, result_record, write_result  # benchmarks/common.py (th
 from vocab import levels as lv
 from vocab import prompts, rubric
 from vocab.config import load_config
+from vocab.records import machine
 from vocab.serving.client import response_format
 from vocab.serving.servers import Servers
 
@@ -113,6 +115,7 @@ def main() -> None:
     ap.add_argument("--model", default="gemma3")
     ap.add_argument("--configs", default=",".join(CONFIGS))
     ap.add_argument("--merge", action="store_true", help="add to benchmarks/results/needle.json, do not replace it")
+    ap.add_argument("--tag", default="", help="stored as <config>@<tag>: the same configuration on another machine")
     args = ap.parse_args()
     cfg = load_config(args.config)
     results = {}
@@ -129,9 +132,10 @@ def main() -> None:
                 raise SystemExit(f"port {m.port} is already served: stop that server first")
             started = time.perf_counter() - t0
             found = asyncio.run(scenarios(one.model(args.model)))
-        results[name] = {"sampling": dataclasses.asdict(m.sampling), "dtype": serve.dtype, "extra_args": list(extra),
-                         "env": env, "startup_s": round(started, 1), "scenarios": found,
-                         "all_identical": all(v["identical_logprobs"] for v in found.values())}  # fmt: skip
+        key = f"{name}@{args.tag}" if args.tag else name
+        results[key] = {"sampling": dataclasses.asdict(m.sampling), "dtype": serve.dtype, "extra_args": list(extra),
+                        "env": env, "startup_s": round(started, 1), "scenarios": found, "machine": machine(),
+                        "all_identical": all(v["identical_logprobs"] for v in found.values())}  # fmt: skip
         print(name, json.dumps({k: v["identical_logprobs"] for k, v in found.items()}), flush=True)
     result = result_record("needle", model=args.model, needle_level=NEEDLE_LEVEL, fillers=list(FILLERS),
                            configs=results)  # fmt: skip

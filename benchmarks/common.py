@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import subprocess
 from pathlib import Path
 
+from vocab.records import machine
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 def result_record(name: str, **fields) -> dict:
@@ -32,7 +23,7 @@ def result_record(name: str, **fields) -> dict:
         **fields,
         "commit": commit.stdout.strip() + ("+dirty" if dirty else ""),
         "when": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "machine": {"cpu": _cpu(), "cores": os.cpu_count()},
+        "machine": machine(),
     }
 
 

@@ -1,7 +1,9 @@
 """The ``vocab`` command line: each command parses its options and calls one library function.
 
 Every user error — a bad config, level range, file or argument — ends as one line on stderr
-(``vocab: error: ...``) and exit code 2; nothing is written in that case. The library raises typed errors, all
+(``vocab: error: ...``) and exit code 2; nothing is written in that case. A command that writes into a run or
+dataset directory holds that directory's lock (:func:`vocab.records.dir_lock`) while it runs: a second one is
+refused. The library raises typed errors, all
 subclasses of :class:`vocab.errors.InputError`; :func:`main` is the one place that turns them into that line.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 import time
@@ -130,9 +133,13 @@ def cmd_levels(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from vocab.script import check_lines
+    from vocab.script import MAX_LINE, check_lines
 
-    for o in check_lines(sys.stdin.read().splitlines()):  # nothing is written unless every line is valid
+    def lines():  # read a line at a time, never more than one line's limit (a 100 MB line is refused early)
+        while line := sys.stdin.readline(MAX_LINE + 2):
+            yield line.rstrip("\r\n") if line.endswith("\n") or len(line) <= MAX_LINE else line
+
+    for o in check_lines(lines()):  # nothing is written unless every line is valid
         sys.stdout.write(json.dumps(o) + "\n")
     return 0
 
@@ -235,10 +242,11 @@ def cmd_packet(args) -> int:
 
 
 def cmd_form(args) -> int:
-    import os
+    from vocab.calibration.packet import read_packet_meta
 
     if not (args.packet / "packet.json").exists():
         raise UsageError(f"{args.packet}: not a rater's packet (make one: vocab packet --run-dir RUN --rater NAME)")
+    read_packet_meta(args.packet)  # a damaged packet is one line here, not an error inside JupyterLab
     argv = [
         str(Path(sys.executable).with_name("jupyter")),
         "lab",
@@ -261,7 +269,7 @@ def cmd_ratings_import(args) -> int:
     from vocab.calibration import import_ratings
 
     try:
-        print(import_ratings(args.file, args.run_dir, args.rater, partial=args.partial))
+        print(import_ratings(args.file, args.run_dir, args.rater, partial=args.partial, replace=args.replace).text())
     except FileNotFoundError as e:
         raise UsageError(f"{e.filename or args.file}: no such file") from None
     return 0
@@ -338,6 +346,9 @@ def cmd_coverage_grid(args) -> int:
         spec.validate()
     except ValueError as e:
         raise UsageError(str(e)) from None
+    cores = len(os.sched_getaffinity(0))
+    if not 1 <= args.jobs <= cores:  # each worker holds one point's arrays: more than the cores only adds memory
+        raise UsageError(f"--jobs must lie between 1 and {cores} (the cores this process may use), got {args.jobs}")
     t0 = time.perf_counter()
     command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
     out = run_grid(spec, args.out, jobs=args.jobs, force=args.force, command=command)
@@ -370,7 +381,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "seed", None) is not None and args.seed < 0:  # numpy's generators take none below 0
             raise UsageError(f"--seed must be non-negative, got {args.seed}")
-        return args.func(args)
+        if not getattr(args, "writes_run_dir", False):
+            return args.func(args)
+        from vocab.records import dir_lock
+
+        with dir_lock(args.run_dir):  # one writing command per run or dataset directory
+            return args.func(args)
     except (InputError, FileExistsError) as e:
         print(f"vocab: error: {e}", file=sys.stderr)
         return 2
@@ -378,8 +394,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("vocab: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # e.g. `vocab levels 1-10000 | head`: the reader left, which is not an error
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
 

@@ -71,19 +71,19 @@ def add_commands(sub, cli) -> None:
     demo.add_argument("--profile", choices=("cpu", "gpu"), help="override the config's serving profile")
     demo.add_argument("--run-dir", type=Path, default=Path("data/runs/demo"), help="default: data/runs/demo")
     _design(demo)
-    demo.set_defaults(func=cli.cmd_demo)
+    demo.set_defaults(func=cli.cmd_demo, writes_run_dir=True)
 
     run = sub.add_parser("run", help="run (or resume) the writer x critic design into a run directory")
     _config(run)
     run.add_argument("--run-dir", required=True, type=Path, help="the run directory, e.g. data/runs/my-run")
     _design(run)
-    run.set_defaults(func=cli.cmd_run)
+    run.set_defaults(func=cli.cmd_run, writes_run_dir=True)
 
     sm = sub.add_parser("sample", help="draw the stratified blind sample and write the blinding export")
     sm.add_argument("--run-dir", required=True, type=Path)
     sm.add_argument("--per-pile", type=int, default=10, help="rows per pile per cell (default 10)")
     sm.add_argument("--seed", type=int, default=0)
-    sm.set_defaults(func=cli.cmd_sample)
+    sm.set_defaults(func=cli.cmd_sample, writes_run_dir=True)
 
     cal = sub.add_parser("calibrate", help="draw the blind sample and rate it: the script (if any) and LLM raters")
     _config(cal)
@@ -92,7 +92,7 @@ def add_commands(sub, cli) -> None:
     cal.add_argument("--per-pile", type=int, default=10, help="rows per pile per cell (default 10)")
     cal.add_argument("--seed", type=int, default=0)
     cal.add_argument("--max-calls", type=int, default=None)
-    cal.set_defaults(func=cli.cmd_calibrate)
+    cal.set_defaults(func=cli.cmd_calibrate, writes_run_dir=True)
 
     im = sub.add_parser("import", help="verdicts from another harness as a judgments dataset")
     isub = im.add_subparsers(dest="import_command", required=True, parser_class=type(im))
@@ -104,13 +104,13 @@ def add_commands(sub, cli) -> None:
     ii.add_argument("--fail-values", help="score values that mean FAILED (default I,P,N); others are UNSCORED")
     ii.add_argument("--question", help="the judge's question, as the blind raters will read it")
     ii.add_argument("--judge", help="the judge's name (default: the log's grader role, else its model)")
-    ii.set_defaults(func=cli.cmd_import_inspect)
+    ii.set_defaults(func=cli.cmd_import_inspect, writes_run_dir=True)
     it = isub.add_parser("table", help="a CSV or JSON Lines table (columns: see vocab/calibration/imports.py)")
     it.add_argument("file", type=Path)
     it.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
     it.add_argument("--visible", help="columns a blind rater sees (default input,output[,target])")
     it.add_argument("--question", help="the judge's question, as the blind raters will read it")
-    it.set_defaults(func=cli.cmd_import_table)
+    it.set_defaults(func=cli.cmd_import_table, writes_run_dir=True)
 
     ra = sub.add_parser("rate", help="a blind rater grades the sample: a configured model, or `--model script`")
     _config(ra)
@@ -119,7 +119,7 @@ def add_commands(sub, cli) -> None:
     ra.add_argument("--rater", help="the rater's name (default: the model's)")
     ra.add_argument("--max-tokens", type=int, default=None)
     ra.add_argument("--max-calls", type=int, default=None)
-    ra.set_defaults(func=cli.cmd_rate)
+    ra.set_defaults(func=cli.cmd_rate, writes_run_dir=True)
 
     rts = sub.add_parser("ratings", help="rating files")
     rsub = rts.add_subparsers(dest="ratings_command", required=True, parser_class=type(rts))
@@ -128,13 +128,16 @@ def add_commands(sub, cli) -> None:
     imp.add_argument("--run-dir", required=True, type=Path)
     imp.add_argument("--rater", required=True)
     imp.add_argument("--partial", action="store_true", help="accept a sheet rated in part (the notebooks count it)")
-    imp.set_defaults(func=cli.cmd_ratings_import)
+    imp.add_argument("--replace", action="store_true",
+                     help="replace the rater's earlier hand-in even where this one drops rows it rated "
+                     "(the earlier file is kept in calibration/history/)")  # fmt: skip
+    imp.set_defaults(func=cli.cmd_ratings_import, writes_run_dir=True)
 
     pk = sub.add_parser("packet", help="a human rater's packet: their own sheet order, the rubric, the form")
     pk.add_argument("--run-dir", required=True, type=Path)
     pk.add_argument("--rater", required=True, help="the rater's name: a letter, then letters, digits, '-', '_'")
     pk.add_argument("--seed", type=int, default=0, help="seed of the rater's order, with the name (default 0)")
-    pk.set_defaults(func=cli.cmd_packet)
+    pk.set_defaults(func=cli.cmd_packet, writes_run_dir=True)
 
     fm = sub.add_parser("form", help="open a rater's packet in JupyterLab (the live form is never saved)")
     fm.add_argument("packet", type=Path)
@@ -177,7 +180,7 @@ def add_commands(sub, cli) -> None:
     ):
         q = exsub.add_parser(kind, help=what)
         _exam(q, kind)
-        q.set_defaults(func=cli.cmd_exam_run)
+        q.set_defaults(func=cli.cmd_exam_run, writes_run_dir=True)
 
     cv = sub.add_parser("coverage", help="simulate the study: coverage, width and bias of an interval method")
     cv.add_argument("--method", choices=METHODS, default=DEFAULT_INTERVAL, help=f"(default {DEFAULT_INTERVAL}: 03's)")

@@ -16,6 +16,8 @@ Three kinds of model:
 
 from __future__ import annotations
 
+import math
+import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -171,7 +173,9 @@ class _Reader:
         if isinstance(value, bool) and bool not in types_t:
             raise self.error(key, f"expected {_names(types_t)}, got a boolean")
         if not isinstance(value, types_t):
-            raise self.error(key, f"expected {_names(types_t)}, got {type(value).__name__} {value!r}")
+            raise self.error(key, f"expected {_names(types_t)}, got {type(value).__name__} {str(value)[:40]!r}")
+        if isinstance(value, float) and not math.isfinite(value):  # TOML allows nan and inf; no setting takes them
+            raise self.error(key, f"must be a finite number, got {value}")
         return value
 
     def sub(self, key: str) -> _Reader:
@@ -290,17 +294,26 @@ def _read_model(name: str, r: _Reader) -> ModelConfig:
     return cfg
 
 
+MAX_CONFIG_BYTES = 1_000_000
+
+
 def load_config(path: str | Path) -> Config:
     """Read and validate a config file. Raises :class:`ConfigError` naming the file and key."""
     path = Path(path)
     try:
+        if path.stat().st_size > MAX_CONFIG_BYTES:
+            raise ConfigError(f"{path}: {path.stat().st_size:,} bytes, more than a config may have")
         text = path.read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"{path}: cannot read config ({e.strerror or e})") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start}); TOML files are UTF-8") from None
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
-        raise ConfigError(f"{path}: not valid TOML ({e})") from None
+        raise ConfigError(f"{path}: not valid TOML ({' '.join(str(e).split())})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML (nested too deeply)") from None
     root = _Reader(path, raw, "")
     project = root.sub("project")
     cache_dir = project.get("cache_dir", str, ".cache")
@@ -319,7 +332,7 @@ def load_config(path: str | Path) -> Config:
         models[name] = _read_model(name, models_r.sub(name))
     models_r.done()
     loop = _read_loop(root.sub("loop"), models) if "loop" in root.table else None
-    # Other top-level tables belong to later stages; they are kept raw.
+    root.done()  # a misspelt table ([lop], [model.x]) is named, not silently ignored
     ports = [m.port for m in models.values() if m.served]
     if len(ports) != len(set(ports)):
         raise ConfigError(f"{path}: models: two served models share a port ({sorted(ports)})")
@@ -331,15 +344,20 @@ def load_config(path: str | Path) -> Config:
             if cfg_path.parent.name == "configs"
             else (cfg_path.parent / cache).resolve()
         )
-    return Config(
-        path=path,
-        cache_dir=cache,
-        profile=profile,
-        max_calls=max_calls,
-        models=models,
-        raw={k: v for k, v in root.table.items()},
-        loop=loop,
-    )
+    cfg = Config(path=path, cache_dir=cache, profile=profile, max_calls=max_calls, models=models, raw={}, loop=loop)
+    from vocab.serving.servers import chat_template_path  # local: servers imports this module
+
+    memory_gib = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+    for m in models.values():
+        template = chat_template_path(cfg, m)
+        if template is not None and not template.is_file():
+            raise ConfigError(f"{path}: models.{m.name}.serve.chat_template: no such file {template}")
+        if m.serve.kv_cache_gib is not None and m.serve.kv_cache_gib > memory_gib:
+            raise ConfigError(
+                f"{path}: models.{m.name}.serve.kv_cache_gib: {m.serve.kv_cache_gib} GiB, more than this machine's "
+                f"{memory_gib:.0f} GiB of memory"
+            )
+    return cfg
 
 
 def _read_loop(r: _Reader, models: dict[str, ModelConfig]) -> LoopConfig:

@@ -35,6 +35,7 @@ from vocab.records import (
     fingerprint,
     git_commit,
     level_outcomes,
+    machine,
     model_records,
     read_jsonl,
     read_manifest,
@@ -248,7 +249,7 @@ def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict,
         # keeps its provenance.
         manifest["resumed"] = [
             *manifest.get("resumed", []),
-            {"time": now(), "git_commit": git_commit(), "versions": versions()},
+            {"time": now(), "git_commit": git_commit(), "versions": versions(), "machine": machine()},
         ]
     else:
         if run_dir.exists() and any(run_dir.iterdir()):
@@ -278,6 +279,7 @@ def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict,
             "models": model_records(cfg, names),
             "versions": versions(),
             "git_commit": git_commit(),
+            "machine": machine(),
             "started": now(),
         }
     manifest["status"] = "running"

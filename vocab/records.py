@@ -16,11 +16,15 @@ one place a killed writer can leave partial data.
 from __future__ import annotations
 
 import dataclasses
+import fcntl
 import hashlib
 import json
 import logging
 import os
 import subprocess
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -83,7 +87,12 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         return []
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise RunDirError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise RunDirError(f"{path}: cannot be read ({e.strerror})") from None
     lines = text.split("\n")
     tail = lines.pop()  # "" when the file ends with a newline
     if tail:
@@ -93,17 +102,70 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
+            obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise RunDirError(f"{path}:{i}: not a JSON line ({e.msg})") from None
+        except RecursionError:
+            raise RunDirError(f"{path}:{i}: not a JSON line (nested too deeply)") from None
+        if not isinstance(obj, dict):
+            raise RunDirError(f"{path}:{i}: a JSON {type(obj).__name__}, not an object")
+        out.append(obj)
     return out
 
 
-def write_json_atomic(path: Path, obj: Any) -> None:
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all: a temporary file of its own (a unique name, so two writers never share
+    one) in the same directory, then renamed over it."""
     path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, obj: Any) -> None:
+    write_text_atomic(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+class BusyError(InputError):
+    """Another command is writing into the same directory."""
+
+
+@contextmanager
+def dir_lock(path: Path) -> Iterator[Path]:
+    """One writing command per directory: an exclusive ``flock`` on the directory itself (no lock file, so a
+    killed command leaves nothing behind), refused at once when another command holds it. A directory this
+    creates and leaves empty (the command was refused) is removed again."""
+    path = Path(path)
+    if path.exists() and not path.is_dir():
+        raise RunDirError(f"{path} is a file, not a directory")
+    missing = []
+    p = path.absolute()
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as e:
+        raise RunDirError(f"{path}: cannot be used as a directory ({e.strerror})") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise BusyError(f"{path}: another vocab command is writing into it; one at a time") from None
+        yield path
+    finally:
+        os.close(fd)
+        for p in missing:  # deepest first; stops at the first that holds something
+            try:
+                p.rmdir()
+            except OSError:
+                break
 
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
@@ -253,6 +315,32 @@ def versions() -> dict[str, str | None]:
         "openai": v("openai"),
         "vocab": v("vocab"),
         "python": __import__("platform").python_version(),
+    }
+
+
+# The instruction sets that decide which CPU kernels vLLM and PyTorch run: the same seed can give other text, and
+# throughput can differ several times, between machines of one kind that differ here (an AVX2-only EPYC against
+# one with AVX-512).
+ISA_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_vnni", "amx_bf16", "amx_tile")
+
+
+def machine() -> dict[str, Any]:
+    """The CPU a run or benchmark ran on: model, usable cores, the instruction sets that pick kernels, memory."""
+    cpu, flags = "unknown", set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and cpu == "unknown":
+                cpu = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = set(value.split())
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": len(os.sched_getaffinity(0)),
+        "isa": [f for f in ISA_FLAGS if f in flags],
+        "memory_gib": round(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30, 1),
     }
 
 

@@ -15,6 +15,7 @@ A target is present when some token equals it, ignoring case, or equals it plus 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,23 +166,43 @@ def adjudicate_record(obj: Any) -> dict[str, Any]:
     settings = obj.get("settings")
     if settings is not None and not isinstance(settings, dict):
         raise ScriptInputError("'settings' must be an object")
+    limit = (settings or {}).get("max_sentence_words")
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 0):
+        raise ScriptInputError(f"'settings.max_sentence_words' must be a whole number >= 0, got {str(limit)[:40]!r}")
+    for key in ("require_seed_word",):
+        if (settings or {}).get(key) is not None and not isinstance(settings[key], bool):
+            raise ScriptInputError(f"'settings.{key}' must be true or false")
+    for key in ("seed_word",):
+        if obj.get(key) is not None and not isinstance(obj[key], str):
+            raise ScriptInputError(f"{key!r} must be a string")
     v = adjudicate(obj["words"], obj["sentence"], obj["answer_key"], settings, obj.get("seed_word"))
     return {"checks": v.checks, "passed": v.passed}
 
 
-def check_lines(lines: list[str]) -> list[dict[str, Any]]:
+MAX_LINE = 1 << 20  # characters in one `vocab check` input line (a level's sentence is a few hundred)
+MAX_LINES = 100_000  # input lines to one `vocab check`
+
+
+def check_lines(lines: Iterable[str]) -> list[dict[str, Any]]:
     """`vocab check`: every non-empty JSON Lines input → its output object; the first bad line raises
-    ScriptInputError naming the line, before any output exists."""
+    ScriptInputError naming the line, before any output exists. A line longer than ``MAX_LINE`` or more than
+    ``MAX_LINES`` lines are refused as they arrive, so memory stays bounded."""
     import json
 
     outputs = []
     for i, line in enumerate(lines, 1):
+        if i > MAX_LINES:
+            raise ScriptInputError(f"more than {MAX_LINES:,} input lines; split the input")
+        if len(line) > MAX_LINE:
+            raise ScriptInputError(f"stdin line {i}: longer than {MAX_LINE:,} characters")
         if not line.strip():
             continue
         try:
             outputs.append(adjudicate_record(json.loads(line)))
         except json.JSONDecodeError as e:
             raise ScriptInputError(f"stdin line {i}: not JSON ({e.msg})") from None
+        except RecursionError:
+            raise ScriptInputError(f"stdin line {i}: JSON nested too deeply") from None
         except ScriptInputError as e:
             raise ScriptInputError(f"stdin line {i}: {e}") from None
     return outputs

@@ -17,6 +17,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -69,6 +70,20 @@ def lab(tmp_path):
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
     log.close()
+    # pytest shows a test's output when it fails: the server's side of the story
+    print("--- JupyterLab's log (last 4000 characters) ---\n" + (tmp_path / "lab.log").read_text()[-4000:])
+
+
+@pytest.fixture(autouse=True)
+def cpu_hog():
+    """VOCAB_TEST_CPU_HOG=N runs N busy processes beside the test (how this test is checked on a loaded machine:
+    `VOCAB_TEST_CPU_HOG=2 pytest tests/browser`); unset, nothing runs."""
+    n = int(os.environ.get("VOCAB_TEST_CPU_HOG", "0"))
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+    yield
+    for h in hogs:
+        h.kill()
+        h.wait()
 
 
 @pytest.fixture
@@ -97,7 +112,12 @@ def _wait(driver, condition, timeout=120, what=""):
 
 
 def _kernel_idle(base: str) -> bool:
-    kernels = json.loads(urllib.request.urlopen(f"{base}/api/kernels?token={TOKEN}", timeout=5).read())
+    """Whether a kernel is idle; a transient server error (JupyterLab answers 500 while a loaded machine starts the
+    kernel) or a slow answer is a "not yet", and the caller's deadline decides."""
+    try:
+        kernels = json.loads(urllib.request.urlopen(f"{base}/api/kernels?token={TOKEN}", timeout=10).read())
+    except (urllib.error.HTTPError, urllib.error.URLError, TimeoutError, ConnectionError):
+        return False
     return any(k["execution_state"] == "idle" for k in kernels)
 
 

@@ -120,3 +120,341 @@ def test_a_table_saved_with_a_byte_order_mark_imports(tmp_path, table):
     bom = tmp_path / "bom.csv"
     bom.write_bytes(b"\xef\xbb\xbf" + table.read_bytes())
     assert main(["import", "table", str(bom), "--run-dir", str(tmp_path / "d")]) == 0
+
+
+def _big_table(path: Path, n: int, tag: str) -> Path:
+    pd.DataFrame({"id": [f"{tag}{i}" for i in range(n)], "system": "s", "judge": "j",
+                  "verdict": ["PASSED", "FAILED"] * (n // 2), "input": "q", "output": tag, "target": "t"}).to_csv(
+        path, index=False)  # fmt: skip
+    return path
+
+
+def test_a_command_is_refused_while_another_writes_into_the_same_directory(table, tmp_path, capsys):
+    import subprocess
+    import sys
+
+    d = tmp_path / "d"
+    assert main(["import", "table", str(table), "--run-dir", str(d)]) == 0
+    capsys.readouterr()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from vocab.records import dir_lock\n"
+         "with dir_lock(sys.argv[1]):\n    print('held', flush=True); time.sleep(60)", str(d)],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        refused(["sample", "--run-dir", str(d), "--per-pile", "1"], capsys, [d], "another vocab command")
+    finally:
+        holder.kill()
+        holder.wait()
+    assert main(["sample", "--run-dir", str(d), "--per-pile", "1"]) == 0  # free again once the holder is gone
+
+
+def test_two_imports_racing_into_one_directory_leave_one_whole_dataset(tmp_path):
+    """Two `vocab import table` of different tables into one new directory at the same time: one is refused,
+    the other's dataset is whole (its own rows, the hash its dataset.json names)."""
+    import subprocess
+    import sys
+
+    from vocab.calibration.dataset import load_dataset
+
+    d = tmp_path / "d"
+    tables = [_big_table(tmp_path / f"{t}.csv", 20_000, t) for t in ("a", "b")]
+    procs = [subprocess.Popen([sys.executable, "-m", "vocab.cli", "import", "table", str(t), "--run-dir", str(d)],
+                              stderr=subprocess.PIPE, text=True) for t in tables]  # fmt: skip
+    codes = [p.wait() for p in procs]
+    errs = [p.stderr.read() for p in procs]
+    assert sorted(codes) == [0, 2], (codes, errs)
+    loser = errs[codes.index(2)].strip().splitlines()
+    assert len(loser) == 1 and ("another vocab command" in loser[0] or "another dataset" in loser[0]), loser
+    winner = "ab"[codes.index(0)]
+    ds = load_dataset(d)
+    assert len(ds.attempts) == 20_000 and set(ds.attempts["output"]) == {winner}
+    assert [p.name for p in d.iterdir() if p.name.endswith(".tmp")] == []
+
+
+@pytest.mark.parametrize("damage", ["cut judgments", "replaced judgments", "cut dataset.json", "dataset.json list"])
+def test_a_damaged_dataset_is_refused_not_sampled(table, tmp_path, capsys, damage):
+    d = tmp_path / "d"
+    assert main(["import", "table", str(table), "--run-dir", str(d)]) == 0
+    j, m = d / "judgments.jsonl", d / "dataset.json"
+    if damage == "cut judgments":
+        j.write_bytes(j.read_bytes()[: j.stat().st_size // 2])
+    elif damage == "replaced judgments":
+        j.write_text(j.read_text().splitlines()[0] + "\n")
+    elif damage == "cut dataset.json":
+        m.write_bytes(m.read_bytes()[: m.stat().st_size // 2])
+    else:
+        m.write_text("[1, 2]\n")
+    capsys.readouterr()
+    words = "describes" if "judgments" in damage else "dataset.json"
+    refused(["sample", "--run-dir", str(d), "--per-pile", "1"], capsys, [d], words)
+    if "judgments" in damage:  # the same import again writes the file its dataset.json describes
+        assert main(["import", "table", str(table), "--run-dir", str(d)]) == 0
+        assert main(["sample", "--run-dir", str(d), "--per-pile", "1"]) == 0
+    else:
+        refused(["import", "table", str(table), "--run-dir", str(d)], capsys, [d], "dataset.json")
+
+
+def _hand_in(run: Path, tmp_path: Path, ids, verdict: str = "FAILED", name: str = "in.csv") -> Path:
+    src = tmp_path / name
+    pd.DataFrame({"blind_id": list(ids), "c1": "", **{f"c{i}": verdict for i in range(2, 13)}}).to_csv(src, index=False)
+    return src
+
+
+def test_a_later_hand_in_keeps_the_earlier_one_and_never_drops_rows_unasked(run, tmp_path, capsys):
+    ids = list(pd.read_csv(run / "calibration" / "blind_sheet.csv").blind_id)
+    stored = run / "calibration" / "ratings_ann.csv"
+    history = run / "calibration" / "history"
+    assert main(["ratings", "import", str(_hand_in(run, tmp_path, ids)), "--run-dir", str(run), "--rater", "ann"]) == 0
+    first = stored.read_bytes()
+    # a 10-row partial sheet after the full one: refused, the full file kept as it was
+    part = _hand_in(run, tmp_path, ids[:10], name="part.csv")
+    refused(["ratings", "import", str(part), "--run-dir", str(run), "--rater", "ann", "--partial"], capsys, [run],
+            f"rates {len(ids) - 10} rows this hand-in does not")  # fmt: skip
+    # the same sheet again: nothing written
+    assert main(["ratings", "import", str(_hand_in(run, tmp_path, ids)), "--run-dir", str(run), "--rater", "ann"]) == 0
+    assert "nothing written" in capsys.readouterr().out and not history.exists()
+    # a corrected full sheet: accepted, the earlier file kept in history, the changes counted
+    fixed = _hand_in(run, tmp_path, ids, verdict="PASSED", name="fixed.csv")
+    assert main(["ratings", "import", str(fixed), "--run-dir", str(run), "--rater", "ann"]) == 0
+    assert f"{len(ids)} rows changed, 0 dropped" in capsys.readouterr().out
+    kept = list(history.glob("ratings_ann.*.csv"))
+    assert len(kept) == 1 and kept[0].read_bytes() == first
+    # --replace drops rows on purpose, and keeps what it replaced
+    second = stored.read_bytes()
+    assert (
+        main(["ratings", "import", str(part), "--run-dir", str(run), "--rater", "ann", "--partial", "--replace"]) == 0
+    )
+    assert f"{len(ids) - 10} dropped" in capsys.readouterr().out
+    assert len(pd.read_csv(stored)) == 10
+    assert sorted(p.read_bytes() for p in history.glob("ratings_ann.*.csv")) == sorted([first, second])
+
+
+@pytest.mark.parametrize("bad", ["latin-1", "huge", "binary"])
+def test_an_unreadable_ratings_file_is_one_line(run, tmp_path, capsys, bad):
+    ids = list(pd.read_csv(run / "calibration" / "blind_sheet.csv").blind_id)
+    src = _hand_in(run, tmp_path, ids)
+    if bad == "latin-1":
+        src.write_bytes(src.read_bytes() + "x,,,,,,,,,,,,Ménage\n".encode("latin-1"))
+        words = "not UTF-8"
+    elif bad == "huge":  # sparse: 200 MB on paper, no memory or disk used to make it
+        with src.open("r+b") as f:
+            f.truncate(200 * 2**20)
+        words = "over the"
+    else:
+        src.write_bytes(b"\x00\x01\x02" * 1000)
+        words = "missing columns"
+    refused(["ratings", "import", str(src), "--run-dir", str(run), "--rater", "ann"], capsys, [run], words)
+
+
+# --- sizes: refused before memory fills ---------------------------------------------------------------------
+
+LOG = ROOT / "data" / "inspect" / "qa_smollm2_gemma3.eval"
+
+
+# The child's own peak (VmHWM belongs to the process image; getrusage's ru_maxrss would keep pytest's from before exec)
+HWM_TO = "(lambda p: open(p, 'w').write([l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM')][0]))"
+
+
+def _peak_mib(argv: list[str], tmp_path: Path) -> tuple[int, str, float]:
+    """A command in a child process: its exit code, stderr and peak resident memory (MiB)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "peak.txt"
+    code = f"import sys; from vocab.cli import main; rc = main(sys.argv[2:]); {HWM_TO}(sys.argv[1]); sys.exit(rc)"
+    r = subprocess.run([sys.executable, "-c", code, str(out), *argv], capture_output=True, text=True, timeout=600)
+    return r.returncode, r.stderr, int(out.read_text()) / 1024  # VmHWM is in kB
+
+
+def _swap_member(tmp_path: Path, name: str, data: bytes) -> Path:
+    import zipfile
+
+    import inspect_ai.log  # noqa: F401  (teaches zipfile the zstd members of .eval logs)
+
+    out = tmp_path / "bomb.eval"
+    with zipfile.ZipFile(LOG) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for i in src.infolist():
+            dst.writestr(i.filename, data if i.filename == name else src.read(i.filename))
+    return out
+
+
+@pytest.mark.parametrize(
+    "member, size, words",
+    [("header.json", 40 * 2**20, "inflates to 41,943,040 bytes"), ("header.json", 3 * 2**20, "times, over the 200")],
+)
+def test_an_inspect_log_that_inflates_past_its_bounds_is_refused_unread(tmp_path, member, size, words):
+    log = _swap_member(tmp_path, member, b" " * size)
+    code, err, peak = _peak_mib(["import", "inspect", str(log), "--run-dir", str(tmp_path / "d")], tmp_path)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and words in lines[0], err
+    assert peak < 1024 and not (tmp_path / "d").exists()
+
+
+def test_an_inspect_logs_members_are_bounded_together(tmp_path, capsys, monkeypatch):
+    from vocab.calibration import imports
+
+    monkeypatch.setattr(imports, "MAX_INFLATED", 10_000)  # the real log inflates to more than this
+    refused(["import", "inspect", str(LOG), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "over the 10,000")
+
+
+def test_a_json_inspect_log_past_its_bound_is_refused(tmp_path, capsys):
+    big = tmp_path / "big.json"
+    with big.open("wb") as f:  # sparse: no disk or memory spent
+        f.truncate(65 * 2**20)
+    refused(["import", "inspect", str(big), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "convert it")
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["coverage", "--theta", ".5", "--q1", ".8", "--q0", ".8", "--sims", "100000000"], "sims x n_boot"),
+        (["coverage", "--theta", ".5", "--q1", ".8", "--q0", ".8", "--n-boot", "1000000000"], "sims x n_boot"),
+        (["coverage", "--theta", ".5", "--q1", ".8", "--q0", ".8", "--attempts", "100000000"], "sims x attempts"),
+        (["coverage-grid", "--out", "{tmp}/g.csv", "--sims", "1000000000000"], "sims x n_boot"),
+        (["coverage-grid", "--out", "{tmp}/g.csv", "--levels", "1000000000000", "--sims", "10"], "sims x attempts"),
+        (["coverage-grid", "--out", "{tmp}/g.csv", "--jobs", "64"], "--jobs must lie between 1 and"),
+        (["coverage-grid", "--out", "{tmp}/g.csv", "--jobs", "0"], "--jobs must lie between 1 and"),
+    ],
+)
+def test_a_simulation_too_large_for_memory_is_refused_before_it_starts(tmp_path, capsys, argv, words):
+    refused([a.format(tmp=tmp_path) for a in argv], capsys, [tmp_path], words)
+
+
+# --- vocab check ------------------------------------------------------------------------------------------
+
+
+def _check(stdin: str, capsys, monkeypatch) -> tuple[int, str]:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main(["check"])
+    return code, capsys.readouterr().err
+
+
+GOOD_CHECK = '{"words": ["cat"], "sentence": "The cat sat.", "answer_key": ["cat"]'
+
+
+@pytest.mark.parametrize(
+    "stdin, words",
+    [
+        (GOOD_CHECK + ', "settings": {"max_sentence_words": "many"}}\n', "whole number"),
+        (GOOD_CHECK + ', "settings": {"max_sentence_words": Infinity}}\n', "whole number"),
+        (GOOD_CHECK + ', "settings": {"max_sentence_words": 2.5}}\n', "whole number"),
+        (GOOD_CHECK + ', "settings": {"max_sentence_words": -1}}\n', "whole number"),
+        (GOOD_CHECK + ', "settings": {"require_seed_word": "yes"}}\n', "true or false"),
+        (GOOD_CHECK + ', "seed_word": 7}\n', "must be a string"),
+        ("[" * 100_000 + "]" * 100_000 + "\n", "nested too deeply"),
+        ('{"sentence": "' + "a " * 600_000 + '"}\n', "longer than 1,048,576 characters"),
+    ],
+)
+def test_vocab_check_refuses_bad_settings_deep_nesting_and_huge_lines(stdin, words, capsys, monkeypatch):
+    code, err = _check(stdin, capsys, monkeypatch)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and words in lines[0] and "Traceback" not in err, err
+
+
+def test_vocab_check_reads_a_100_mb_line_in_bounded_memory(tmp_path):
+    import subprocess
+    import sys
+
+    big = tmp_path / "big.jsonl"
+    with big.open("w") as f:
+        f.write('{"sentence": "' + "a " * (50 * 2**20) + '"}\n')
+    peak = tmp_path / "peak.txt"
+    code = f"import sys; from vocab.cli import main; rc = main(['check']); {HWM_TO}(sys.argv[1]); sys.exit(rc)"
+    with big.open() as stdin:
+        r = subprocess.run([sys.executable, "-c", code, str(peak)], stdin=stdin, capture_output=True, text=True,
+                           timeout=300)  # fmt: skip
+    assert r.returncode == 2 and "longer than" in r.stderr, r.stderr
+    assert int(peak.read_text()) / 1024 < 200  # MiB (about 70 to import vocab): one line's limit read, not the line
+
+
+# --- directories and tables -------------------------------------------------------------------------------
+
+
+def test_a_run_dir_under_a_file_is_one_line(table, tmp_path, capsys):
+    f = tmp_path / "file"
+    f.write_text("x")
+    refused(["import", "inspect", str(LOG), "--run-dir", str(f / "sub")], capsys, [tmp_path], "cannot be used as a")
+    refused(["import", "table", str(table), "--run-dir", str(f)], capsys, [tmp_path], "is a file, not a directory")
+
+
+@pytest.mark.parametrize("epoch", ["²", "1" * 5000, "٣", "1e3", "-1", "0"])
+def test_a_tables_epoch_is_an_ascii_whole_number(tmp_path, capsys, epoch):
+    t = tmp_path / "t.csv"
+    pd.DataFrame({"id": ["a"], "system": "s", "judge": "j", "verdict": ["PASSED"], "input": "q", "output": "x",
+                  "epoch": [epoch]}).to_csv(t, index=False)  # fmt: skip
+    refused(["import", "table", str(t), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "column 'epoch'")
+
+
+def test_an_inspect_log_of_an_eval_that_never_finished_says_so(tmp_path, capsys):
+    import zipfile
+
+    import inspect_ai.log  # noqa: F401  (teaches zipfile the zstd members of .eval logs)
+
+    log = tmp_path / "unfinished.eval"
+    with zipfile.ZipFile(LOG) as src, zipfile.ZipFile(log, "w", zipfile.ZIP_DEFLATED) as dst:
+        for i in src.infolist():
+            if i.filename != "header.json":  # written last, when an eval ends
+                dst.writestr(i.filename, src.read(i.filename))
+    assert main(["import", "inspect", str(log), "--run-dir", str(tmp_path / "d")]) == 0
+    assert "did not finish" in capsys.readouterr().out
+    assert main(["import", "inspect", str(LOG), "--run-dir", str(tmp_path / "e")]) == 0
+    assert "did not finish" not in capsys.readouterr().out
+
+
+# --- the registry and the packet ----------------------------------------------------------------------------
+
+REGISTRY = ROOT / "data" / "exams" / "registry.jsonl"
+
+
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        ("array line", "not an object"),
+        ("directory", "cannot be read"),
+        ("latin-1", "not UTF-8"),
+        ("no id", "not a registry entry"),
+        ("deep", "nested too deeply"),
+    ],
+)
+def test_a_damaged_registry_is_one_line(run, tmp_path, capsys, damage, words):
+    reg = tmp_path / "reg" / "registry.jsonl"
+    reg.parent.mkdir()
+    if damage == "directory":
+        reg.mkdir()
+    else:
+        body = REGISTRY.read_bytes()
+        extra = {
+            "array line": b"[1, 2]\n",
+            "latin-1": '{"id": "caf\u00e9"}\n'.encode("latin-1"),
+            "no id": b'{"prev": "0", "hash": "x", "params": {}}\n',
+            "deep": b"[" * 100_000 + b"]" * 100_000 + b"\n",
+        }
+        reg.write_bytes(body + extra[damage])
+    argv = ["exam", "planted", "--run-dir", str(run), "--registry", str(reg)]
+    refused(argv, capsys, [run, reg.parent], words)
+    refused(["exam", "register", "planted", "--id", "x", "--run-dir", str(run), "--registry", str(reg)], capsys,
+            [run, reg.parent], words)  # fmt: skip
+
+
+def _packet(run: Path, rater: str = "ann", *extra: str) -> int:
+    return main(["packet", "--run-dir", str(run), "--rater", rater, *extra])
+
+
+def test_a_half_written_packet_json_is_one_line(run, capsys):
+    assert _packet(run) == 0
+    meta = run / "packets" / "ann" / "packet.json"
+    meta.write_bytes(meta.read_bytes()[:40])
+    capsys.readouterr()
+    refused(["packet", "--run-dir", str(run), "--rater", "ann"], capsys, [run], "is damaged")
+    refused(["form", str(run / "packets" / "ann")], capsys, [run], "is damaged")
+
+
+def test_an_existing_packet_never_ignores_a_new_seed(run, capsys):
+    assert _packet(run, "ann", "--seed", "3") == 0
+    capsys.readouterr()
+    refused(["packet", "--run-dir", str(run), "--rater", "ann", "--seed", "4"], capsys, [run], "made with --seed 3")
+    assert _packet(run, "ann", "--seed", "3") == 0  # the same packet again: found, unchanged

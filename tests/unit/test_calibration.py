@@ -140,7 +140,7 @@ def test_import_writes_nothing_on_error(tmp_path):
         import_ratings(src, tmp_path, "human")
     assert not (tmp_path / "calibration" / "ratings_human.csv").exists()
     ratings_for(ids).to_csv(src, index=False)
-    out = import_ratings(src, tmp_path, "human")
+    out = import_ratings(src, tmp_path, "human").path
     assert len(pd.read_csv(out)) == len(ids)
 
 

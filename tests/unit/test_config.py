@@ -60,6 +60,16 @@ def test_good_config(tmp_path):
         (("max_calls = 50", "max_calls = true"), "project.max_calls"),
         (('base_url = "https://example.invalid/v1"', ""), "models.api.base_url"),
         (("[project]", '[project]\nprofile = "tpu"'), "project.profile"),
+        # values TOML allows that no setting takes, caught at load rather than when a server starts
+        (("temperature = 0.3", "temperature = nan"), "models.w.sampling.temperature"),
+        (("top_k = 20", "top_k = 20\ntop_p = inf"), "models.w.sampling.top_p"),
+        (('model = "big-judge"', 'model = "big-judge"\ntimeout_s = nan'), "models.api.timeout_s"),
+        (('model = "big-judge"', 'model = "big-judge"\ntimeout_s = -inf'), "models.api.timeout_s"),
+        (("port = 8201", "port = 8201\n[models.w.serve]\nkv_cache_gib = 100000000"), "models.w.serve.kv_cache_gib"),
+        (("port = 8201", 'port = 8201\n[models.w.serve]\nchat_template = "none.jinja"'), "chat_template"),
+        (("port = 8201", 'port = 8201\n[models.w.serve]\nchat_template = "vocab:none.jinja"'), "chat_template"),
+        (("[project]", "[lop]\nmax_attempts = 3\n[project]"), "lop"),
+        (("[project]", "[model.x]\nkind = 1\n[project]"), "model"),
     ],
 )
 def test_bad_value_names_file_and_key(tmp_path, change, key):
@@ -75,6 +85,21 @@ def test_missing_file_and_bad_toml(tmp_path):
         load_config(tmp_path / "nope.toml")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_config(write(tmp_path, "[models.w\nkind="))
+
+
+def test_a_config_that_is_not_utf8_deeply_nested_or_huge_is_one_line(tmp_path):
+    p = tmp_path / "cfg.toml"
+    p.write_bytes(GOOD.encode() + b"# caf\xe9\n")
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_config(p)
+    p.write_text("x = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ConfigError, match="not valid TOML") as e:
+        load_config(p)
+    assert "\n" not in str(e.value)
+    with p.open("w") as f:
+        f.truncate(10**9)  # sparse
+    with pytest.raises(ConfigError, match="more than a config may have"):
+        load_config(p)
 
 
 def test_two_servers_on_one_port(tmp_path):

@@ -36,6 +36,7 @@ import pandas as pd
 
 from vocab import rubric as vocab_rubric
 from vocab.calibration.sample import CalibrationError
+from vocab.records import write_text_atomic
 
 CLASSES = ("PASSED", "FAILED", "UNSCORED")
 DATASET_FILE, JUDGMENTS_FILE = "dataset.json", "judgments.jsonl"
@@ -187,10 +188,22 @@ def is_imported(run_dir: str | Path) -> bool:
     return (Path(run_dir) / DATASET_FILE).exists()
 
 
+def read_meta(run_dir: str | Path) -> dict[str, Any]:
+    """An imported dataset's ``dataset.json``; a damaged one (cut, not JSON, not UTF-8) is one line."""
+    path = Path(run_dir) / DATASET_FILE
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise CalibrationError(f"{path} is damaged ({type(e).__name__}): import again into a new directory") from None
+    if not isinstance(meta, dict) or not all(k in meta for k in ("rubric", "visible", "name", "judgments_sha256")):
+        raise CalibrationError(f"{path} is not a dataset description vocab wrote: import again into a new directory")
+    return meta
+
+
 def read_rubric(run_dir: str | Path) -> JudgeRubric:
     """The rubric the raters of ``run_dir`` grade: an imported dataset's own, else Vocabscapes'."""
     if is_imported(run_dir):
-        return JudgeRubric.from_dict(json.loads((Path(run_dir) / DATASET_FILE).read_text())["rubric"])
+        return JudgeRubric.from_dict(read_meta(run_dir)["rubric"])
     return VOCABSCAPES
 
 
@@ -207,8 +220,14 @@ def load_dataset(run_dir: str | Path) -> Dataset:
                        m["loop"]["max_attempts"])  # fmt: skip
     from vocab.records import read_jsonl
 
-    meta = json.loads((run_dir / DATASET_FILE).read_text())
-    rows = read_jsonl(run_dir / JUDGMENTS_FILE)
+    meta = read_meta(run_dir)
+    path = run_dir / JUDGMENTS_FILE
+    if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != meta["judgments_sha256"]:
+        raise CalibrationError(
+            f"{path} is not the file {DATASET_FILE} describes (missing, cut or replaced): import again into a new "
+            "directory"
+        )
+    rows = read_jsonl(path)
     rub = JudgeRubric.from_dict(meta["rubric"])
     visible = tuple(meta["visible"])
     scored, unscored = [], []
@@ -246,13 +265,13 @@ def write_dataset(run_dir: str | Path, rows: list[dict[str, Any]], meta: dict[st
     if (run_dir / "manifest.json").exists():
         raise CalibrationError(f"{run_dir} holds a run; import into a directory of its own")
     if (run_dir / DATASET_FILE).exists():
-        old = json.loads((run_dir / DATASET_FILE).read_text())
-        if old.get("judgments_sha256") == meta["judgments_sha256"]:
+        if read_meta(run_dir).get("judgments_sha256") == meta["judgments_sha256"]:
+            path = run_dir / JUDGMENTS_FILE  # the same import again: a damaged judgments.jsonl is written anew
+            if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != meta["judgments_sha256"]:
+                write_text_atomic(path, body)
             return run_dir
         raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
     run_dir.mkdir(parents=True, exist_ok=True)
-    tmp = run_dir / (JUDGMENTS_FILE + ".tmp")
-    tmp.write_text(body, encoding="utf-8")
-    tmp.replace(run_dir / JUDGMENTS_FILE)
-    (run_dir / DATASET_FILE).write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    write_text_atomic(run_dir / JUDGMENTS_FILE, body)
+    write_text_atomic(run_dir / DATASET_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
     return run_dir

@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from vocab.calibration.dataset import JudgeRubric
-from vocab.calibration.packet import KEYS, check_rater_name
+from vocab.calibration.packet import KEYS, check_rater_name, read_packet_meta
 from vocab.calibration.sample import CalibrationError
 from vocab.rubric import VERDICTS
 
@@ -50,7 +50,7 @@ class RatingSession:
         self.packet = Path(packet)
         if not (self.packet / "packet.json").exists():
             raise CalibrationError(f"{self.packet}: not a rater's packet (make one: vocab packet)")
-        self.meta = json.loads((self.packet / "packet.json").read_text())
+        self.meta = read_packet_meta(self.packet)
         self.rater = check_rater_name(self.meta["rater"])
         self.rubric = JudgeRubric.from_dict(self.meta["rubric_full"])
         self.rows = read_jsonl(self.packet / "sheet.jsonl")

@@ -32,15 +32,20 @@ import csv
 import hashlib
 import json
 import math
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from vocab.calibration.dataset import DEFAULT_QUESTION, declared_criteria, single_verdict, write_dataset
+from vocab.calibration.dataset import DEFAULT_QUESTION, declared_criteria, read_meta, single_verdict, write_dataset
 from vocab.calibration.sample import CalibrationError
 
 MAX_ROWS = 200_000  # a judgments table larger than this is refused before it fills memory
-MAX_BYTES = 512 * 2**20
+MAX_BYTES = 128 * 2**20  # a table or an Inspect .eval log on disk
+MAX_JSON_LOG = 64 * 2**20  # an Inspect .json log (read whole by inspect_ai): convert a larger one to .eval
+MAX_MEMBER = 32 * 2**20  # one member of an .eval log (a sample, the header), inflated
+MAX_INFLATED = 512 * 2**20  # all members of an .eval log, inflated
+MAX_RATIO = 200  # inflated over compressed size, for a member over 1 MiB (JSON logs compress 5-30 times)
 MAX_FIELD = 200_000  # characters in one cell
 VERDICT_WORDS = {"PASSED": "PASSED", "FAILED": "FAILED", "UNSCORED": "UNSCORED", "": "UNSCORED"}
 INSPECT_PASS, INSPECT_FAIL = ("C",), ("I", "P", "N")  # Inspect's CORRECT; INCORRECT, PARTIAL, NOANSWER
@@ -64,6 +69,31 @@ def _check_file(path: Path) -> None:
         raise JudgmentImportError(f"{path}: no such file")
     if path.stat().st_size > MAX_BYTES:
         raise JudgmentImportError(f"{path}: {path.stat().st_size} bytes; the limit is {MAX_BYTES} (split the file)")
+
+
+def _check_eval_members(path: Path) -> None:
+    """An .eval log is a zip archive: its members' inflated sizes are checked from the archive's directory before
+    inspect_ai reads any of them (Python's zip reader stops at the declared size, so the check binds)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, OSError) as e:
+        raise JudgmentImportError(f"{path}: not an Inspect .eval log (a zip archive: {e})") from None
+    total = 0
+    for i in infos:
+        total += i.file_size
+        if i.file_size > MAX_MEMBER:
+            raise JudgmentImportError(
+                f"{path}: member {i.filename[:60]!r} inflates to {i.file_size:,} bytes, over the {MAX_MEMBER:,} "
+                "one member may"
+            )
+        if i.file_size > 2**20 and i.file_size > MAX_RATIO * max(i.compress_size, 1):
+            raise JudgmentImportError(
+                f"{path}: member {i.filename[:60]!r} inflates {i.file_size // max(i.compress_size, 1):,} times, over "
+                f"the {MAX_RATIO} a log's member may"
+            )
+    if total > MAX_INFLATED:
+        raise JudgmentImportError(f"{path}: inflates to {total:,} bytes, over the {MAX_INFLATED:,} a log may")
 
 
 # --- tables ------------------------------------------------------------------------------------------------
@@ -152,7 +182,10 @@ def read_table(
                 "or empty"
             )
         epoch_text = _text(raw.get("epoch", "1")).strip() or "1"
-        if not epoch_text.isdigit() or not 1 <= int(epoch_text) <= 10**6:
+        if (
+            not (epoch_text.isascii() and epoch_text.isdigit() and len(epoch_text) <= 7)
+            or not 1 <= int(epoch_text) <= 10**6
+        ):
             raise JudgmentImportError(
                 f"{path}: row {n}, column 'epoch': {epoch_text[:40]!r} is not a whole number >= 1"
             )
@@ -271,6 +304,13 @@ def read_inspect(
         ) from None
     path = Path(path)
     _check_file(path)
+    if zipfile.is_zipfile(path):
+        _check_eval_members(path)
+    elif path.stat().st_size > MAX_JSON_LOG:
+        raise JudgmentImportError(
+            f"{path}: a .json log of {path.stat().st_size:,} bytes, over the {MAX_JSON_LOG:,} read whole; convert it "
+            "(inspect log convert --to eval)"
+        )
     overlap = set(pass_values) & set(fail_values)
     if overlap:
         raise JudgmentImportError(f"score values both passing and failing: {', '.join(sorted(overlap))}")
@@ -372,9 +412,15 @@ def import_inspect(path: str | Path, run_dir: str | Path, **kw) -> Path:
 
 def summary(run_dir: str | Path) -> str:
     """One line: what an import holds, by class."""
-    meta = json.loads((Path(run_dir) / "dataset.json").read_text())
+    meta = read_meta(run_dir)
     c = meta["counts"]
+    status = meta["source"].get("status")
+    unfinished = (
+        f"; the eval's status is {status!r}: it did not finish, and samples it never reached are not here"
+        if status not in (None, "success")
+        else ""
+    )
     return (
         f"{run_dir}: {sum(c.values())} judged items ({meta['source']['kind']}): {c['PASSED']} PASSED, "
-        f"{c['FAILED']} FAILED, {c['UNSCORED']} UNSCORED (not counted as FAILED)"
+        f"{c['FAILED']} FAILED, {c['UNSCORED']} UNSCORED (not counted as FAILED){unfinished}"
     )

@@ -28,6 +28,7 @@ import numpy as np
 
 from vocab.calibration.dataset import JudgeRubric, read_rubric
 from vocab.calibration.sample import CalibrationError, read_sheet
+from vocab.records import write_text_atomic
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
@@ -85,9 +86,14 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     sample_hash = hashlib.sha256(sheet_path.read_bytes()).hexdigest()
     out = run_dir / "packets" / rater
     if (out / "packet.json").exists():
-        meta = json.loads((out / "packet.json").read_text())
+        meta = read_packet_meta(out)
         if meta["sample_sha256"] != sample_hash:
             raise CalibrationError(f"{out} was made for another sample; move it away to make a new packet")
+        if meta.get("order_seed", 0) != seed:
+            raise CalibrationError(
+                f"{out} was made with --seed {meta.get('order_seed', 0)}, not {seed}; its order stays (move it away "
+                "to make a new packet)"
+            )
         return out
     sheet = read_sheet(run_dir)
     rub = read_rubric(run_dir)
@@ -126,5 +132,21 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         "rubric_full": rub.as_dict(),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    (out / "packet.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # last: complete
+    write_text_atomic(out / "packet.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # last: complete
     return out
+
+
+def read_packet_meta(packet: str | Path) -> dict:
+    """A packet's ``packet.json``; a damaged one (cut, not JSON, not what `vocab packet` writes) is one line."""
+    path = Path(packet) / "packet.json"
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise CalibrationError(
+            f"{path} is damaged ({type(e).__name__}); move the packet away and make it again"
+        ) from None
+    if not isinstance(meta, dict) or not {"rater", "sample_sha256", "rubric_full"} <= set(meta):
+        raise CalibrationError(
+            f"{path} is not a packet description vocab wrote; move the packet away and make it again"
+        )
+    return meta

@@ -76,25 +76,93 @@ def validate_ratings(
     return r
 
 
-def import_ratings(path: str | Path, run_dir: str | Path, rater: str, *, partial: bool = False) -> Path:
+MAX_RATINGS_BYTES = 16 * 2**20  # a rating file past this is refused before it is read (a sheet of 62 rows is 6 KB)
+
+
+def read_ratings_file(path: str | Path) -> pd.DataFrame:
+    """A rater's CSV as strings, or one line saying why not: missing, too large, not UTF-8, not a table."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError as e:
+        raise CalibrationError(f"{path}: cannot read ratings ({e.strerror})") from None
+    if size > MAX_RATINGS_BYTES:
+        raise CalibrationError(f"{path}: {size:,} bytes, over the {MAX_RATINGS_BYTES:,} a ratings file may have")
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise CalibrationError(f"{path}: not UTF-8 text (byte {e.start}); save the sheet as UTF-8 CSV") from None
+    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
+        raise CalibrationError(f"{path}: cannot read ratings ({' '.join(str(e).split())})") from None
+
+
+@dataclass(frozen=True)
+class HandIn:
+    """What one ``vocab ratings import`` did: the file written, the rows it rates, and against the earlier hand-in
+    of the same rater (kept in ``calibration/history/`` before it is replaced) the rows dropped and changed."""
+
+    path: Path
+    rows: int
+    earlier: Path | None = None  # where the replaced file was kept
+    dropped: tuple[str, ...] = ()
+    changed: tuple[str, ...] = ()
+    unchanged: bool = False
+
+    def text(self) -> str:
+        if self.unchanged:
+            return f"{self.path}: the same {self.rows} rated rows as already stored; nothing written"
+        s = f"{self.path}: {self.rows} rated rows"
+        if self.earlier is not None:
+            s += f"; the earlier hand-in is kept as {self.earlier}"
+            s += f" ({len(self.changed)} rows changed, {len(self.dropped)} dropped)"
+        return s
+
+
+def import_ratings(
+    path: str | Path, run_dir: str | Path, rater: str, *, partial: bool = False, replace: bool = False
+) -> HandIn:
     """Validate a ratings CSV against the run's blind sheet and store it as ratings_<rater>.csv. On any
     problem nothing is written. ``partial``: a sheet rated in part (a human rater's hand-in so far); the
     notebooks say how many rows each rater covers. The name follows the form's rule and may not be a machine
     rater's (``script``, an LLM rater of the run): their files are written by ``vocab calibrate`` / ``vocab rate``
-    alone, never replaced by an import."""
+    alone, never replaced by an import.
+
+    A later hand-in of the same rater keeps the earlier file in ``calibration/history/`` (named by its hash), and
+    one that would drop rows the earlier file rated is refused unless ``replace`` says so."""
     from vocab.calibration.packet import check_rater_name
+    from vocab.records import write_text_atomic
 
     check_rater_name(rater, run_dir)
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
-        raise CalibrationError(f"{path}: cannot read ratings ({e})") from None
+    df = read_ratings_file(path)
     sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
     valid = validate_ratings(df, list(sheet.blind_id), rubric=rub, partial=partial)
     out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
     cols = ["blind_id", *rub.columns] + (["note"] if "note" in valid.columns else [])
-    valid[cols].to_csv(out, index=False)
-    return out
+    body = valid[cols].to_csv(index=False)
+    if not out.exists():
+        write_text_atomic(out, body)
+        return HandIn(out, len(valid))
+    before = out.read_text(encoding="utf-8")
+    if before == body:
+        return HandIn(out, len(valid), unchanged=True)
+    old = pd.read_csv(out, dtype=str, keep_default_na=False).set_index("blind_id")
+    new = valid[cols].set_index("blind_id")
+    dropped = tuple(sorted(set(old.index) - set(new.index)))
+    both = sorted(set(old.index) & set(new.index))
+    shared = [c for c in rub.columns if c in old.columns]
+    changed = tuple(b for b in both if not old.loc[b, shared].equals(new.loc[b, shared]))
+    if dropped and not replace:
+        raise CalibrationError(
+            f"{out} rates {len(dropped)} rows this hand-in does not ({', '.join(dropped[:5])}"
+            f"{', ...' if len(dropped) > 5 else ''}): hand in the whole sheet, or --replace to replace it"
+        )
+    digest = hashlib.sha256(before.encode()).hexdigest()[:12]
+    earlier = out.parent / "history" / f"ratings_{rater}.{digest}.csv"
+    earlier.parent.mkdir(exist_ok=True)
+    if not earlier.exists():
+        write_text_atomic(earlier, before)
+    write_text_atomic(out, body)
+    return HandIn(out, len(valid), earlier, dropped, changed)
 
 
 def read_ratings(run_dir: str | Path, rater: str) -> pd.DataFrame:
@@ -103,7 +171,7 @@ def read_ratings(run_dir: str | Path, rater: str) -> pd.DataFrame:
     path = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
     if not path.exists():
         raise CalibrationError(f"{path}: no such ratings file (rate the sheet first: vocab rate / vocab calibrate)")
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df = read_ratings_file(path)
     sheet_ids = list(read_sheet(run_dir).blind_id)
     return validate_ratings(df, sheet_ids, allow_empty=(rater == "script"), rubric=read_rubric(run_dir), partial=True)
 

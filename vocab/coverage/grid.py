@@ -136,6 +136,10 @@ class GridSpec:
                 raise ValueError(f"{name} must be positive, got {v}")
         if self.seed < 0:
             raise ValueError(f"seed must be non-negative, got {self.seed}")
+        from vocab.coverage.simulate import check_sizes
+
+        check_sizes(sims=self.sims, n_boot=self.n_boot, attempts=self.levels * self.max_attempts,
+                    piles=int(max(self.piles)))  # fmt: skip
 
 
 def _grid_part(args: tuple[GridSpec, int, float]) -> pd.DataFrame:

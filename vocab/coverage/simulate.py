@@ -278,6 +278,20 @@ def check_point(
             raise ValueError(f"{name} must be positive, got {v}")
     if seed < 0:
         raise ValueError(f"seed must be non-negative, got {seed}")
+    check_sizes(sims=sims, n_boot=n_boot, attempts=attempts, piles=piles)
+
+
+MAX_DRAWS = 4_000_000  # studies x resamples held at once: about 250 MB for the fiducial interval
+MAX_ROWS = 20_000_000  # studies x attempts (or x pile rows, or x levels x attempts) drawn at once
+
+
+def check_sizes(*, sims: int, n_boot: int, attempts: int, piles: int) -> None:
+    """A simulation's sizes, bounded before any array is made (so memory stays under 1 GiB): ValueError naming
+    the product past its bound."""
+    for what, size, bound in (("sims x n_boot", sims * n_boot, MAX_DRAWS), ("sims x attempts", sims * attempts,
+                              MAX_ROWS), ("sims x piles", sims * piles, MAX_ROWS)):  # fmt: skip
+        if size > bound:
+            raise ValueError(f"{what} is {size:,}, over the {bound:,} one simulation may hold; use fewer")
 
 
 def coverage(

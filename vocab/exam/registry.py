@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from vocab.errors import InputError
-from vocab.records import JsonlWriter, read_jsonl
+from vocab.records import JsonlWriter, dir_lock, read_jsonl
 
 GENESIS = "0" * 64
 
@@ -35,6 +35,8 @@ def verify(path: str | Path) -> list[dict[str, Any]]:
     entries = read_jsonl(Path(path))
     prev, ids = GENESIS, set()
     for n, e in enumerate(entries, 1):
+        if not isinstance(e.get("id"), str) or not isinstance(e.get("params"), dict):
+            raise RegistryError(f"{path}:{n}: not a registry entry (no id or params)")
         if e.get("prev") != prev:
             raise RegistryError(f"{path}:{n}: entry {e.get('id')!r} does not follow the previous one (edited?)")
         if e.get("hash") != _digest(e):
@@ -61,6 +63,13 @@ def register(
 ) -> dict[str, Any]:
     """Append one entry to the registry (created if missing) and return it."""
     path = Path(path)
+    with dir_lock(path.parent):  # two registrations at once would fork the chain
+        return _register(path, entry_id, params, thresholds=thresholds, metrics=metrics, judges=judges,
+                         prediction=prediction, corrects=corrects)  # fmt: skip
+
+
+def _register(path: Path, entry_id: str, params: dict[str, Any], *, thresholds, metrics, judges, prediction,
+              corrects) -> dict[str, Any]:  # fmt: skip
     entries = verify(path) if path.exists() else []
     if any(e["id"] == entry_id for e in entries):
         raise RegistryError(f"{path}: id {entry_id!r} is already registered; register a correction instead")

@@ -35,7 +35,7 @@ from vocab.exam.jobs import Job, now, prompt_seed, prompt_sha, run_identity
 from vocab.exam.pairwise import PAIRWISE_MAX_TOKENS
 from vocab.exam.tournament import tournament_jobs, tournament_pairs, writer_answers
 from vocab.loop import call_seed, parse_critic
-from vocab.records import JsonlWriter, read_jsonl, write_json_atomic
+from vocab.records import JsonlWriter, machine, read_jsonl, write_json_atomic
 from vocab.serving.client import BudgetExhausted, ModelCallError
 
 PLANTED_METRICS = {
@@ -252,6 +252,7 @@ async def run_exam(kind: str, run_dir, entry: dict, clients, judges: list[str], 
         },
         "jobs": len(jobs),
         "versions": versions(),
+        "machine": machine(),
         "sampling": {j: dataclasses.asdict(clients.get(j).model.sampling) for j in judges},
         "started": started,
         "status": "running",
