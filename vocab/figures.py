@@ -1,27 +1,109 @@
-"""One helper that writes every figure: PNG and PDF into ``figures/``, byte-identical on rerun."""
+"""The project's figures: one style, one palette, one function per figure (tables in, a Figure out), and one
+helper that writes PNG and PDF into ``figures/``, byte-identical on rerun.
+
+The style is made for a paper column: Okabe-Ito's colour-blind-safe palette, used the same way everywhere (a
+rater, an interval method, a cell or a check kind keeps its colour in every figure: :func:`color`), human labels
+("writer → critic": :func:`cell_label`), a constrained layout so that nothing lies outside the figure, and
+intervals drawn as points with whiskers, so that a value of 0 is as visible as any other.
+"""
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 # Fixed metadata: no creation date, no software version, so a rerun writes the same bytes.
 _PNG_META = {"Software": None}
 _PDF_META = {"Creator": None, "Producer": None, "CreationDate": None}
+
+# Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour-vision deficiencies.
+OKABE_ITO = {
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+    "black": "#000000",
+    "grey": "#999999",
+}
+_O = OKABE_ITO
+# Every named thing that figures show, with its one colour. Rater variants "<rater>+script" take their rater's
+# colour (the marker tells them apart); a name not listed here takes a palette colour from its own hash.
+COLORS = {
+    # raters
+    "smollm2": _O["blue"],
+    "gemma3": _O["vermillion"],
+    "script": _O["black"],
+    # interval methods
+    "fiducial": _O["blue"],
+    "jeffreys": _O["sky blue"],
+    "ppi": _O["bluish green"],
+    "seed": _O["orange"],
+    "attempt-boot": _O["reddish purple"],
+    "oracle": _O["grey"],
+    # cells (writer__critic)
+    "smollm2__smollm2": _O["blue"],
+    "smollm2__gemma3": _O["sky blue"],
+    "gemma3__smollm2": _O["orange"],
+    "gemma3__gemma3": _O["vermillion"],
+    # rubric check kinds
+    "decidable": _O["bluish green"],
+    "mechanical": _O["sky blue"],
+    "judgment": _O["orange"],
+    # the critic's raw rate, beside corrected ones
+    "raw p": _O["grey"],
+}
+_SPARE = [_O["reddish purple"], _O["bluish green"], _O["orange"], _O["sky blue"], _O["yellow"]]
+
+
+def color(name: str) -> str:
+    """The colour ``name`` has in every figure (a rater variant ``x+script`` has ``x``'s)."""
+    base = name.removesuffix("+script")
+    if base in COLORS:
+        return COLORS[base]
+    return _SPARE[int(hashlib.sha256(base.encode()).hexdigest(), 16) % len(_SPARE)]
+
+
+def marker(variant: str) -> str:
+    """A rater variant's marker: filled circle for the rater alone, open square where the script adjudicates."""
+    return "s" if variant.endswith("+script") else "o"
+
+
+def cell_label(cell: str) -> str:
+    """``gemma3__smollm2`` → ``gemma3 → smollm2`` (writer → critic)."""
+    writer, _, critic = cell.partition("__")
+    return f"{writer} → {critic}" if critic else cell
+
+
+def variant_label(variant: str) -> str:
+    """A rater variant as the tables name it, spelt out: ``smollm2+script`` → ``smollm2 + script``."""
+    return variant.replace("+", " + ")
 
 
 def style() -> None:
     plt.rcParams.update(
         {
             "figure.dpi": 100,
-            "savefig.dpi": 120,
-            "font.size": 9,
+            "savefig.dpi": 150,
+            "font.size": 8,
+            "axes.titlesize": 9,
+            "axes.labelsize": 8,
+            "legend.fontsize": 7,
+            "xtick.labelsize": 7,
+            "ytick.labelsize": 7,
             "axes.grid": True,
             "grid.alpha": 0.3,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "figure.constrained_layout.use": True,
             "svg.hashsalt": "vocab",
             "pdf.fonttype": 42,
         }
@@ -43,23 +125,17 @@ def save(fig, name: str, out_dir: str | Path = "../figures") -> list[Path]:
 
 
 def _labelled(ax, rows, x: str, y: str, real: set[str]) -> None:
-    """Scatter the judges; judges at the same point share one label (real judges in red, baselines grey)."""
+    """Scatter the judges; judges at the same point share one label (real judges in their colours, the degenerate
+    baselines grey crosses)."""
     groups: dict[tuple[float, float], list[str]] = {}
     for r in rows.itertuples():
         groups.setdefault((round(getattr(r, x), 3), round(getattr(r, y), 3)), []).append(r.judge)
     for (px, py), names in groups.items():
-        is_real = any(n in real for n in names)
-        ax.scatter(
-            px, py, marker="o" if is_real else "x", s=60 if is_real else 30, c="tab:red" if is_real else "0.4", zorder=3
-        )
-        ax.annotate(
-            ", ".join(names),
-            (px, py),
-            textcoords="offset points",
-            xytext=(5, 5 if is_real else -11),
-            fontsize=8 if is_real else 7,
-            color="k" if is_real else "0.4",
-        )
+        reals = [n for n in names if n in real]
+        c = color(reals[0]) if reals else _O["grey"]
+        ax.scatter(px, py, marker="o" if reals else "x", s=40 if reals else 20, c=c, zorder=3)
+        ax.annotate(", ".join(names), (px, py), textcoords="offset points", xytext=(5, 4 if reals else -10),
+                    fontsize=7 if reals else 6, color="black" if reals else "0.35")  # fmt: skip
 
 
 def exam_figure(planted_all, planted_degenerate, pairwise_table, pairwise_judges, tie_min: float, accuracy_min: float):
@@ -89,7 +165,7 @@ def exam_figure(planted_all, planted_degenerate, pairwise_table, pairwise_judges
     )
     ax = axes[2]
     ax.axvspan(
-        tie_min, 1.05, ymin=(accuracy_min + 0.05) / 1.15, ymax=1, color="tab:green", alpha=0.15,
+        tie_min, 1.05, ymin=(accuracy_min + 0.05) / 1.15, ymax=1, color=_O["bluish green"], alpha=0.15,
         label="qualifies (pre-registered)",
     )  # fmt: skip
     _labelled(ax, pairwise_table, "tie_rate", "balanced_accuracy", set(pairwise_judges))
@@ -101,14 +177,20 @@ def exam_figure(planted_all, planted_degenerate, pairwise_table, pairwise_judges
         title="pairwise: honest and discriminating?",
     )
     ax.legend(loc="lower left", fontsize=7)
-    fig.tight_layout()
     return fig
+
+
+NOMINAL, BAND = 0.95, 0.02  # the interval's nominal coverage, and the band around it that counts as honest
 
 
 def coverage_methods_figure(grid, methods):
     """08: coverage of the nominal 95 % interval per method (columns) and pile size (rows); within a panel,
-    the critic (q1 = q0, and the levels' spread where the grid varies it) against the true theta."""
-    import seaborn as sns
+    the critic (q1 = q0, and the levels' spread where the grid varies it) against the true theta. A diverging
+    scale centred on 0.95: under-coverage red, over-coverage blue (wide intervals are not "better"); cells within
+    95 ± 2 % are outlined."""
+    import numpy as np
+    from matplotlib.colors import TwoSlopeNorm
+    from matplotlib.patches import Rectangle
 
     spreads = "spread" in grid and grid.spread.nunique() > 1  # the heterogeneity axis, when the grid has one
     grid = grid.assign(
@@ -116,129 +198,166 @@ def coverage_methods_figure(grid, methods):
                 zip(grid.q1, grid.get("spread", grid.q1), strict=True)]
     )  # fmt: skip
     ns = sorted(grid.piles.unique())
-    fig, axes = plt.subplots(len(ns), len(methods), figsize=(3.6 * len(methods), 2.6 * len(ns)), squeeze=False)
+    norm = TwoSlopeNorm(vmin=0.6, vcenter=NOMINAL, vmax=1.0)
+    cmap = plt.get_cmap("RdBu")
+    fig, axes = plt.subplots(
+        len(ns), len(methods), figsize=(2.3 * len(methods) + 0.8, 1.9 * len(ns) + 0.4), squeeze=False
+    )
+    image = None
     for i, n in enumerate(ns):
         for j, m in enumerate(methods):
             g = grid[(grid.piles == n) & (grid.method == m)]
+            table = g.pivot_table(index="critic", columns="theta", values="coverage")
             ax = axes[i][j]
             ax.grid(False)
-            sns.heatmap(
-                g.pivot_table(index="critic", columns="theta", values="coverage"), ax=ax, vmin=0.6, vmax=1.0,
-                cmap="RdYlGn", annot=True, fmt=".2f", cbar=False,
-            )  # fmt: skip
-            ax.set(title=f"{m}, piles of {n}", xlabel="true theta" if i == len(ns) - 1 else "", ylabel="")
-    fig.tight_layout()
+            image = ax.imshow(table.to_numpy(), cmap=cmap, norm=norm, aspect="auto")
+            for (r, c), v in np.ndenumerate(table.to_numpy()):
+                if np.isnan(v):
+                    continue
+                ax.text(c, r, f"{v:.2f}"[1:] if v < 1 else "1", ha="center", va="center", fontsize=5.5,
+                        color="white" if abs(v - NOMINAL) > 0.12 else "black")  # fmt: skip
+                if abs(v - NOMINAL) <= BAND + 1e-9:
+                    ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, lw=0.8, ec="black"))
+            ax.set_xticks(range(table.shape[1]), [f"{t:g}" for t in table.columns])
+            ax.set_yticks(range(table.shape[0]), table.index if j == 0 else [""] * table.shape[0])
+            ax.set(title=f"{m}, piles of {n}", xlabel="true theta" if i == len(ns) - 1 else "")
+    bar = fig.colorbar(image, ax=axes, shrink=0.8, label="coverage of the 95 % interval")
+    bar.ax.axhspan(NOMINAL - BAND, NOMINAL + BAND, color="black", alpha=0.25)
+    bar.ax.axhline(NOMINAL, color="black", lw=0.8)
     return fig
 
 
 def within_by_regime_figure(table):
     """08: per regime (pile size, level heterogeneity), the share of full-grid points where each method's coverage lies
     within 95 ± 2 % (``coverage.within_by_regime``)."""
+    import numpy as np
+
+    methods = list(table.columns)
     fig, ax = plt.subplots(figsize=(7, 3))
-    table.plot.bar(ax=ax, rot=0)
+    x = np.arange(len(table))
+    width = 0.8 / len(methods)
+    for i, m in enumerate(methods):
+        ax.bar(x - 0.4 + width * (i + 0.5), table[m], width, color=color(m), label=m)
+    ax.set_xticks(x, [str(r).replace(", ", "\n").replace("spread=inf", "no spread").replace("spread=", "spread ")
+                      for r in table.index])  # fmt: skip
     ax.set(
-        ylabel="share of grid points within 95 ± 2 %",
-        xlabel="",
-        ylim=(0, 1),
-        title="full grid: where each interval is honest",
+        ylabel="share of grid points\nwithin 95 ± 2 %", ylim=(0, 1), title="full grid: where each interval is honest"
     )
-    ax.legend(fontsize=7)
+    fig.legend(loc="outside right upper", title="interval")
     return fig
 
 
 # --- 06: the paper's calibration figures, from 03's and 04's tables ------------------------------------
 
 
-def _variant_palette(variants):
-    import seaborn as sns
+def _forest(ax, corr, cells, variants, col: str, lo: str, hi: str) -> None:
+    """Per cell (rows, top to bottom), each variant's estimate as a point with its interval, offset a little."""
+    import numpy as np
 
-    return dict(zip(variants, sns.color_palette("colorblind", len(variants)), strict=True))
+    y = np.arange(len(cells))[::-1]
+    step = 0.7 / max(len(variants), 1)
+    for i, v in enumerate(variants):
+        g = corr[corr.rater == v].set_index("cell").reindex(cells)
+        ys = y + 0.35 - step * (i + 0.5)
+        ok = g[col].notna().to_numpy()
+        err = [(g[col] - g[lo]).clip(lower=0)[ok], (g[hi] - g[col]).clip(lower=0)[ok]]
+        ax.errorbar(g[col][ok], ys[ok], xerr=err, fmt=marker(v), color=color(v), mfc="white" if "+" in v else color(v),
+                    ms=4, lw=1, capsize=1.5, label=variant_label(v))  # fmt: skip
+    ax.set_yticks(y, [cell_label(c) for c in cells])
+    ax.set_ylim(-0.5, len(cells) - 0.5)
+    ax.set_xlim(-0.03, 1.03)
 
 
 def raw_vs_corrected_figure(corr):
-    """06: per cell, the critic's raw pass rate beside each rater variant's corrected theta with its interval."""
+    """06: per cell (writer → critic), each rater variant's bias-corrected theta with its 95 % interval, and the
+    critic's raw pass rate p beside them (a grey bar)."""
     import numpy as np
 
     cells, variants = sorted(corr.cell.unique()), sorted(corr.rater.unique())
-    palette = _variant_palette(variants)
-    fig, ax = plt.subplots(figsize=(6.5, 4))
-    width = 0.8 / (len(variants) + 1)
-    x = np.arange(len(cells))
+    fig, ax = plt.subplots(figsize=(5.5, 0.55 * len(cells) * max(len(variants), 2) / 2 + 1.2))
     raw = corr.drop_duplicates("cell").set_index("cell").loc[cells, "p"]
-    ax.bar(x - 0.4 + width / 2, raw, width, color="0.6", label="raw p (critic)")
-    for i, v in enumerate(variants):
-        g = corr[corr.rater == v].set_index("cell").reindex(cells)
-        xs = x - 0.4 + width * (i + 1.5)
-        ax.bar(xs, g.theta, width, color=palette[v], label=f"theta ({v})")
-        yerr = [(g.theta - g.ci_low).clip(lower=0), (g.ci_high - g.theta).clip(lower=0)]
-        ax.errorbar(xs, g.theta, yerr=yerr, fmt="none", ecolor="k", lw=0.8, capsize=2)
-    ax.set_xticks(x, cells, rotation=15)
-    ax.set(ylim=(0, 1), ylabel="pass rate", title="critic's raw pass rate vs bias-corrected rate (95% interval)")
-    ax.legend(fontsize=7, ncol=2)
+    y = np.arange(len(cells))[::-1]
+    ax.vlines(raw.to_numpy(), y - 0.42, y + 0.42, color=color("raw p"), lw=2.5, label="raw p (the critic)")
+    _forest(ax, corr, cells, variants, "theta", "ci_low", "ci_high")
+    ax.set(xlabel="pass rate", title="raw pass rate vs bias-corrected theta (95 % interval)")
+    fig.legend(loc="outside lower center", ncol=min(len(variants) + 1, 3), title="rater (theta)")
     return fig
 
 
 def sensitivity_specificity_figure(corr):
     """06: the critic's sensitivity q1 and specificity q0 per cell and rater variant, with intervals."""
-    import numpy as np
-
     cells, variants = sorted(corr.cell.unique()), sorted(corr.rater.unique())
-    palette = _variant_palette(variants)
-    x = np.arange(len(cells))
-    fig, axes = plt.subplots(1, 2, figsize=(9, 3.5), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(7, 0.55 * len(cells) * max(len(variants), 2) / 2 + 1.2), sharey=True)
     panels = [("q1", "q1_low", "q1_high", "sensitivity q1"), ("q0", "q0_low", "q0_high", "specificity q0")]
     for ax, (col, lo, hi, title) in zip(axes, panels, strict=True):
-        width = 0.8 / len(variants)
-        for i, v in enumerate(variants):
-            g = corr[corr.rater == v].set_index("cell").reindex(cells)
-            xs = x - 0.4 + width * (i + 0.5)
-            ax.bar(xs, g[col], width, color=palette[v], label=v)
-            ok = g[col].notna()
-            yerr = [(g[col] - g[lo]).clip(lower=0)[ok], (g[hi] - g[col]).clip(lower=0)[ok]]
-            ax.errorbar(xs[ok], g[col][ok], yerr=yerr, fmt="none", ecolor="k", lw=0.8, capsize=2)
-        ax.set_xticks(x, cells, rotation=15)
-        ax.set(ylim=(0, 1.05), title=title)
-    axes[0].legend(fontsize=7)
+        _forest(ax, corr, cells, variants, col, lo, hi)
+        ax.set(title=title, xlabel="rate")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(len(variants), 4), title="rater")
     return fig
-
-
-CHECK_KIND_COLORS = {"decidable": "tab:green", "mechanical": "tab:blue", "judgment": "tab:orange"}
 
 
 def check_agreement_figure(checks):
     """06: per rubric check, the share of rows all raters agree on (04's checks table), coloured by its kind."""
-    fig, ax = plt.subplots(figsize=(6.5, 3.2))
+    fig, ax = plt.subplots(figsize=(5.5, 2.8))
     share = checks.agree / checks.n
-    ax.bar(checks.check.astype(str), share, color=[CHECK_KIND_COLORS[k] for k in checks.kind])
-    for k, c in CHECK_KIND_COLORS.items():
-        ax.bar([], [], color=c, label=k)
+    bars = ax.bar(checks.check.astype(str), share, color=[color(k) for k in checks.kind])
+    for bar, kind in zip(bars, checks.kind, strict=True):
+        bar.set_gid(kind)  # the legend's entries are proxies: each bar says which one names it
+    kinds = list(dict.fromkeys(checks.kind))  # the kinds present, in the checks' order
+    handles = [Patch(facecolor=color(k), label=k) for k in kinds]
     ax.set(
         ylim=(0, 1),
         xlabel="rubric check",
-        ylabel="share of rows all raters agree on",
+        ylabel="share of rows\nall raters agree on",
         title=f"per-check agreement ({checks.n.iloc[0]} rows)",
     )
-    ax.legend(fontsize=7)
+    fig.legend(handles=handles, loc="outside right upper", title="check kind")
     return fig
 
 
-def rank_stability_figure(corr, ranks):
-    """06: each cell's rank by raw p and by each rater variant's corrected theta (``calibration.rank_table``)."""
-    import seaborn as sns
+def shared_ranks(values: dict[str, float], tie: float = 0.01) -> dict[str, int]:
+    """Competition ranks (1 is highest) where values within ``tie`` of their neighbour share a rank: a tie is
+    drawn as a tie, not broken by name."""
+    order = sorted(values, key=lambda k: (-values[k], k))
+    ranks: dict[str, int] = {}
+    for i, k in enumerate(order):
+        prev = order[i - 1] if i else None
+        ranks[k] = ranks[prev] if prev is not None and abs(values[prev] - values[k]) <= tie else i + 1
+    return ranks
+
+
+def rank_stability_figure(corr, ranks=None, tie: float = 0.01):
+    """06: each cell's rank by raw p and by each rater variant's corrected theta. Cells within ``tie`` of each
+    other share a rank (``calibration.rank_table`` marks the same ties) and are drawn as open markers side by side,
+    with "=" over the column."""
+    import numpy as np
 
     cells, variants = sorted(corr.cell.unique()), sorted(corr.rater.unique())
-    raw_rank = corr.drop_duplicates("cell").sort_values(["p", "cell"], ascending=[False, True]).cell.tolist()
-    columns = ["raw p", *variants]
-    fig, ax = plt.subplots(figsize=(6.5, 3.2))
-    for cell, color in zip(cells, sns.color_palette("tab10", len(cells)), strict=True):
-        ys = [raw_rank.index(cell) + 1]
-        ys += [int(ranks[(ranks.rater == v) & (ranks.cell == cell)]["rank"].iloc[0]) for v in variants]
-        ax.plot(range(len(columns)), ys, "o-", color=color, label=cell)
-    ax.set_xticks(range(len(columns)), columns, rotation=15)
-    ax.set(ylabel="rank", title="each cell's rank, raw and corrected")
-    ax.invert_yaxis()
-    ax.set_yticks(range(1, len(cells) + 1))
-    ax.legend(fontsize=7, bbox_to_anchor=(1.02, 1), loc="upper left")
+    columns = [("raw p", corr.drop_duplicates("cell").set_index("cell").p)]
+    columns += [(variant_label(v), corr[corr.rater == v].set_index("cell").theta) for v in variants]
+    per_column = [shared_ranks({c: float(vals[c]) for c in cells}, tie) for _, vals in columns]
+    fig, ax = plt.subplots(figsize=(6, 3))
+    for cell in cells:
+        xs, ys, tied = [], [], []
+        for j, rk in enumerate(per_column):
+            group = sorted(c for c in cells if rk[c] == rk[cell])
+            offset = (group.index(cell) - (len(group) - 1) / 2) * 0.12 if len(group) > 1 else 0.0
+            xs.append(j + offset)
+            ys.append(rk[cell])
+            tied.append(len(group) > 1)
+        ax.plot(xs, ys, "-", color=color(cell), lw=1.2, zorder=2)
+        for x, yv, t in zip(xs, ys, tied, strict=True):
+            ax.plot(x, yv, "o", color=color(cell), mfc="white" if t else color(cell), ms=6, zorder=3,
+                    label=cell_label(cell) if x == xs[0] else None)  # fmt: skip
+    for j, rk in enumerate(per_column):
+        if len(set(rk.values())) < len(cells):
+            ax.text(j, 0.45, "=", ha="center", va="bottom", fontsize=9)
+    ax.set_xticks(range(len(columns)), [name for name, _ in columns])
+    ax.set(ylabel="rank (1 = highest)", title="each cell's rank, raw and corrected (open, '=': tied)")
+    ax.set_ylim(len(cells) + 0.5, 0.2)
+    ax.set_yticks(np.arange(1, len(cells) + 1))
+    fig.legend(loc="outside right upper", title="writer → critic")
     return fig
 
 
@@ -259,5 +378,4 @@ def difficulty_figure(by_tier, settings):
     axes[1].legend()
     axes[2].plot(by_tier.index, settings.max_sentence_words, "o-")
     axes[2].set(xlabel="tier", ylabel="words", title="sentence word limit (check 10)")
-    fig.tight_layout()
     return fig

@@ -1,4 +1,7 @@
-"""Every figure is a function of tables that returns a Figure; saving it twice writes the same bytes."""
+"""Every figure is a function of tables that returns a Figure; saving it twice writes the same bytes. And the defects
+a reviewer stops at, caught without a person: a legend whose colours are not its artists', tick labels or
+annotations that run into each other, text outside the figure, a legend on the data, ties drawn as ranks, a colour
+scale that makes over-coverage look best."""
 
 from __future__ import annotations
 
@@ -33,13 +36,17 @@ def _figures():
                             "false_positive_rate": [1.0]})  # fmt: skip
     degenerate = planted.assign(judge="always-FAIL")
     pairwise = pd.DataFrame({"judge": ["j"], "tie_rate": [0.1], "balanced_accuracy": [0.5]})
+    # the full grid's shape: six regimes (their labels long enough to collide when written on one line), four
+    # methods, one of them at 0.98 where a legend inside the axes would sit on it
+    regimes = pd.DataFrame({m: [0.98, 0.9, 0.3, 0.2, 0.5, 0.7] for m in ("fiducial", "jeffreys", "ppi", "seed")},
+                           index=[f"n={n}, spread={s}" for n in (10, 20, 40) for s in ("2", "inf")])  # fmt: skip
     return {  # name: (a function that draws it, its number of axes)
         "raw_vs_corrected": (lambda: figures.raw_vs_corrected_figure(CORR), 1),
         "sensitivity_specificity": (lambda: figures.sensitivity_specificity_figure(CORR), 2),
         "check_agreement": (lambda: figures.check_agreement_figure(checks), 1),
         "rank_stability": (lambda: figures.rank_stability_figure(CORR, rank_table(CORR)), 1),
-        "coverage_methods": (lambda: figures.coverage_methods_figure(grid, ("seed", "ppi")), 2),
-        "within_by_regime": (lambda: figures.within_by_regime_figure(pd.DataFrame({"seed": [0.5]}, index=["n=10"])), 1),
+        "coverage_methods": (lambda: figures.coverage_methods_figure(grid, ("seed", "ppi")), 3),  # and the colour bar
+        "within_by_regime": (lambda: figures.within_by_regime_figure(regimes), 1),
         "difficulty": (lambda: figures.difficulty_figure(by_tier, settings), 3),
         "exam": (lambda: figures.exam_figure(planted, degenerate, pairwise, ["j"], 0.9, 0.8), 3),
     }
@@ -54,3 +61,172 @@ def test_figure_functions_return_figures_that_save_byte_stably(name, tmp_path):
     first = [p.read_bytes() for p in figures.save(fig, name, tmp_path / "a")]  # save closes the figure
     again = [p.read_bytes() for p in figures.save(draw(), name, tmp_path / "b")]
     assert first == again
+
+
+# --- what a reviewer would stop at ---------------------------------------------------------------------------
+
+
+def _drawn(name):
+    figures.style()
+    fig = _figures()[name][0]()
+    fig.canvas.draw()
+    return fig
+
+
+def _hex(c) -> str:
+    from matplotlib.colors import to_hex
+
+    return to_hex(c, keep_alpha=False)
+
+
+def _handle_color(h) -> str:
+    from matplotlib.collections import Collection
+    from matplotlib.lines import Line2D
+
+    if isinstance(h, Line2D):
+        return _hex(h.get_color())
+    if isinstance(h, Collection):
+        return _hex(h.get_edgecolor()[0] if len(h.get_facecolor()) == 0 else h.get_facecolor()[0])
+    return _hex(h.get_facecolor())
+
+
+def _colors_named(fig, label: str) -> set[str]:
+    """The colours of every artist that carries ``label`` (as its label, its container's label, or its gid)."""
+    from matplotlib.container import BarContainer, ErrorbarContainer
+
+    out = set()
+    for ax in fig.axes:
+        for c in ax.containers:
+            if c.get_label() != label:
+                continue
+            if isinstance(c, BarContainer):
+                out |= {_hex(p.get_facecolor()) for p in c.patches}
+            elif isinstance(c, ErrorbarContainer):
+                out.add(_hex(c.lines[0].get_color()))
+        for a in [*ax.lines, *ax.collections, *ax.patches]:
+            if a.get_label() == label or a.get_gid() == label:
+                out.add(_handle_color(a))
+    return out
+
+
+def _legends(fig):
+    return [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)]
+
+
+LEGENDED = ["raw_vs_corrected", "sensitivity_specificity", "check_agreement", "rank_stability", "within_by_regime"]
+
+
+@pytest.mark.parametrize("name", LEGENDED)
+def test_every_legend_entry_has_the_colour_of_the_artists_it_names(name):
+    fig = _drawn(name)
+    entries = [
+        (h, t.get_text()) for lg in _legends(fig) for h, t in zip(lg.legend_handles, lg.get_texts(), strict=True)
+    ]
+    assert entries
+    for handle, label in entries:
+        named = _colors_named(fig, label)
+        assert named == {_handle_color(handle)}, (label, named, _handle_color(handle))
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
+def _tick_labels(axis) -> list:
+    """The tick labels drawn: matplotlib keeps labels for ticks beyond the view limits, which it does not draw."""
+    lo, hi = sorted(axis.get_view_interval())
+    return [t.label1 for t, loc in zip(axis.get_major_ticks(), axis.get_majorticklocs(), strict=False)
+            if lo - 1e-9 <= loc <= hi + 1e-9 and t.label1.get_visible()]  # fmt: skip
+
+
+def _boxes(texts, renderer):
+    return [(t.get_text(), t.get_window_extent(renderer)) for t in texts if t.get_visible() and t.get_text().strip()]
+
+
+def _overlaps(boxes) -> list[tuple[str, str]]:
+    return [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1 :] if ba.overlaps(bb)]
+
+
+@pytest.mark.parametrize("name", list(_figures()))
+def test_no_two_tick_labels_or_annotations_collide_and_every_text_is_inside_the_figure(name):
+    fig = _drawn(name)
+    r = fig.canvas.get_renderer()
+    drawn = []
+    for ax in fig.axes:
+        for labels in (_tick_labels(ax.xaxis), _tick_labels(ax.yaxis), ax.texts):
+            assert _overlaps(_boxes(labels, r)) == [], name
+            drawn += labels
+        drawn += [ax.title, ax.xaxis.label, ax.yaxis.label]
+    drawn += [t for lg in _legends(fig) for t in (*lg.get_texts(), lg.get_title())]
+    inside = fig.bbox.padded(1)
+    for text, box in _boxes(drawn, r):
+        assert inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1), (name, text)
+
+
+@pytest.mark.parametrize("name", LEGENDED)
+def test_no_legend_sits_on_the_data(name):
+    fig = _drawn(name)
+    r = fig.canvas.get_renderer()
+    for lg in _legends(fig):
+        box = lg.get_window_extent(r)
+        for ax in fig.axes:
+            for p in ax.patches:
+                if p.get_width() and p.get_height():
+                    assert not box.overlaps(p.get_window_extent(r)), name
+            for line in ax.lines:
+                xy = ax.transData.transform(line.get_xydata())
+                assert not any(box.contains(x, y) for x, y in xy), name
+
+
+def test_the_bug_the_check_legend_had_is_caught():
+    """The old legend drew empty bars for its kinds, so every entry took the colour cycle's first blue."""
+    fig = _drawn("check_agreement")
+    handles = fig.legends[0].legend_handles
+    assert len({_handle_color(h) for h in handles}) == 3
+
+
+def test_ties_are_drawn_as_ties():
+    figures.style()
+    corr = pd.DataFrame([{"rater": "r", "cell": c, "p": p, "theta": t, "ci_low": 0, "ci_high": 1}
+                         for c, p, t in (("a__a", 0.6, 0.0), ("a__b", 0.5, 0.0), ("b__a", 0.2, 0.4))])  # fmt: skip
+    assert figures.shared_ranks({"a": 0.0, "b": 0.0, "c": 0.4}) == {"c": 1, "a": 2, "b": 2}
+    assert figures.shared_ranks({"a": 0.3, "b": 0.2}) == {"a": 1, "b": 2}
+    fig = figures.rank_stability_figure(corr)
+    ax = fig.axes[0]
+    markers = [ln for ln in ax.lines if ln.get_marker() == "o"]
+    col1 = {(round(ln.get_xdata()[0]), ln.get_ydata()[0], ln.get_markerfacecolor() == "white") for ln in markers
+            if round(ln.get_xdata()[0]) == 1}  # fmt: skip
+    assert col1 == {(1, 2, True), (1, 1, False)}  # the two cells at theta 0 share rank 2, open; the third is 1
+    raw = {ln.get_ydata()[0] for ln in markers if round(ln.get_xdata()[0]) == 0}
+    assert raw == {1, 2, 3}  # raw p has no tie: strict ranks
+    assert [t.get_text() for t in ax.texts] == ["="] and ax.texts[0].get_position()[0] == 1
+
+
+def test_the_coverage_scale_is_centred_on_the_nominal_level():
+    from matplotlib.colors import to_rgb
+
+    figures.style()
+    grid = pd.DataFrame([{"method": "m", "piles": 10, "theta": th, "q1": 0.8, "coverage": c}
+                         for th, c in ((0.2, 0.95), (0.4, 0.99), (0.6, 0.85), (0.8, 0.96))])  # fmt: skip
+    fig = figures.coverage_methods_figure(grid, ("m",))
+    image = fig.axes[0].images[0]
+    rgb = [to_rgb(image.cmap(image.norm(v))) for v in (0.95, 0.99, 0.85)]
+    assert min(rgb[0]) > 0.9  # the nominal level is (near) white
+    assert rgb[1][2] > rgb[1][0]  # over-coverage blue
+    assert rgb[2][0] > rgb[2][2]  # under-coverage red
+    outlined = [p for p in fig.axes[0].patches if not p.get_fill()]
+    assert len(outlined) == 2  # 0.95 and 0.96 lie within 95 ± 2 %; 0.99 and 0.85 do not
+
+
+def test_each_name_keeps_its_colour_and_cells_read_writer_to_critic():
+    assert figures.color("smollm2+script") == figures.color("smollm2") != figures.color("gemma3")
+    assert figures.color("someone-new") == figures.color("someone-new")
+    for group in (["smollm2", "gemma3", "script"], ["fiducial", "jeffreys", "ppi", "seed", "attempt-boot"],
+                  ["smollm2__smollm2", "smollm2__gemma3", "gemma3__smollm2", "gemma3__gemma3"],
+                  ["decidable", "mechanical", "judgment"]):  # fmt: skip
+        assert len({figures.color(n) for n in group}) == len(group)
+    assert figures.cell_label("gemma3__smollm2") == "gemma3 → smollm2"
