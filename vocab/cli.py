@@ -333,6 +333,18 @@ def cmd_coverage(args) -> int:
     return 0
 
 
+def cmd_plan(args) -> int:
+    from vocab.coverage.plan import plan
+
+    try:
+        p = plan(theta=args.theta, q1=args.q1, q0=args.q0, attempts=args.attempts, half_width=args.half_width,
+                 method=args.method, sims=args.sims, seed=args.seed, n_boot=args.n_boot)  # fmt: skip
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    print(json.dumps(p.as_dict()) if args.json else p.text())
+    return 0
+
+
 def cmd_coverage_grid(args) -> int:
     from vocab.coverage import GridSpec, parse_values, run_grid
 

@@ -216,5 +216,18 @@ def add_commands(sub, cli) -> None:
     cg.add_argument("--force", action="store_true", help="replace an existing CSV")
     cg.set_defaults(func=cli.cmd_coverage_grid)
 
+    pl = sub.add_parser("plan", help="how many rows per pile a target half-width needs, by simulation")
+    pl.add_argument("--theta", type=float, required=True, help="a guess of the true pass rate")
+    pl.add_argument("--q1", type=float, required=True, help="a guess of the critic's sensitivity")
+    pl.add_argument("--q0", type=float, required=True, help="a guess of the critic's specificity")
+    pl.add_argument("--attempts", type=int, required=True, help="judged items (attempts) in the cell")
+    pl.add_argument("--half-width", type=float, required=True, help="the target: mean half-width of the interval")
+    pl.add_argument("--method", choices=METHODS, default=DEFAULT_INTERVAL, help=f"(default {DEFAULT_INTERVAL})")
+    pl.add_argument("--sims", type=int, default=1000, help="simulated studies per size tried (default 1000)")
+    pl.add_argument("--n-boot", type=int, default=1000, help="draws per interval (default 1000)")
+    pl.add_argument("--seed", type=int, default=0)
+    pl.add_argument("--json", action="store_true")
+    pl.set_defaults(func=cli.cmd_plan)
+
     ck = sub.add_parser("check", help="the script adjudicator: JSON Lines on stdin, one verdict line per input")
     ck.set_defaults(func=cli.cmd_check)

@@ -16,6 +16,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 # Fixed metadata: no creation date, no software version, so a rerun writes the same bytes.
@@ -134,8 +135,10 @@ def _labelled(ax, rows, x: str, y: str, real: set[str]) -> None:
         reals = [n for n in names if n in real]
         c = color(reals[0]) if reals else _O["grey"]
         ax.scatter(px, py, marker="o" if reals else "x", s=40 if reals else 20, c=c, zorder=3)
-        ax.annotate(", ".join(names), (px, py), textcoords="offset points", xytext=(5, 4 if reals else -10),
-                    fontsize=7 if reals else 6, color="black" if reals else "0.35")  # fmt: skip
+        right = px > 0.6  # a label near the right edge reads leftwards, inside its axes
+        ax.annotate(", ".join(names), (px, py), textcoords="offset points", ha="right" if right else "left",
+                    xytext=(-5 if right else 5, 4 if reals else -16), fontsize=7 if reals else 6,
+                    color="black" if reals else "0.35")  # fmt: skip
 
 
 def exam_figure(planted_all, planted_degenerate, pairwise_table, pairwise_judges, tie_min: float, accuracy_min: float):
@@ -150,7 +153,7 @@ def exam_figure(planted_all, planted_degenerate, pairwise_table, pairwise_judges
     axes[0].plot([0, 1], [0, 1], ":", c="0.6")
     axes[0].set(
         xlim=(-0.05, 1.15),
-        ylim=(-0.05, 1.1),
+        ylim=(-0.14, 1.1),
         xlabel="verdict-label recall",
         ylabel="on-target recall",
         title="planted defects: caught vs caught on target",
@@ -158,20 +161,18 @@ def exam_figure(planted_all, planted_degenerate, pairwise_table, pairwise_judges
     _labelled(axes[1], both, "verdict_recall", "false_positive_rate", real)
     axes[1].set(
         xlim=(-0.05, 1.15),
-        ylim=(-0.05, 1.1),
+        ylim=(-0.14, 1.1),
         xlabel="verdict-label recall",
         ylabel="false-positive rate on clean controls",
         title="planted defects: caught vs clean answers failed",
     )
     ax = axes[2]
-    ax.axvspan(
-        tie_min, 1.05, ymin=(accuracy_min + 0.05) / 1.15, ymax=1, color=_O["bluish green"], alpha=0.15,
-        label="qualifies (pre-registered)",
-    )  # fmt: skip
+    ax.fill_between([tie_min, 1.05], accuracy_min, 1.1, color=_O["bluish green"], alpha=0.15, lw=0,
+                    label="qualifies (pre-registered)")  # fmt: skip
     _labelled(ax, pairwise_table, "tie_rate", "balanced_accuracy", set(pairwise_judges))
     ax.set(
         xlim=(-0.05, 1.15),
-        ylim=(-0.05, 1.1),
+        ylim=(-0.14, 1.1),
         xlabel="tie rate on identical pairs",
         ylabel="order-balanced accuracy on known pairs",
         title="pairwise: honest and discriminating?",
@@ -214,7 +215,8 @@ def coverage_methods_figure(grid, methods):
             for (r, c), v in np.ndenumerate(table.to_numpy()):
                 if np.isnan(v):
                     continue
-                ax.text(c, r, f"{v:.2f}"[1:] if v < 1 else "1", ha="center", va="center", fontsize=5.5,
+                text = f"{v:.2f}"
+                ax.text(c, r, "1" if text == "1.00" else text.removeprefix("0"), ha="center", va="center", fontsize=5.5,
                         color="white" if abs(v - NOMINAL) > 0.12 else "black")  # fmt: skip
                 if abs(v - NOMINAL) <= BAND + 1e-9:
                     ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, lw=0.8, ec="black"))
@@ -222,8 +224,8 @@ def coverage_methods_figure(grid, methods):
             ax.set_yticks(range(table.shape[0]), table.index if j == 0 else [""] * table.shape[0])
             ax.set(title=f"{m}, piles of {n}", xlabel="true theta" if i == len(ns) - 1 else "")
     bar = fig.colorbar(image, ax=axes, shrink=0.8, label="coverage of the 95 % interval")
-    bar.ax.axhspan(NOMINAL - BAND, NOMINAL + BAND, color="black", alpha=0.25)
-    bar.ax.axhline(NOMINAL, color="black", lw=0.8)
+    for level, width in ((NOMINAL - BAND, 0.6), (NOMINAL, 1.2), (NOMINAL + BAND, 0.6)):  # the band, outlined
+        bar.ax.axhline(level, color="black", lw=width)
     return fig
 
 
@@ -346,10 +348,9 @@ def rank_stability_figure(corr, ranks=None, tie: float = 0.01):
             xs.append(j + offset)
             ys.append(rk[cell])
             tied.append(len(group) > 1)
-        ax.plot(xs, ys, "-", color=color(cell), lw=1.2, zorder=2)
+        ax.plot(xs, ys, "-", color=color(cell), lw=1.2, zorder=2, gid=cell_label(cell))
         for x, yv, t in zip(xs, ys, tied, strict=True):
-            ax.plot(x, yv, "o", color=color(cell), mfc="white" if t else color(cell), ms=6, zorder=3,
-                    label=cell_label(cell) if x == xs[0] else None)  # fmt: skip
+            ax.plot(x, yv, "o", color=color(cell), mfc="white" if t else color(cell), ms=6, zorder=3)
     for j, rk in enumerate(per_column):
         if len(set(rk.values())) < len(cells):
             ax.text(j, 0.45, "=", ha="center", va="bottom", fontsize=9)
@@ -357,7 +358,8 @@ def rank_stability_figure(corr, ranks=None, tie: float = 0.01):
     ax.set(ylabel="rank (1 = highest)", title="each cell's rank, raw and corrected (open, '=': tied)")
     ax.set_ylim(len(cells) + 0.5, 0.2)
     ax.set_yticks(np.arange(1, len(cells) + 1))
-    fig.legend(loc="outside right upper", title="writer → critic")
+    handles = [Line2D([], [], color=color(c), marker="o", ms=6, lw=1.2, label=cell_label(c)) for c in cells]
+    fig.legend(handles=handles, loc="outside right upper", title="writer → critic")
     return fig
 
 

@@ -32,10 +32,17 @@ def _figures():
     settings = pd.DataFrame(
         {"seed_length": [5, 6], "min_zipf": [3.5, 3.4], "max_sentence_words": [16, 15]}, index=[1, 2]
     )
-    planted = pd.DataFrame({"judge": ["j"], "verdict_recall": [1.0], "on_target_recall": [0.5],
-                            "false_positive_rate": [1.0]})  # fmt: skip
-    degenerate = planted.assign(judge="always-FAIL")
-    pairwise = pd.DataFrame({"judge": ["j"], "tie_rate": [0.1], "balanced_accuracy": [0.5]})
+    # the committed exam's layout: labels at the right edge, a degenerate judge beside a real one
+    planted = pd.DataFrame({"judge": ["j", "k"], "verdict_recall": [1.0, 0.84], "on_target_recall": [0.76, 0.84],
+                            "false_positive_rate": [1.0, 0.75]})  # fmt: skip
+    degenerate = pd.DataFrame(
+        {"judge": ["always-FAIL", "always-PASS", "random"], "verdict_recall": [1.0, 0.0, 1.0],
+         "on_target_recall": [1.0, 0.0, 0.5], "false_positive_rate": [1.0, 0.0, 1.0]}
+    )  # fmt: skip
+    pairwise = pd.DataFrame(
+        {"judge": ["j", "k", "always-first", "always-tie", "random"], "tie_rate": [0.0, 0.125, 0.0, 1.0, 0.33],
+         "balanced_accuracy": [0.52, 0.48, 0.5, 0.0, 0.33]}
+    )  # fmt: skip
     # the full grid's shape: six regimes (their labels long enough to collide when written on one line), four
     # methods, one of them at 0.98 where a legend inside the axes would sit on it
     regimes = pd.DataFrame({m: [0.98, 0.9, 0.3, 0.2, 0.5, 0.7] for m in ("fiducial", "jeffreys", "ppi", "seed")},
@@ -48,7 +55,7 @@ def _figures():
         "coverage_methods": (lambda: figures.coverage_methods_figure(grid, ("seed", "ppi")), 3),  # and the colour bar
         "within_by_regime": (lambda: figures.within_by_regime_figure(regimes), 1),
         "difficulty": (lambda: figures.difficulty_figure(by_tier, settings), 3),
-        "exam": (lambda: figures.exam_figure(planted, degenerate, pairwise, ["j"], 0.9, 0.8), 3),
+        "exam": (lambda: figures.exam_figure(planted, degenerate, pairwise, ["j", "k"], 0.9, 0.8), 3),
     }
 
 
@@ -162,6 +169,10 @@ def test_no_two_tick_labels_or_annotations_collide_and_every_text_is_inside_the_
             drawn += labels
         drawn += [ax.title, ax.xaxis.label, ax.yaxis.label]
     drawn += [t for lg in _legends(fig) for t in (*lg.get_texts(), lg.get_title())]
+    for ax in fig.axes:  # an annotation stays inside its own axes (it spilled into the next panel)
+        frame = ax.get_window_extent(r).padded(1)
+        for text, box in _boxes(ax.texts, r):
+            assert frame.contains(box.x0, box.y0) and frame.contains(box.x1, box.y1), (name, text)
     inside = fig.bbox.padded(1)
     for text, box in _boxes(drawn, r):
         assert inside.contains(box.x0, box.y0) and inside.contains(box.x1, box.y1), (name, text)

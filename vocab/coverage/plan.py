@@ -1,0 +1,111 @@
+"""How many blind labels a target precision needs (``vocab plan``), answered by the study's own simulator.
+
+The design is the study's: from a cell's ``attempts`` logged attempts, ``per_pile`` rows are drawn from the
+critic-PASSED pile and ``per_pile`` from the critic-FAILED one (stratified by the judge's verdict), a blind rater
+grades them, and the corrected rate gets its interval (03's default method unless told otherwise). For a guessed
+truth (theta, the critic's q1 and q0) the plan is the smallest ``per_pile`` whose simulated mean half-width is at
+most the target, with the interval's coverage at that size.
+
+The search evaluates sizes with one seed for all of them (common random numbers: each size sees the same
+simulated studies up to the rows it draws), doubling until the target is met and then bisecting, so the answer
+``n`` meets the target and ``n - 1`` does not, in the same simulation. A pile never holds more rows than the
+attempts the critic put into it, so past some size more labels change nothing: the attempts' own sampling
+variance (p's) is then the floor, and the plan says the target is out of reach.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from vocab.coverage.simulate import METHODS, check_point, coverage
+from vocab.stats import DEFAULT_INTERVAL
+
+
+@dataclass(frozen=True)
+class Plan:
+    method: str
+    theta: float
+    q1: float
+    q0: float
+    attempts: int
+    target_half_width: float
+    per_pile: int | None  # None: no size up to `attempts` reaches the target
+    half_width: float  # the simulated mean half-width at per_pile (at the largest size tried when unreachable)
+    coverage: float  # the interval's simulated coverage there
+    sims: int
+    seed: int
+    searched: dict[int, float] = field(default_factory=dict)  # per_pile -> simulated mean half-width
+
+    @property
+    def labels(self) -> int | None:
+        """Rows a blind rater grades per cell (both piles)."""
+        return None if self.per_pile is None else 2 * self.per_pile
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["labels"] = self.labels
+        d["searched"] = {str(k): round(v, 6) for k, v in sorted(self.searched.items())}
+        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in d.items()}
+
+    def text(self) -> str:
+        what = f"theta {self.theta:g}, q1 {self.q1:g}, q0 {self.q0:g}, {self.attempts} attempts, {self.method}"
+        if self.per_pile is None:
+            return (
+                f"{what}: no pile size reaches ±{self.target_half_width:g} (at {max(self.searched)} rows a pile the "
+                f"half-width is {self.half_width:.3f}: the attempts' own variance bounds it; log more attempts)"
+            )
+        return (
+            f"{what}: {self.per_pile} rows a pile ({self.labels} labels a cell) give a mean half-width of "
+            f"{self.half_width:.3f} (target ±{self.target_half_width:g}; {self.per_pile - 1} a pile do not), "
+            f"coverage {self.coverage:.3f} over {self.sims} simulated studies"
+        )
+
+
+def check_plan(*, theta: float, q1: float, q0: float, attempts: int, half_width: float, method: str, sims: int) -> None:
+    """ValueError naming the first input out of range."""
+    if not 0 < half_width <= 0.5:
+        raise ValueError(f"--half-width must lie in (0, 0.5], got {half_width}")
+    if attempts < 2:
+        raise ValueError(f"--attempts must be at least 2, got {attempts}")
+    check_point(method, theta=theta, q1=q1, q0=q0, attempts=attempts, piles=attempts, sims=sims, seed=0)
+
+
+def plan(
+    *,
+    theta: float,
+    q1: float,
+    q0: float,
+    attempts: int,
+    half_width: float,
+    method: str = DEFAULT_INTERVAL,
+    sims: int = 1000,
+    seed: int = 0,
+    n_boot: int = 1000,
+) -> Plan:
+    """The smallest rows-per-pile whose simulated mean half-width is at most ``half_width``."""
+    if method not in METHODS:
+        raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
+    check_plan(theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims)
+    seen: dict[int, tuple[float, float]] = {}
+
+    def at(n: int) -> float:
+        if n not in seen:
+            c = coverage(method, theta=theta, q1=q1, q0=q0, attempts=attempts, piles=n, sims=sims, seed=seed,
+                         n_boot=n_boot)  # fmt: skip
+            seen[n] = (c.mean_width / 2, c.coverage)
+        return seen[n][0]
+
+    lo, hi = 0, 1  # at(lo) > target (lo = 0: no rows, never enough), at(hi) to be found <= target
+    while at(hi) > half_width:
+        if hi >= attempts:
+            hw, cov = seen[hi]
+            return Plan(method, theta, q1, q0, attempts, half_width, None, hw, cov, sims, seed,
+                        {k: v[0] for k, v in seen.items()})  # fmt: skip
+        lo, hi = hi, min(2 * hi, attempts)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if at(mid) <= half_width else (mid, hi)
+    hw, cov = seen[hi]
+    return Plan(
+        method, theta, q1, q0, attempts, half_width, hi, hw, cov, sims, seed, {k: v[0] for k, v in seen.items()}
+    )
