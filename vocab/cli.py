@@ -255,6 +255,7 @@ def cmd_form(args) -> int:
         "--LabApp.default_url=/lab/tree/rate.ipynb",
         f"--ServerApp.port={args.port}",
         "--ServerApp.ip=127.0.0.1",
+        "--ServerApp.terminals_enabled=False",  # no shell beside the form: the run's files are not a terminal away
     ]
     if args.no_browser:
         argv.append("--no-browser")
@@ -330,6 +331,44 @@ def cmd_coverage(args) -> int:
         raise UsageError(str(e)) from None
     c = coverage(args.method, rater_error=args.rater_error, **kw)
     print(json.dumps(c.as_dict()) if args.json else c)
+    return 0
+
+
+def cmd_audit(args) -> int:
+    from vocab.calibration.audit import audit
+    from vocab.records import dir_lock
+
+    raters = _names(args.raters, "--raters") if args.raters is not None else ()
+    llm = _names(args.llm_raters, "--llm-raters") if args.llm_raters is not None else ()
+    if args.per_pile < 1:
+        raise UsageError(f"--per-pile must be positive, got {args.per_pile}")
+    cfg = load_config(args.config) if llm else None
+    target = args.source if args.source.is_dir() else args.out
+    if target is None:
+        raise UsageError(f"{args.source} is a file: name a new directory for its dataset with --out")
+    with dir_lock(target):
+        a = audit(args.source, args.out, raters=raters, llm_raters=llm, cfg=cfg, per_pile=args.per_pile,
+                  seed=args.seed, max_calls=args.max_calls, import_kw={"inspect": {"scorer": args.scorer}})  # fmt: skip
+    for name, state in sorted(a.rated.items()):
+        print(f"ratings {name}: {state}")
+    for line in a.headline:
+        print(line)
+    print(f"next: {a.next_step}")
+    return 0
+
+
+def cmd_report(args) -> int:
+    from vocab import report
+
+    if not args.run_dir.is_dir():
+        raise UsageError(f"{args.run_dir}: not a directory (a run or an imported dataset)")
+    from vocab.records import dir_lock
+
+    raters = list(_names(args.raters, "--raters")) if args.raters is not None else None
+    with dir_lock(args.run_dir):  # read while nobody writes into it
+        paths = report.write(args.run_dir, raters, args.out)
+    for p in paths:
+        print(p)
     return 0
 
 

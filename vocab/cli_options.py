@@ -216,6 +216,26 @@ def add_commands(sub, cli) -> None:
     cg.add_argument("--force", action="store_true", help="replace an existing CSV")
     cg.set_defaults(func=cli.cmd_coverage_grid)
 
+    au = sub.add_parser("audit", help="a judge's verdicts to blind raters' packets, and back to a corrected rate")
+    _config(au)
+    au.add_argument(
+        "source", type=Path, help="an Inspect log (.eval/.json), a table (.csv/.jsonl), or a run/dataset dir"
+    )
+    au.add_argument("--out", type=Path, help="a new directory for a file's dataset (a directory is audited in place)")
+    au.add_argument("--raters", help="comma-separated human raters: a packet each")
+    au.add_argument("--llm-raters", help="comma-separated models of the config as isolated blind raters (servers up)")
+    au.add_argument("--per-pile", type=int, default=10, help="rows per pile per cell (default 10)")
+    au.add_argument("--seed", type=int, default=0)
+    au.add_argument("--max-calls", type=int, default=None)
+    au.add_argument("--scorer", help="Inspect: the scorer whose grades are the verdicts")
+    au.set_defaults(func=cli.cmd_audit)
+
+    rp = sub.add_parser("report", help="a self-contained report.html and report.md of an audit (run or dataset)")
+    rp.add_argument("run_dir", type=Path, help="a run or dataset directory with a blind sample and ratings")
+    rp.add_argument("--raters", help="comma-separated raters (default: every rater with a ratings file)")
+    rp.add_argument("--out", type=Path, help="where to write (default: <run_dir>/report)")
+    rp.set_defaults(func=cli.cmd_report)
+
     pl = sub.add_parser("plan", help="how many rows per pile a target half-width needs, by simulation")
     pl.add_argument("--theta", type=float, required=True, help="a guess of the true pass rate")
     pl.add_argument("--q1", type=float, required=True, help="a guess of the critic's sensitivity")

@@ -99,5 +99,9 @@ def run_demo(
             continue
         executed.append(execute(NOTEBOOKS / f"{name}.ipynb", params, run_dir / "notebooks" / f"{name}.ipynb"))
         say(f"notebook {name}: {executed[-1]}")
+    if raters:
+        from vocab import report
+
+        say(f"report: {report.write(run_dir, raters)[0]}")
     say(f"done: {run_dir}")
     return DemoResult(run_dir, summary, tuple(raters), tuple(executed))

@@ -159,6 +159,10 @@ def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_
     from selenium.webdriver.common.keys import Keys
 
     run, packet, base = lab
+    # no terminal beside the form (the run's key would be one `head ../../calibration/key.csv` away)
+    with pytest.raises(urllib.error.HTTPError) as e:
+        urllib.request.urlopen(urllib.request.Request(f"{base}/api/terminals?token={TOKEN}", method="POST"))
+    assert e.value.code in (403, 404)
     browser.get(f"{base}/lab/tree/rate.ipynb?token={TOKEN}")
     _run_all(browser, base)
     n = sum(1 for _ in (packet / "sheet.jsonl").open())

@@ -156,6 +156,35 @@ def test_two_sessions_of_one_rater_are_refused_or_taken_over_explicitly(run):
     assert not (packet / "ratings.jsonl").read_text().count(first.session)
 
 
+def test_a_stale_tab_never_writes_an_older_ratings_csv_over_a_newer_one(run):
+    """The failure found by hand: tab 2 takes over and saves; pressing e (export) in the stale tab 1 rewrote
+    ratings.csv with tab 1's older rows. Now every write checks ownership, and ratings.csv comes from the
+    append-only ratings.jsonl, never from one tab's memory."""
+    packet = make_packet(run, "ann")
+    first = RatingSession(packet)
+    for _ in range(2):
+        first.save({**ALL_PASS, "1": "PASSED"})
+    lock = json.loads((packet / "session.json").read_text())
+    (packet / "session.json").write_text(json.dumps({**lock, "pid": 1}))  # as if it ran in another, live kernel
+    second = RatingSession(packet, takeover=True)
+    second.save({**ALL_PASS, "1": "FAILED"})
+    newest = (packet / "ratings.csv").read_bytes()
+    assert len(pd.read_csv(packet / "ratings.csv")) == 3  # the second tab's export holds the first tab's rows too
+    for stale_action in (first.export, first.skip, lambda: first.save({**ALL_PASS, "1": "PASSED"})):
+        with pytest.raises(CalibrationError, match="took over this packet"):
+            stale_action()
+        assert (packet / "ratings.csv").read_bytes() == newest
+
+
+def test_a_takeover_is_never_saved_into_the_packets_notebook():
+    model = {"type": "notebook", "content": {"cells": [
+        {"cell_type": "code", "metadata": {"tags": ["parameters"]}, "outputs": [], "execution_count": 1,
+         "source": 'packet = "."  # this folder\ntakeover = True  # True: take over an open session'}]}}  # fmt: skip
+    strip_live_form(model, path="rate.ipynb")
+    src = model["content"]["cells"][0]["source"]
+    assert "takeover = False  # True: take over" in src and 'packet = "."' in src
+
+
 def test_a_stale_session_of_a_dead_process_is_taken_over(run):
     packet = make_packet(run, "ann")
     RatingSession(packet)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import time
 import uuid
@@ -125,6 +126,7 @@ class RatingSession:
 
     def skip(self) -> None:
         """Leave the current row for later: it comes back after the other unrated rows."""
+        self._check_still_mine()  # a session that was taken over is dead at its next key, not only at Enter
         if self.k is not None:
             nxt = self._next_unrated(self.k)
             self.goto(nxt if nxt is not None else self.k)
@@ -179,7 +181,14 @@ class RatingSession:
         return record
 
     def export(self) -> Path:
-        """``ratings.csv``: the latest rating of every rated row (any number of them), in the ratings format."""
+        """``ratings.csv``: the latest rating of every rated row (any number of them), in the ratings format.
+        Made from the append-only ``ratings.jsonl`` on disk, never from this session's memory, and only while this
+        session owns the packet: a stale tab cannot write an older ``ratings.csv`` over a newer one."""
+        from vocab.records import read_jsonl, write_text_atomic
+
+        self._check_still_mine()
+        self.history = read_jsonl(self.packet / "ratings.jsonl")
+        self.latest = {r["blind_id"]: r for r in self.history}
         cols = ["blind_id", *self.rubric.columns, "note"]
         rows = [
             {"blind_id": b, **{c.column: self.latest[b]["checks"].get(c.id, "") for c in self.rubric.criteria},
@@ -187,9 +196,7 @@ class RatingSession:
             for b in self.ids if b in self.latest
         ]  # fmt: skip
         out = self.packet / "ratings.csv"
-        tmp = out.with_suffix(".csv.tmp")
-        pd.DataFrame(rows, columns=cols).to_csv(tmp, index=False)
-        tmp.replace(out)
+        write_text_atomic(out, pd.DataFrame(rows, columns=cols).to_csv(index=False))
         return out
 
     def view(self, message: str = "") -> dict:
@@ -273,3 +280,10 @@ def strip_live_form(model, **kwargs):
     for cell in model["content"].get("cells", []):
         if FORM_TAG in cell.get("metadata", {}).get("tags", []) and cell.get("cell_type") == "code":
             cell["outputs"], cell["execution_count"] = [], None
+        if "parameters" in cell.get("metadata", {}).get("tags", []) and cell.get("cell_type") == "code":
+            # a takeover is a one-time action: the saved notebook never opens with it set
+            src = cell.get("source", "")
+            text = "".join(src) if isinstance(src, list) else src
+            fixed = re.sub(r"(?m)^(\s*takeover\s*=\s*)True\b", r"\1False", text)
+            if fixed != text:
+                cell["source"] = fixed

@@ -1,0 +1,76 @@
+"""`vocab audit`: from a judge's verdicts (the committed Inspect log, a table) to packets, and after a hand-in to the
+corrected rate; nothing written is redrawn on the second pass; bad input is one line."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from vocab.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+LOG = ROOT / "data" / "inspect" / "qa_smollm2_gemma3.eval"
+
+
+def _hashes(d: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(d)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.rglob("*")) if p.is_file()
+    }
+
+
+def test_an_inspect_log_to_packets_then_to_a_corrected_rate(tmp_path, capsys):
+    d = tmp_path / "audit"
+    assert main(["audit", str(LOG), "--out", str(d), "--raters", "ann,bob"]) == 0
+    out = capsys.readouterr().out
+    assert (d / "packets" / "ann" / "packet.json").exists() and (d / "packets" / "bob" / "packet.json").exists()
+    assert "ratings ann: none" in out and "next: hand each packet" in out and "the rate is" not in out
+    before = _hashes(d)
+    # ann hands in a complete sheet: every row graded as the truth her sheet shows (here: all PASSED)
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
+    rated = tmp_path / "ann.csv"
+    pd.DataFrame({"blind_id": sheet.blind_id, "verdict": "PASSED"}).to_csv(rated, index=False)
+    assert main(["ratings", "import", str(rated), "--run-dir", str(d), "--rater", "ann"]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d), "--raters", "ann,bob"]) == 0
+    out = capsys.readouterr().out
+    assert "ratings ann: complete" in out and "ratings bob: none" in out
+    headline = [line for line in out.splitlines() if "the rate is" in line]
+    assert headline and all("against ann's blind ratings the rate is 100%" in line for line in headline), headline
+    after = _hashes(d)
+    assert {k: v for k, v in after.items() if k in before} == before  # the sample and packets were not redrawn
+    assert set(after) - set(before) == {"calibration/ratings_ann.csv"}
+
+
+def test_a_table_source_with_a_known_rater_reports_at_once(tmp_path, capsys):
+    t = tmp_path / "t.csv"
+    rows = [{"id": f"i{i}", "system": "s", "judge": "j", "verdict": "PASSED" if i % 3 else "FAILED", "input": "q",
+             "output": f"o{i}"} for i in range(60)]  # fmt: skip
+    pd.DataFrame(rows).to_csv(t, index=False)
+    assert main(["audit", str(t), "--out", str(tmp_path / "d"), "--raters", "ann", "--per-pile", "5"]) == 0
+    assert "blind sample: 10 rows" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["audit", "{tmp}/x.txt", "--out", "{tmp}/d"], "unknown kind of source"),
+        (["audit", str(LOG)], "name a new directory for its dataset with --out"),
+        (["audit", "{tmp}/none.eval", "--out", "{tmp}/d"], "no such file"),
+        (["audit", str(LOG), "--out", "{tmp}/d", "--raters", "1bad"], "rater name"),
+        (["audit", str(LOG), "--out", "{tmp}/d", "--raters", "script"], "machine rater"),
+        (["audit", str(LOG), "--out", "{tmp}/d", "--raters", ","], "none empty"),
+        (["audit", str(LOG), "--out", "{tmp}/d", "--per-pile", "0"], "--per-pile must be positive"),
+        (["audit", "{tmp}", "--out", "{tmp}/d"], "audited in place"),
+        (["audit", "{tmp}"], "neither a run"),
+    ],
+)
+def test_bad_input_to_audit_is_one_line_and_writes_nothing(tmp_path, capsys, argv, words):
+    (tmp_path / "x.txt").write_text("hello")
+    before = _hashes(tmp_path)
+    assert main([a.format(tmp=tmp_path) for a in argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err
+    assert _hashes(tmp_path) == before and not (tmp_path / "d").exists()

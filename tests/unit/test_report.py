@@ -1,0 +1,86 @@
+"""`vocab report`: a self-contained HTML and a Markdown report from the committed analysis functions; its numbers
+are correction_table's, nothing in the HTML is fetched from anywhere, the same inputs give the same bytes, and bad
+input is one line."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from vocab.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+LOG = ROOT / "data" / "inspect" / "qa_smollm2_gemma3.eval"
+
+
+@pytest.fixture
+def audited(tmp_path) -> Path:
+    """The committed Inspect log audited, with ann's full hand-in (every row PASSED) and bob's partial one."""
+    d = tmp_path / "audit"
+    assert main(["audit", str(LOG), "--out", str(d), "--raters", "ann,bob"]) == 0
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
+    for name, rows, verdict in (("ann", sheet.blind_id, "PASSED"), ("bob", sheet.blind_id[:4], "FAILED")):
+        f = tmp_path / f"{name}.csv"
+        pd.DataFrame({"blind_id": rows, "verdict": verdict}).to_csv(f, index=False)
+        assert main(["ratings", "import", str(f), "--run-dir", str(d), "--rater", name, "--partial"]) == 0
+    return d
+
+
+def test_the_report_says_what_the_correction_table_says(audited, capsys):
+    from vocab import calibration
+
+    assert main(["report", str(audited)]) == 0
+    html = (audited / "report" / "report.html").read_text()
+    md = (audited / "report" / "report.md").read_text()
+    data = calibration.load_dataset(audited)
+    ratings = {n: calibration.read_ratings(audited, n) for n in ("ann", "bob")}
+    variants = calibration.variants(ratings, None, data.rubric)
+    corr = calibration.correction_table(data.attempts, calibration.read_key(audited), variants, n_boot=4000, seed=0)
+    ann = corr[corr.rater == "ann"].iloc[0]
+    n_rows = len(calibration.read_sheet(audited))
+    sentence = (f"the judge says {round(100 * ann.p)} %; against ann's blind ratings ({n_rows} of {n_rows} sampled "
+                f"rows) the pass rate is {round(100 * ann.theta)} %")  # fmt: skip
+    assert sentence in md and sentence in unescape(html)
+    assert "bob 4/" in md and "(partial)" in md  # the partial hand-in is marked
+    assert "Cohen" in md and "Krippendorff" in md  # two raters: agreement
+    assert "sha256" in md and "qa_smollm2_gemma3.eval" in md  # provenance: the source and its hash
+
+
+def test_the_html_is_self_contained_and_byte_stable(audited, tmp_path):
+    assert main(["report", str(audited), "--out", str(tmp_path / "a")]) == 0
+    assert main(["report", str(audited), "--out", str(tmp_path / "b")]) == 0
+    a, b = (tmp_path / "a" / "report.html").read_bytes(), (tmp_path / "b" / "report.html").read_bytes()
+    assert a == b
+    html = a.decode()
+    refs = re.findall(r'(?:src|href)\s*=\s*"([^"]*)"', html) + re.findall(r"url\(([^)]*)\)", html)
+    assert refs and all(r.startswith("data:image/png;base64,") for r in refs), refs
+    assert "default-src 'none'" in html  # the browser is told to fetch nothing
+    assert "<script" not in html
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["report", "{tmp}/none"], "not a directory"),
+        (["report", "{tmp}/audit", "--raters", "carol"], "no ratings from carol"),
+        (["report", "{tmp}/audit", "--raters", ","], "none empty"),
+    ],
+)
+def test_bad_input_to_report_is_one_line(audited, tmp_path, capsys, argv, words):
+    capsys.readouterr()
+    assert main([a.format(tmp=tmp_path) for a in argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err
+    assert not (audited / "report").exists()
+
+
+def test_a_dataset_without_ratings_is_refused(tmp_path, capsys):
+    d = tmp_path / "d"
+    assert main(["audit", str(LOG), "--out", str(d)]) == 0
+    capsys.readouterr()
+    assert main(["report", str(d)]) == 2
+    assert "no blind ratings yet" in capsys.readouterr().err

@@ -1,0 +1,166 @@
+"""`vocab audit`: one command from a judge's verdicts to the blind raters' packets, and, once ratings are back, to the
+judge's corrected rate.
+
+SOURCE is an Inspect log (``.eval``, or ``.json``), a judgments table (``.csv``, ``.jsonl``) or a directory that
+already holds a run or an imported dataset. The audit imports the file into ``--out`` (a directory is audited in
+place), draws the stratified blind sample, rates it with the script where the rubric has one, writes a packet per
+named human rater, runs the named LLM raters (their servers must be up), and says what comes next. Run again after
+ratings come back (``vocab ratings import``), it reports the corrected rate per cell with its interval (the same
+functions as ``03_correct``). Nothing already written is redrawn: an existing sample, packet or rating file is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from vocab.calibration.sample import CalibrationError
+
+TABLE_SUFFIXES = (".csv", ".jsonl")
+INSPECT_SUFFIXES = (".eval", ".json")
+
+
+@dataclass
+class Audit:
+    dir: Path
+    sample_rows: int
+    packets: dict[str, Path] = field(default_factory=dict)
+    rated: dict[str, str] = field(default_factory=dict)  # rater -> "complete" | "N of M rows" | "none"
+    headline: list[str] = field(default_factory=list)  # one sentence per cell, once a rater has rated
+    next_step: str = ""
+
+
+def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict) -> Path:
+    from vocab.calibration.dataset import is_imported
+
+    if source.is_dir():
+        if out is not None and out.resolve() != source.resolve():
+            raise CalibrationError(f"{source} is a directory: it is audited in place (leave out --out)")
+        if not ((source / "manifest.json").exists() or is_imported(source)):
+            raise CalibrationError(
+                f"{source} holds neither a run (manifest.json) nor an imported dataset (dataset.json)"
+            )
+        return source
+    if out is None:
+        raise CalibrationError(f"{source} is a file: name a new directory for its dataset with --out")
+    if not source.is_file():
+        raise CalibrationError(f"{source}: no such file")
+    suffix = source.suffix.lower()
+    if suffix in INSPECT_SUFFIXES:
+        from vocab.calibration.imports import import_inspect
+
+        import_inspect(source, out, **import_kw.get("inspect", {}))
+    elif suffix in TABLE_SUFFIXES:
+        from vocab.calibration.imports import import_table
+
+        import_table(source, out, **import_kw.get("table", {}))
+    else:
+        raise CalibrationError(
+            f"{source}: unknown kind of source {suffix or '(no suffix)'!r} (an Inspect log .eval/.json, a table "
+            ".csv/.jsonl, or a run or dataset directory)"
+        )
+    from vocab.calibration.imports import summary
+
+    say(summary(out))
+    return out
+
+
+def audit(
+    source: str | Path,
+    out: str | Path | None = None,
+    *,
+    raters: tuple[str, ...] = (),
+    llm_raters: tuple[str, ...] = (),
+    cfg=None,
+    per_pile: int = 10,
+    seed: int = 0,
+    max_calls: int | None = None,
+    say: Callable[[str], None] = print,
+    import_kw: dict | None = None,
+) -> Audit:
+    import asyncio
+
+    from vocab.calibration import correct
+    from vocab.calibration.dataset import load_dataset
+    from vocab.calibration.packet import check_rater_name, make_packet
+    from vocab.calibration.raters import read_ratings, write_script_ratings
+    from vocab.calibration.sample import draw_sample, read_key, read_sheet, write_sample
+
+    source = Path(source)
+    machines = {"script", *(m.lower() for m in llm_raters)}
+    for name in raters:  # before anything is written
+        check_rater_name(name)
+        if name.lower() in machines:
+            raise CalibrationError(f"rater name {name!r} belongs to a machine rater; choose another")
+    if llm_raters and cfg is None:
+        raise CalibrationError("LLM raters need a config (--config) naming them")
+    for name in llm_raters:
+        cfg.model(name)
+    d = _dataset_dir(source, Path(out) if out is not None else None, say, import_kw or {})
+    for name in raters:
+        check_rater_name(name, d)
+    data = load_dataset(d)
+    if (d / "calibration" / "key.csv").exists():
+        say(f"blind sample: kept ({len(read_sheet(d))} rows already drawn)")
+    else:
+        write_sample(draw_sample(data.attempts, per_pile, seed, data.visible), d)
+        say(
+            f"blind sample: {len(read_sheet(d))} rows ({per_pile} per pile per cell where the piles allow, seed {seed})"
+        )
+    result = Audit(d, len(read_sheet(d)))
+    if data.rubric.script and not (d / "calibration" / "ratings_script.csv").exists():
+        write_script_ratings(d)
+        say("script rater: done (the checks a script decides)")
+    for name in raters:
+        result.packets[name] = make_packet(d, name, seed=seed)
+        say(f"packet for {name}: {result.packets[name]} (open it with: vocab form {result.packets[name]})")
+    if llm_raters:
+        from vocab.calibration.raters import rate_until_complete
+        from vocab.serving.client import Clients
+
+        async def go():
+            async with Clients.from_config(cfg, max_calls) as clients:
+                return await asyncio.gather(*(rate_until_complete(d, r, clients.get(r)) for r in llm_raters))
+
+        for name, progress in zip(llm_raters, asyncio.run(go()), strict=True):
+            say(
+                f"LLM rater {name}: {progress.rated} rows"
+                + ("" if progress.complete else f", {progress.missing} unanswered")
+            )
+    n = result.sample_rows
+    ratings = {}
+    for f in sorted((d / "calibration").glob("ratings_*.csv")):
+        name = f.stem.removeprefix("ratings_")
+        r = read_ratings(d, name)
+        result.rated[name] = "complete" if len(r) == n else f"{len(r)} of {n} rows"
+        if name != "script":
+            ratings[name] = r
+    for name in raters:
+        result.rated.setdefault(name, "none")
+    if ratings:
+        script = read_ratings(d, "script") if "script" in result.rated else None
+        variants = correct.variants(ratings, script, data.rubric)
+        table = correct.correction_table(data.attempts, read_key(d), {v: variants[v] for v in sorted(ratings)})
+        for r in table.itertuples():
+            writer, _, judge = r.cell.partition("__")
+            result.headline.append(
+                f"{writer} judged by {judge}: the judge passes {r.p:.0%}; against {r.rater}'s blind ratings the rate "
+                f"is {r.theta:.0%} ({r.ci_low:.0%}–{r.ci_high:.0%}, 95 %)"
+            )
+    waiting = [n for n in raters if result.rated.get(n) != "complete"]
+    if waiting:
+        result.next_step = (
+            f"hand each packet to its rater ({', '.join(waiting)}); then `vocab ratings import ratings.csv "
+            f"--run-dir {d} --rater NAME [--partial]`, and `vocab audit {d}` again for the corrected rate"
+        )
+    elif not ratings:
+        result.next_step = (
+            f"name a human rater (--raters NAME) or an LLM rater (--llm-raters MODEL): `vocab audit {d} ...`"
+        )
+    else:
+        result.next_step = (
+            f"the full tables and figures: papermill notebooks/03_correct.ipynb out.ipynb -p run_dir {d} "
+            f"-p raters {','.join(sorted(ratings))}"
+        )
+    return result

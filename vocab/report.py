@@ -1,0 +1,248 @@
+"""`vocab report DIR`: a self-contained, shareable report of one audit — ``report.html`` (CSS inline, the figure
+embedded as a data URI, no request leaves the reader's machine) and ``report.md`` — made by the same functions
+as the notebooks (``calibration.correction_table``, ``kappa_table``, ``agreement_table``, ``abandoned_bounds``),
+never a second implementation.
+
+On top, the sentences a team lead can quote, one per cell: what the judge says and what the blind raters say,
+with the interval. Then the corrected rates of every rater variant with q1/q0 and flags, a figure of both, the
+raters' coverage (partial hand-ins marked), agreement between raters, the units lost before a verdict and the
+rate had they all failed or passed, and the provenance (source and its hash, judge, rubric, versions).
+The output holds no clock time, so the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from vocab.calibration.sample import CalibrationError
+
+FLAG_MEANINGS = {
+    "unstable": "the interval of q1 or q0 spans more than half of [0, 1]: too few rows in a pile",
+    "outside": "the randomised interval left out its own estimate (widened to hold it)",
+    "ceiling": "a pile graded all one way forces q1 or q0 to its bound",
+}
+
+
+@dataclass
+class Report:
+    title: str
+    headline: list[str]
+    sections: list[tuple[str, str, pd.DataFrame | None]] = field(default_factory=list)  # (title, text, table)
+    figure_png: bytes | None = None
+    provenance: dict = field(default_factory=dict)
+
+
+def _num(x: float) -> str:
+    """A rate in percent: whole numbers, one decimal under 10 % (so 1 pass in 400 is 0.3 %, not 0 %)."""
+    v = 100 * x
+    return f"{v:.1f}".removesuffix(".0") if 0 < v < 9.95 else f"{v:.0f}"
+
+
+def _pct(x: float) -> str:
+    return "–" if pd.isna(x) else f"{_num(x)} %"
+
+
+def _interval(lo: float, hi: float) -> str:
+    return "–" if pd.isna(lo) else f"{_num(lo)}–{_num(hi)} %"
+
+
+def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Report:
+    from vocab.calibration import correct
+    from vocab.calibration.agreement import agreement_table, kappa_table
+    from vocab.calibration.dataset import load_dataset
+    from vocab.calibration.raters import coverage_text, read_ratings
+    from vocab.calibration.sample import read_key, read_sheet
+    from vocab.records import versions
+
+    run_dir = Path(run_dir)
+    data = load_dataset(run_dir)
+    cal = run_dir / "calibration"
+    if not (cal / "key.csv").exists():
+        raise CalibrationError(f"{run_dir}: no blind sample yet (vocab audit / vocab sample first)")
+    found = sorted(f.stem.removeprefix("ratings_") for f in cal.glob("ratings_*.csv"))
+    names = [n for n in (raters or found) if n != "script"]
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise CalibrationError(f"{run_dir}: no ratings from {', '.join(missing)} (rated: {', '.join(found) or 'none'})")
+    if not names:
+        raise CalibrationError(f"{run_dir}: no blind ratings yet, so nothing to correct (hand in ratings first)")
+    ratings = {n: read_ratings(run_dir, n) for n in names}
+    script = read_ratings(run_dir, "script") if "script" in found else None
+    n_rows = len(read_sheet(run_dir))
+    corr = correct.correction_table(data.attempts, read_key(run_dir), correct.variants(ratings, script, data.rubric),
+                                    n_boot=n_boot, seed=seed)  # fmt: skip
+    lead = max(names, key=lambda n: (len(ratings[n]), [-ord(c) for c in n]))  # most rows rated, then by name
+    headline = []
+    for r in corr[corr.rater == lead].itertuples():
+        writer, _, judge = r.cell.partition("__")
+        others = [o for o in corr[(corr.cell == r.cell) & corr.rater.isin(names) & (corr.rater != lead)].itertuples()]
+        headline.append(
+            f"{writer} judged by {judge}: the judge says {_pct(r.p)}; against {lead}'s blind ratings "
+            f"({len(ratings[lead])} of {n_rows} sampled rows) the pass rate is {_pct(r.theta)} "
+            f"({_interval(r.ci_low, r.ci_high)}, 95 %)"
+            + "".join(f"; against {o.rater}'s, {_pct(o.theta)} ({_interval(o.ci_low, o.ci_high)})" for o in others)
+            + "."
+        )
+    rep = Report(f"Judge audit: {data.name}", headline)
+    table = pd.DataFrame(
+        {
+            "rater": corr.rater,
+            "system → judge": [c.replace("__", " → ") for c in corr.cell],
+            "judge's rate p": corr.p.map(_pct),
+            "corrected θ": corr.theta.map(_pct),
+            "95 % interval": [_interval(lo, hi) for lo, hi in zip(corr.ci_low, corr.ci_high, strict=True)],
+            "q1 (sensitivity)": [
+                f"{_pct(q)} ({_interval(lo, hi)})" for q, lo, hi in zip(corr.q1, corr.q1_low, corr.q1_high, strict=True)
+            ],  # fmt: skip
+            "q0 (specificity)": [
+                f"{_pct(q)} ({_interval(lo, hi)})" for q, lo, hi in zip(corr.q0, corr.q0_low, corr.q0_high, strict=True)
+            ],  # fmt: skip
+            "flags": corr["flags"].fillna(""),
+        }
+    )
+    flags = sorted({f.split(":")[0] for fl in corr["flags"].fillna("") for f in fl.split(";") if f})
+    rep.sections.append(
+        (
+            "Corrected pass rates",
+            "Each rater variant's bias-corrected rate θ (the critic's raw rate p corrected by the blind ratings of its "
+            "PASSED and FAILED piles) with its 95 % interval, and the critic's sensitivity q1 and specificity q0 as "
+            "that rater measures them." + "".join(f" {f}: {FLAG_MEANINGS[f]}." for f in flags if f in FLAG_MEANINGS),
+            table,
+        )  # fmt: skip
+    )
+    rep.sections.append(
+        (
+            "Blind raters",
+            f"Rows rated of the {n_rows}-row blind sample: {coverage_text(ratings, n_rows)}"
+            + ("; the script rater decides the checks a script can." if script is not None else "."),
+            None,
+        )  # fmt: skip
+    )
+    if len(names) >= 2:
+        k = kappa_table(ratings, script, n_boot=n_boot, seed=seed).round(3)
+        a = agreement_table(ratings, data.rubric, n_boot=n_boot, seed=seed).round(3)
+        rep.sections.append(("Agreement between raters", "Cohen's κ and Gwet's AC1 per pair (95 % intervals):", k))
+        rep.sections.append(("", "Across all raters, Krippendorff's α and Gwet's AC1:", a))
+    lost = correct.abandoned_bounds(corr[corr.rater.isin(names)], data).round(3)
+    if len(lost) and lost.iloc[:, 3].sum() > 0:
+        rep.sections.append(
+            (
+                "Lost before a verdict",
+                "Units with no verdict (abandoned levels, unscored items) are never counted as FAILED; θ had every "
+                "one of them failed or passed:",
+                lost,
+            )  # fmt: skip
+        )
+    rep.figure_png = _figure(corr)
+    m = data.manifest or {}
+    rep.provenance = {
+        "dataset": f"{data.kind} {data.name} ({data.status})",
+        "source": json.dumps(m.get("source"), sort_keys=True)
+        if data.kind == "judgments"
+        else m.get("config", {}).get("path"),
+        "code": m.get("git_commit", ""),
+        "rubric": f"{data.rubric.name} {data.rubric.version} ({data.rubric.hash[:12]})",
+        "blind sample": f"{n_rows} rows, calibration/key.csv sha256 "
+        + hashlib.sha256((cal / "key.csv").read_bytes()).hexdigest()[:16],
+        "interval": "fiducial (vocab.stats.DEFAULT_INTERVAL), seed " + str(seed),
+        "report made by": f"vocab {versions()['vocab']}",
+    }
+    rep.provenance = {k: v for k, v in rep.provenance.items() if v}
+    return rep
+
+
+def _figure(corr: pd.DataFrame) -> bytes:
+    from vocab import figures
+
+    figures.style()
+    fig = figures.raw_vs_corrected_figure(corr)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return buf.getvalue()
+
+
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"  # nothing may be fetched from anywhere
+CSS = """
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1b1b; max-width: 62rem;
+       margin: 2rem auto; padding: 0 1rem; }
+h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
+.headline { background: #eef5fb; border-left: 4px solid #0072B2; padding: .6rem 1rem; }
+.headline p { margin: .3rem 0; font-size: 1.05rem; }
+table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0; }
+th, td { border: 1px solid #ccc; padding: .25rem .5rem; text-align: left; vertical-align: top; }
+th { background: #f4f4f4; } img { max-width: 100%; } dl { display: grid; grid-template-columns: 12rem 1fr; }
+dt { font-weight: 600; } dd { margin: 0 0 .3rem 0; overflow-wrap: anywhere; }
+"""
+
+
+def to_html(rep: Report) -> str:
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        f"<title>{html.escape(rep.title)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{html.escape(rep.title)}</h1>",
+        '<div class="headline">' + "".join(f"<p>{html.escape(h)}</p>" for h in rep.headline) + "</div>",
+    ]
+    for title, text, table in rep.sections:
+        if title:
+            parts.append(f"<h2>{html.escape(title)}</h2>")
+        parts.append(f"<p>{html.escape(text)}</p>")
+        if table is not None:
+            parts.append(table.to_html(index=False, border=0, na_rep="–"))
+        if title == "Corrected pass rates" and rep.figure_png:
+            data = base64.b64encode(rep.figure_png).decode()
+            parts.append(f'<img alt="raw pass rate and corrected rate per cell" src="data:image/png;base64,{data}">')
+    parts.append("<h2>Provenance</h2><dl>")
+    parts += [f"<dt>{html.escape(k)}</dt><dd>{html.escape(str(v))}</dd>" for k, v in rep.provenance.items()]
+    parts.append("</dl></body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _md_table(df: pd.DataFrame) -> str:
+    cells = [[str(c) for c in df.columns]] + [
+        ["–" if pd.isna(v) else str(v) for v in row] for row in df.itertuples(index=False)
+    ]
+    esc = [[c.replace("|", "\\|") for c in row] for row in cells]
+    return "\n".join(
+        ["| " + " | ".join(esc[0]) + " |", "|" + "---|" * len(esc[0])] + ["| " + " | ".join(r) + " |" for r in esc[1:]]
+    )
+
+
+def to_markdown(rep: Report, figure_name: str | None = None) -> str:
+    out = [f"# {rep.title}", "", *(f"> {h}" for h in rep.headline), ""]
+    for title, text, table in rep.sections:
+        if title:
+            out += [f"## {title}", ""]
+        out += [text, ""]
+        if table is not None:
+            out += [_md_table(table), ""]
+        if title == "Corrected pass rates" and figure_name:
+            out += [f"![raw pass rate and corrected rate per cell]({figure_name})", ""]
+    out += ["## Provenance", "", *(f"- **{k}**: {v}" for k, v in rep.provenance.items()), ""]
+    return "\n".join(out)
+
+
+def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | Path | None = None) -> list[Path]:
+    """Write ``report.html``, ``report.md`` and the figure the Markdown links (``report.png``) into ``out_dir``
+    (default ``<run_dir>/report``); returns the paths."""
+    from vocab.records import write_text_atomic
+
+    rep = build(run_dir, raters)
+    out = Path(out_dir) if out_dir is not None else Path(run_dir) / "report"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "report.png").write_bytes(rep.figure_png or b"")
+    write_text_atomic(out / "report.html", to_html(rep))
+    write_text_atomic(out / "report.md", to_markdown(rep, "report.png"))
+    return [out / "report.html", out / "report.md", out / "report.png"]
