@@ -100,6 +100,22 @@ def style() -> None:
             "legend.fontsize": 7,
             "xtick.labelsize": 7,
             "ytick.labelsize": 7,
+            # lines and bars without a named colour (00's tiers) take the same palette, in Okabe-Ito's order
+            "axes.prop_cycle": matplotlib.cycler(
+                color=[
+                    _O[k]
+                    for k in (
+                        "blue",
+                        "orange",
+                        "bluish green",
+                        "vermillion",
+                        "reddish purple",
+                        "sky blue",
+                        "yellow",
+                        "black",
+                    )
+                ]
+            ),  # fmt: skip
             "axes.grid": True,
             "grid.alpha": 0.3,
             "axes.spines.top": False,

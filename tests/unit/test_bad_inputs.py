@@ -458,3 +458,17 @@ def test_an_existing_packet_never_ignores_a_new_seed(run, capsys):
     capsys.readouterr()
     refused(["packet", "--run-dir", str(run), "--rater", "ann", "--seed", "4"], capsys, [run], "made with --seed 3")
     assert _packet(run, "ann", "--seed", "3") == 0  # the same packet again: found, unchanged
+
+
+def test_an_inspect_readers_many_line_error_is_one_line(tmp_path, capsys, monkeypatch):
+    """pydantic's validation errors span several lines (3 were printed); the message is folded into one."""
+    import inspect_ai.log
+
+    def invalid(*a, **k):
+        raise ValueError(
+            "1 validation error for EvalLog\neval.task\n  Input should be a valid string [type=string_type]"
+        )
+
+    monkeypatch.setattr(inspect_ai.log, "read_eval_log", invalid)
+    refused(["import", "inspect", str(LOG), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path],
+            "not an Inspect log (ValueError: 1 validation error for EvalLog eval.task Input should be")  # fmt: skip

@@ -283,7 +283,9 @@ def _samples(read_eval_log_samples, path: Path):
         except StopIteration:
             return
         except Exception as e:
-            raise JudgmentImportError(f"{path}: cannot read the samples ({type(e).__name__}: {str(e)[:120]})") from e
+            raise JudgmentImportError(
+                f"{path}: cannot read the samples ({type(e).__name__}: {' '.join(str(e).split())[:160]})"
+            ) from e
         yield s
 
 
@@ -317,7 +319,9 @@ def read_inspect(
     try:
         header = read_eval_log(str(path), header_only=True)
     except Exception as e:  # inspect_ai raises many kinds on a file that is not a log
-        raise JudgmentImportError(f"{path}: not an Inspect log ({type(e).__name__}: {str(e)[:120]})") from e
+        raise JudgmentImportError(
+            f"{path}: not an Inspect log ({type(e).__name__}: {' '.join(str(e).split())[:160]})"
+        ) from e
     spec = header.eval
     scorers = [s.name for s in (spec.scorers or [])] or [
         s.name for s in (header.results.scores if header.results else [])
