@@ -17,7 +17,6 @@ Three kinds of model:
 from __future__ import annotations
 
 import math
-import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,7 +131,6 @@ class Config:
     profile: str
     max_calls: int
     models: dict[str, ModelConfig]
-    raw: dict[str, Any]
     loop: LoopConfig | None = None
 
     def model(self, name: str) -> ModelConfig:
@@ -344,10 +342,11 @@ def load_config(path: str | Path) -> Config:
             if cfg_path.parent.name == "configs"
             else (cfg_path.parent / cache).resolve()
         )
-    cfg = Config(path=path, cache_dir=cache, profile=profile, max_calls=max_calls, models=models, raw={}, loop=loop)
+    cfg = Config(path=path, cache_dir=cache, profile=profile, max_calls=max_calls, models=models, loop=loop)
+    from vocab.records import memory_gib as machine_memory  # local: records imports this module
     from vocab.serving.servers import chat_template_path  # local: servers imports this module
 
-    memory_gib = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+    memory_gib = machine_memory()
     for m in models.values():
         template = chat_template_path(cfg, m)
         if template is not None and not template.is_file():

@@ -327,6 +327,24 @@ def versions() -> dict[str, str | None]:
 ISA_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_vnni", "amx_bf16", "amx_tile")
 
 
+def memory_gib() -> float:
+    """This machine's physical memory in GiB."""
+    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+
+
+def read_json_object(path: Path, keys: tuple[str, ...], what: str, remedy: str, error=None) -> dict[str, Any]:
+    """A JSON file vocab wrote (a dataset's or packet's description): damaged (cut, not JSON, not UTF-8, too
+    deep) or missing one of ``keys`` is one line naming it and the ``remedy``, raised as ``error``."""
+    error = error or RunDirError
+    try:
+        obj = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise error(f"{path} is damaged ({type(e).__name__}): {remedy}") from None
+    if not isinstance(obj, dict) or not set(keys) <= set(obj):
+        raise error(f"{path} is not {what} vocab wrote: {remedy}")
+    return obj
+
+
 def machine() -> dict[str, Any]:
     """The CPU a run or benchmark ran on: model, usable cores, the instruction sets that pick kernels, memory."""
     cpu, flags = "unknown", set()
@@ -343,7 +361,7 @@ def machine() -> dict[str, Any]:
         "cpu": cpu,
         "cores": len(os.sched_getaffinity(0)),
         "isa": [f for f in ISA_FLAGS if f in flags],
-        "memory_gib": round(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30, 1),
+        "memory_gib": round(memory_gib(), 1),
     }
 
 

@@ -79,7 +79,7 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
     n_rows = len(read_sheet(run_dir))
     corr = correct.correction_table(data.attempts, read_key(run_dir), correct.variants(ratings, script, data.rubric),
                                     n_boot=n_boot, seed=seed)  # fmt: skip
-    lead = max(names, key=lambda n: (len(ratings[n]), [-ord(c) for c in n]))  # most rows rated, then by name
+    lead = min(names, key=lambda n: (-len(ratings[n]), n))  # the rater with most rows rated, then by name
     headline = []
     for r in corr[corr.rater == lead].itertuples():
         writer, _, judge = r.cell.partition("__")
@@ -132,7 +132,7 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
         rep.sections.append(("Agreement between raters", "Cohen's κ and Gwet's AC1 per pair (95 % intervals):", k))
         rep.sections.append(("", "Across all raters, Krippendorff's α and Gwet's AC1:", a))
     lost = correct.abandoned_bounds(corr[corr.rater.isin(names)], data).round(3)
-    if len(lost) and lost.iloc[:, 3].sum() > 0:
+    if len(lost) and lost[data.lost_label].sum() > 0:
         rep.sections.append(
             (
                 "Lost before a verdict",
@@ -145,9 +145,8 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
     m = data.manifest or {}
     rep.provenance = {
         "dataset": f"{data.kind} {data.name} ({data.status})",
-        "source": json.dumps(m.get("source"), sort_keys=True)
-        if data.kind == "judgments"
-        else m.get("config", {}).get("path"),
+        "source": json.dumps(m.get("source"), sort_keys=True) if data.kind == "judgments" else None,
+        "config": m.get("config", {}).get("path") if data.kind == "run" else None,
         "code": m.get("git_commit", ""),
         "rubric": f"{data.rubric.name} {data.rubric.version} ({data.rubric.hash[:12]})",
         "blind sample": f"{n_rows} rows, calibration/key.csv sha256 "

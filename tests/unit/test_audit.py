@@ -26,7 +26,7 @@ def test_an_inspect_log_to_packets_then_to_a_corrected_rate(tmp_path, capsys):
     assert main(["audit", str(LOG), "--out", str(d), "--raters", "ann,bob"]) == 0
     out = capsys.readouterr().out
     assert (d / "packets" / "ann" / "packet.json").exists() and (d / "packets" / "bob" / "packet.json").exists()
-    assert "ratings ann: none" in out and "next: hand each packet" in out and "the rate is" not in out
+    assert "ratings ann: none" in out and "next: hand each packet" in out and "the pass rate is" not in out
     before = _hashes(d)
     # ann hands in a complete sheet: every row graded as the truth her sheet shows (here: all PASSED)
     sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
@@ -37,8 +37,9 @@ def test_an_inspect_log_to_packets_then_to_a_corrected_rate(tmp_path, capsys):
     assert main(["audit", str(d), "--raters", "ann,bob"]) == 0
     out = capsys.readouterr().out
     assert "ratings ann: complete" in out and "ratings bob: none" in out
-    headline = [line for line in out.splitlines() if "the rate is" in line]
-    assert headline and all("against ann's blind ratings the rate is 100%" in line for line in headline), headline
+    headline = [line for line in out.splitlines() if "the pass rate is" in line]
+    assert headline and all("against ann's blind ratings (11 of 11 sampled rows) the pass rate is 100 %" in line
+                            for line in headline), headline  # fmt: skip
     after = _hashes(d)
     assert {k: v for k, v in after.items() if k in before} == before  # the sample and packets were not redrawn
     assert set(after) - set(before) == {"calibration/ratings_ann.csv"}

@@ -81,11 +81,10 @@ def audit(
 ) -> Audit:
     import asyncio
 
-    from vocab.calibration import correct
     from vocab.calibration.dataset import load_dataset
     from vocab.calibration.packet import check_rater_name, make_packet
     from vocab.calibration.raters import read_ratings, write_script_ratings
-    from vocab.calibration.sample import draw_sample, read_key, read_sheet, write_sample
+    from vocab.calibration.sample import draw_sample, read_sheet, write_sample
 
     source = Path(source)
     machines = {"script", *(m.lower() for m in llm_raters)}
@@ -129,25 +128,19 @@ def audit(
                 + ("" if progress.complete else f", {progress.missing} unanswered")
             )
     n = result.sample_rows
-    ratings = {}
+    ratings = []
     for f in sorted((d / "calibration").glob("ratings_*.csv")):
         name = f.stem.removeprefix("ratings_")
-        r = read_ratings(d, name)
-        result.rated[name] = "complete" if len(r) == n else f"{len(r)} of {n} rows"
+        rows = len(read_ratings(d, name))
+        result.rated[name] = "complete" if rows == n else f"{rows} of {n} rows"
         if name != "script":
-            ratings[name] = r
+            ratings.append(name)
     for name in raters:
         result.rated.setdefault(name, "none")
-    if ratings:
-        script = read_ratings(d, "script") if "script" in result.rated else None
-        variants = correct.variants(ratings, script, data.rubric)
-        table = correct.correction_table(data.attempts, read_key(d), {v: variants[v] for v in sorted(ratings)})
-        for r in table.itertuples():
-            writer, _, judge = r.cell.partition("__")
-            result.headline.append(
-                f"{writer} judged by {judge}: the judge passes {r.p:.0%}; against {r.rater}'s blind ratings the rate "
-                f"is {r.theta:.0%} ({r.ci_low:.0%}–{r.ci_high:.0%}, 95 %)"
-            )
+    if ratings:  # the sentences `vocab report` puts on top, from the same functions
+        from vocab import report
+
+        result.headline = report.build(d, ratings).headline
     waiting = [n for n in raters if result.rated.get(n) != "complete"]
     if waiting:
         result.next_step = (
@@ -160,7 +153,7 @@ def audit(
         )
     else:
         result.next_step = (
-            f"the full tables and figures: papermill notebooks/03_correct.ipynb out.ipynb -p run_dir {d} "
-            f"-p raters {','.join(sorted(ratings))}"
+            f"a report to share: `vocab report {d}`; the full tables: `papermill notebooks/03_correct.ipynb out.ipynb "
+            f"-p run_dir {d} -p raters {','.join(ratings)}`"
         )
     return result

@@ -36,7 +36,7 @@ import pandas as pd
 
 from vocab import rubric as vocab_rubric
 from vocab.calibration.sample import CalibrationError
-from vocab.records import write_text_atomic
+from vocab.records import read_json_object, write_text_atomic
 
 CLASSES = ("PASSED", "FAILED", "UNSCORED")
 DATASET_FILE, JUDGMENTS_FILE = "dataset.json", "judgments.jsonl"
@@ -190,14 +190,12 @@ def is_imported(run_dir: str | Path) -> bool:
 
 def read_meta(run_dir: str | Path) -> dict[str, Any]:
     """An imported dataset's ``dataset.json``; a damaged one (cut, not JSON, not UTF-8) is one line."""
-    path = Path(run_dir) / DATASET_FILE
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise CalibrationError(f"{path} is damaged ({type(e).__name__}): import again into a new directory") from None
-    if not isinstance(meta, dict) or not all(k in meta for k in ("rubric", "visible", "name", "judgments_sha256")):
-        raise CalibrationError(f"{path} is not a dataset description vocab wrote: import again into a new directory")
-    return meta
+    return read_json_object(Path(run_dir) / DATASET_FILE, ("rubric", "visible", "name", "judgments_sha256"),
+                            "a dataset description", "import again into a new directory", CalibrationError)  # fmt: skip
+
+
+def _judgments_match(path: Path, sha256: str) -> bool:
+    return path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == sha256
 
 
 def read_rubric(run_dir: str | Path) -> JudgeRubric:
@@ -222,7 +220,7 @@ def load_dataset(run_dir: str | Path) -> Dataset:
 
     meta = read_meta(run_dir)
     path = run_dir / JUDGMENTS_FILE
-    if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != meta["judgments_sha256"]:
+    if not _judgments_match(path, meta["judgments_sha256"]):
         raise CalibrationError(
             f"{path} is not the file {DATASET_FILE} describes (missing, cut or replaced): import again into a new "
             "directory"
@@ -267,7 +265,7 @@ def write_dataset(run_dir: str | Path, rows: list[dict[str, Any]], meta: dict[st
     if (run_dir / DATASET_FILE).exists():
         if read_meta(run_dir).get("judgments_sha256") == meta["judgments_sha256"]:
             path = run_dir / JUDGMENTS_FILE  # the same import again: a damaged judgments.jsonl is written anew
-            if not path.is_file() or hashlib.sha256(path.read_bytes()).hexdigest() != meta["judgments_sha256"]:
+            if not _judgments_match(path, meta["judgments_sha256"]):
                 write_text_atomic(path, body)
             return run_dir
         raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")

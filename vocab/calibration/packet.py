@@ -28,7 +28,7 @@ import numpy as np
 
 from vocab.calibration.dataset import JudgeRubric, read_rubric
 from vocab.calibration.sample import CalibrationError, read_sheet
-from vocab.records import write_text_atomic
+from vocab.records import read_json_object, write_text_atomic
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
@@ -138,15 +138,6 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
 
 def read_packet_meta(packet: str | Path) -> dict:
     """A packet's ``packet.json``; a damaged one (cut, not JSON, not what `vocab packet` writes) is one line."""
-    path = Path(packet) / "packet.json"
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise CalibrationError(
-            f"{path} is damaged ({type(e).__name__}); move the packet away and make it again"
-        ) from None
-    if not isinstance(meta, dict) or not {"rater", "sample_sha256", "rubric_full"} <= set(meta):
-        raise CalibrationError(
-            f"{path} is not a packet description vocab wrote; move the packet away and make it again"
-        )
-    return meta
+    keys = ("rater", "sample_sha256", "rubric_full")
+    fix = "move the packet away and make it again"
+    return read_json_object(Path(packet) / "packet.json", keys, "a packet description", fix, CalibrationError)
