@@ -237,25 +237,39 @@ def cmd_packet(args) -> int:
     from vocab.calibration.packet import make_packet
 
     out = make_packet(args.run_dir, args.rater, seed=args.seed)
-    print(f"{out}: the packet of rater {args.rater}; open it with: vocab form {out}")
+    print(f"{out}: the packet of rater {args.rater}. Hand the rater {out.with_suffix('.zip')} (they open it with "
+          f"vocab form {out.name}.zip); nothing of the run is in it")  # fmt: skip
     return 0
 
 
 def cmd_form(args) -> int:
-    from vocab.calibration.packet import read_packet_meta
+    from vocab.calibration.packet import read_packet_meta, unpack_packet_zip
 
-    if not (args.packet / "packet.json").exists():
-        raise UsageError(f"{args.packet}: not a rater's packet (make one: vocab packet --run-dir RUN --rater NAME)")
-    read_packet_meta(args.packet)  # a damaged packet is one line here, not an error inside JupyterLab
+    packet = args.packet
+    if packet.suffix == ".zip" and packet.is_file():
+        packet = unpack_packet_zip(packet, args.into)
+        print(f"{packet}: the packet, unpacked from {args.packet.name}; your ratings are kept here", file=sys.stderr)
+    elif args.into is not None:
+        raise UsageError("--into is for a packet's zip (vocab form NAME.zip --into DIR)")
+    if not (packet / "packet.json").exists():
+        raise UsageError(f"{packet}: not a rater's packet (make one: vocab packet --run-dir RUN --rater NAME)")
+    read_packet_meta(packet)  # a damaged packet is one line here, not an error inside JupyterLab
+    run = packet.resolve().parent.parent
+    if (run / "calibration" / "key.csv").exists():
+        hand = packet.with_suffix(".zip")
+        print(f"note: this packet lies inside the run {run}: the form's kernel can read the run's files, the key "
+              f"among them. To hand it to a rater, give them {hand}", file=sys.stderr)  # fmt: skip
     argv = [
         str(Path(sys.executable).with_name("jupyter")),
         "lab",
-        f"--ServerApp.root_dir={args.packet.resolve()}",
+        f"--ServerApp.root_dir={packet.resolve()}",
         "--FileContentsManager.pre_save_hook=vocab.calibration.form.strip_live_form",
         "--LabApp.default_url=/lab/tree/rate.ipynb",
         f"--ServerApp.port={args.port}",
         "--ServerApp.ip=127.0.0.1",
         "--ServerApp.terminals_enabled=False",  # no shell beside the form: the run's files are not a terminal away
+        "--LabApp.news_url=None",  # a rater's JupyterLab asks nothing of the internet: no news feed,
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",  # no update check
     ]
     if args.no_browser:
         argv.append("--no-browser")

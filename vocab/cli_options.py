@@ -140,7 +140,8 @@ def add_commands(sub, cli) -> None:
     pk.set_defaults(func=cli.cmd_packet, writes_run_dir=True)
 
     fm = sub.add_parser("form", help="open a rater's packet in JupyterLab (the live form is never saved)")
-    fm.add_argument("packet", type=Path)
+    fm.add_argument("packet", type=Path, help="a packet folder, or its zip (NAME.zip: unpacked beside it, then served)")
+    fm.add_argument("--into", type=Path, help="where to unpack a packet's zip (default: beside it, named by the rater)")
     fm.add_argument("--port", type=int, default=8888)
     fm.add_argument("--no-browser", action="store_true")
     fm.add_argument("--token", help="JupyterLab's token (default: its own random one)")

@@ -167,6 +167,9 @@ def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_
     _run_all(browser, base)
     n = sum(1 for _ in (packet / "sheet.jsonl").open())
     _wait(browser, lambda d: _progress(d) == f"row 1 of {n}, 0 done", 30, "row 1")
+    # the rater's JupyterLab fetches no news feed and checks no update (the page config says so)
+    config = json.loads(browser.execute_script("return document.getElementById('jupyter-config-data').textContent"))
+    assert config["news"] == {"disabled": True}
     # the form has the keyboard: its root (or a child) is focused, not a notebook cell
     assert browser.execute_script("return !!document.activeElement.closest('.vocab-form')")
     browser.save_screenshot(str(tmp_path / "1-opened.png"))
@@ -193,9 +196,22 @@ def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_
     # JupyterLab's own keys did not fire: no cell was inserted by b, selected by j/k, ...
     assert len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell")) == cells_before
 
-    # back to row 2 and edit it: check 9 PASSED now
+    # each list in the row is one chip per item (an item with a comma stays one item)
+    row3 = json.loads((packet / "sheet.jsonl").read_text().splitlines()[2])
+    chips = browser.find_elements(By.CSS_SELECTOR, ".vf-field-answer_key .vf-chip")
+    assert [c.text for c in chips] == row3["answer_key"]
+
+    # a grade on row 3, then b: the form asks before it drops the unsaved grade; a second b leaves
+    _keys(browser, "p")
+    assert browser.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-unsaved")
+    _keys(browser, "b")
+    _wait(browser, lambda d: "press b again" in d.find_element(By.CSS_SELECTOR, ".vocab-form .vf-head").text, 30,
+          "the question before leaving")  # fmt: skip
+    assert _progress(browser) == f"row 3 of {n}, 2 done"
+    # back to row 2 and edit it: check 9 PASSED now; the row says it was rated
     _keys(browser, "b")
     _wait(browser, lambda d: _progress(d) == f"row 2 of {n}, 2 done", 30, "back to row 2")
+    assert "rated (saved" in browser.find_element(By.CSS_SELECTOR, ".vocab-form .vf-rated").text
     assert browser.find_element(By.CSS_SELECTOR, '.vf-crit[data-id="9"] .vf-failed').get_attribute(
         "aria-pressed") == "true"  # the saved rating is shown  # fmt: skip
     _keys(browser, "p" * 12 + Keys.ENTER)
@@ -238,4 +254,97 @@ def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_
     assert r.returncode == 0, r.stderr
     ratings = read_ratings(run, "ann").set_index("blind_id")
     assert len(ratings) == 2 and (ratings.c9 == "PASSED").all()
+    shutil.rmtree(tmp_path / "chromium", ignore_errors=True)
+
+
+CONTRAST_JS = """
+// WCAG 2 contrast of every visible text in the form against what is painted behind it (backgrounds composited up
+// the tree, a translucent text colour composited over them)
+const parse = (c) => { const m = c.match(/[\\d.]+/g).map(Number); return [m[0], m[1], m[2], m.length > 3 ? m[3] : 1]; };
+const over = (top, base) => [0, 1, 2].map((i) => top[i] * top[3] + base[i] * (1 - top[3])).concat([1]);
+const lum = (c) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]); };
+function behind(e) {
+  const layers = [];
+  for (let x = e; x; x = x.parentElement) {
+    const bg = parse(getComputedStyle(x).backgroundColor);
+    if (bg[3] > 0) layers.push(bg);
+    if (bg[3] >= 1) break;
+  }
+  return layers.reverse().reduce((base, top) => over(top, base), [255, 255, 255, 1]);
+}
+const out = [];
+for (const e of document.querySelectorAll(arguments[0])) {
+  const own = [...e.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim()).map((n) => n.textContent);
+  if (!own.length || !e.getClientRects().length || getComputedStyle(e).visibility === "hidden") continue;
+  const bg = behind(e), fg = over(parse(getComputedStyle(e).color), bg);
+  const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+  out.push([own.join("").trim().slice(0, 40), e.className, Math.round((a + 0.05) / (b + 0.05) * 100) / 100]);
+}
+return out;
+"""
+
+
+def _contrasts(driver, selector=".vocab-form, .vocab-form *") -> list:
+    return driver.execute_script(CONTRAST_JS, selector)
+
+
+def _set_theme(base: str, theme: str) -> None:
+    body = json.dumps({"raw": json.dumps({"theme": theme})}).encode()
+    url = f"{base}/lab/api/settings/@jupyterlab/apputils-extension:themes?token={TOKEN}"
+    urllib.request.urlopen(urllib.request.Request(url, data=body, method="PUT"), timeout=30)
+
+
+def test_the_form_reads_in_both_themes_and_a_lost_session_or_kernel_looks_dead(lab, browser, tmp_path):
+    """Issue 28's items 3, 5 and 8: contrast of every text ≥ 4.5 in the light and the dark theme, a verdict told
+    by its sign as well as its colour, a tab that another tab took over covered at once, and a form whose kernel
+    is gone covered too, taking no keys (b does not insert a cell in JupyterLab)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    run, packet, base = lab
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        _set_theme(base, theme)
+        browser.get(f"{base}/lab/tree/rate.ipynb?token={TOKEN}")
+        _run_all(browser, base)
+        _wait(browser, lambda d: _progress(d).startswith("row 1 of"), 60, "the form")
+        _wait(browser, lambda d, t=theme: d.execute_script("return document.body.dataset.jpThemeName") == t, 30, theme)
+        _keys(browser, "pf")  # a PASSED and a FAILED button filled, the focus on the third check
+        passed = browser.find_element(By.CSS_SELECTOR, ".vocab-form .vf-passed.vf-selected").text
+        failed = browser.find_element(By.CSS_SELECTOR, ".vocab-form .vf-failed.vf-selected").text
+        assert passed.startswith("✓") and failed.startswith("✗")  # not told apart by colour alone
+        _keys(browser, "b")  # unsaved grades: the form asks (a message to measure too)
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-error"), 30, "the question")
+        browser.save_screenshot(str(tmp_path / f"theme-{theme.split()[-1].lower()}.png"))
+        low = [c for c in _contrasts(browser) if c[2] < 4.5]
+        assert len(_contrasts(browser)) >= 20 and not low, (theme, low)
+        _menu(browser, "File", "Save Notebook")  # nothing unsaved: the next page load is not held by a prompt
+
+    # a second tab runs the form: it takes the packet over, and the first tab is covered within seconds
+    first = browser.current_window_handle
+    browser.switch_to.new_window("tab")
+    browser.get(f"{base}/lab/tree/rate.ipynb?token={TOKEN}")
+    _run_all(browser, base)
+    _wait(browser, lambda d: _progress(d).startswith("row 1 of"), 60, "the form in tab 2")
+    browser.switch_to.window(first)
+    _wait(browser, lambda d: "This form is closed" in d.find_element(By.CSS_SELECTOR, ".vf-overlay").text, 30,
+          "the first tab covered")  # fmt: skip
+    assert not [c for c in _contrasts(browser, ".vf-overlay, .vf-overlay *") if c[2] < 4.5]
+    cells = len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell"))
+    browser.execute_script("document.querySelector('.vocab-form').focus()")
+    _keys(browser, "p" + Keys.ENTER)
+    assert not (packet / "ratings.jsonl").exists() or not (packet / "ratings.jsonl").read_text().strip()
+    browser.save_screenshot(str(tmp_path / "taken-over.png"))
+
+    # the kernel shut down: tab 2's form says the kernel is not answering, and takes no keys
+    browser.switch_to.window(browser.window_handles[-1])
+    for s in json.loads(urllib.request.urlopen(f"{base}/api/sessions?token={TOKEN}").read()):
+        req = urllib.request.Request(f"{base}/api/kernels/{s['kernel']['id']}?token={TOKEN}", method="DELETE")
+        urllib.request.urlopen(req)
+    _wait(browser, lambda d: "kernel is not answering" in d.find_element(By.CSS_SELECTOR, ".vf-overlay").text, 60,
+          "the disconnected state")  # fmt: skip
+    browser.execute_script("document.querySelector('.vocab-form').focus()")
+    _keys(browser, "bb")
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell")) == cells
+    browser.save_screenshot(str(tmp_path / "disconnected.png"))
     shutil.rmtree(tmp_path / "chromium", ignore_errors=True)

@@ -453,6 +453,61 @@ def test_a_half_written_packet_json_is_one_line(run, capsys):
     refused(["form", str(run / "packets" / "ann")], capsys, [run], "is damaged")
 
 
+def _zip(path: Path, members: dict[str, bytes]) -> Path:
+    import zipfile
+
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    return path
+
+
+def test_a_zip_that_is_not_a_packets_is_refused_before_anything_is_written(run, tmp_path, capsys):
+    import zipfile
+
+    from vocab.calibration.packet import HANDOUT
+
+    assert _packet(run) == 0
+    capsys.readouterr()
+    good = {f"ann/{n}": (run / "packets" / "ann" / n).read_bytes() for n in HANDOUT}
+    away = tmp_path / "away"
+    away.mkdir()
+    cases = {
+        "not-a-zip.zip": None,
+        "extra.zip": {**good, "ann/key.csv": b"blind_id,cell\n"},
+        "missing.zip": {k: v for k, v in good.items() if not k.endswith("sheet.jsonl")},
+        "escape.zip": {**{k: v for k, v in good.items() if not k.endswith("rubric.txt")}, "ann/../rubric.txt": b"x"},
+        "two-folders.zip": {**good, "bob/README.txt": b"x"},
+        "big.zip": {**good, "ann/sheet.jsonl": b"0" * (33 * 2**20)},
+        "not-json.zip": {**good, "ann/packet.json": b"[1, 2"},
+    }
+    words = {"not-a-zip.zip": "not a packet's zip", "extra.zip": "must hold exactly",
+             "missing.zip": "must hold exactly", "escape.zip": "not a packet's zip", "two-folders.zip": "one folder",
+             "big.zip": "over 32 MiB", "not-json.zip": "damaged"}  # fmt: skip
+    for name, members in cases.items():
+        path = away / name
+        if members is None:
+            path.write_bytes(b"PK\x03\x04 not really")
+        else:
+            _zip(path, members)
+        refused(["form", str(path)], capsys, [away], words[name])
+    # a member whose bytes were damaged after zipping (CRC mismatch)
+    damaged = _zip(away / "damaged.zip", good)
+    raw = bytearray(damaged.read_bytes())
+    with zipfile.ZipFile(damaged) as z:
+        info = z.getinfo("ann/README.txt")
+    at = info.header_offset + 30 + len(info.filename) + 5
+    raw[at] ^= 0xFF
+    damaged.write_bytes(bytes(raw))
+    refused(["form", str(damaged)], capsys, [away], "damaged")
+    # a folder of another packet where this one would unpack: kept, and the zip refused
+    (away / "ann").mkdir()
+    (away / "ann" / "notes.txt").write_text("mine")
+    _zip(away / "ann.zip", good)
+    refused(["form", str(away / "ann.zip")], capsys, [away], "is not this packet")
+    refused(["form", str(run / "packets" / "ann"), "--into", str(away / "x")], capsys, [away, run], "--into is for")
+
+
 def test_an_existing_packet_never_ignores_a_new_seed(run, capsys):
     assert _packet(run, "ann", "--seed", "3") == 0
     capsys.readouterr()

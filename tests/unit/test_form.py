@@ -76,6 +76,32 @@ def test_a_packet_holds_nothing_that_leaks(run):
     assert 'packet = "."' in "".join(nb["cells"][1]["source"])
 
 
+def test_the_hand_off_zip_holds_the_packet_and_nothing_of_the_run(run, tmp_path):
+    import zipfile
+
+    from vocab.calibration.packet import HANDOUT, unpack_packet_zip, write_packet_zip
+
+    packet = make_packet(run, "ann")
+    zipped = packet.with_suffix(".zip")
+    with zipfile.ZipFile(zipped) as z:
+        assert sorted(z.namelist()) == sorted(f"ann/{n}" for n in HANDOUT)
+        assert all(z.read(f"ann/{n}") == (packet / n).read_bytes() for n in HANDOUT)
+    first = zipped.read_bytes()
+    write_packet_zip(packet)
+    assert zipped.read_bytes() == first  # the same packet, the same bytes
+    # the rater's machine: the zip alone, unpacked beside it; the form rates there
+    away = tmp_path / "elsewhere"
+    away.mkdir()
+    (away / "ann.zip").write_bytes(first)
+    opened = unpack_packet_zip(away / "ann.zip")
+    assert opened == away / "ann" and sorted(p.name for p in opened.iterdir()) == sorted(HANDOUT)
+    s = RatingSession(opened)
+    s.save({**ALL_PASS, "1": "PASSED"})
+    # opening the zip again keeps the work done in the folder
+    assert unpack_packet_zip(away / "ann.zip") == opened
+    assert len((opened / "ratings.jsonl").read_text().splitlines()) == 1
+
+
 def test_two_raters_get_different_orders_recorded_in_their_packets(run):
     a, b = make_packet(run, "ann"), make_packet(run, "bob")
     order = {p: [json.loads(x)["blind_id"] for x in (p / "sheet.jsonl").read_text().splitlines()] for p in (a, b)}
@@ -154,6 +180,20 @@ def test_two_sessions_of_one_rater_are_refused_or_taken_over_explicitly(run):
         first.save({**ALL_PASS, "1": "PASSED"})
     second.save({**ALL_PASS, "1": "PASSED"})
     assert not (packet / "ratings.jsonl").read_text().count(first.session)
+    # the old form knows it at once (the page asks every 2 s), and its view says so without internal ids
+    assert not first.alive() and first.view()["dead"] and second.alive() and not second.view()["dead"]
+    with pytest.raises(CalibrationError) as e:
+        first.export()
+    assert first.session not in str(e.value) and second.session not in str(e.value) and "pid" not in str(e.value)
+
+
+def test_the_view_says_whether_a_row_is_rated_and_when(run):
+    s = RatingSession(make_packet(run, "ann"))
+    assert s.view()["rated"] is False and s.view()["saved_at"] == ""
+    rec = s.save({**ALL_PASS, "1": "PASSED"})
+    s.back()
+    v = s.view("refused", "error")
+    assert v["rated"] is True and v["saved_at"] == rec["time"] and v["message_kind"] == "error"
 
 
 def test_a_stale_tab_never_writes_an_older_ratings_csv_over_a_newer_one(run):

@@ -113,7 +113,10 @@ def audit(
         say("script rater: done (the checks a script decides)")
     for name in raters:
         result.packets[name] = make_packet(d, name, seed=seed)
-        say(f"packet for {name}: {result.packets[name]} (open it with: vocab form {result.packets[name]})")
+        say(
+            f"packet for {name}: {result.packets[name].with_suffix('.zip')} (hand it to {name}, who opens it with: "
+            f"vocab form {name}.zip)"
+        )
     if llm_raters:
         from vocab.calibration.raters import rate_until_complete
         from vocab.serving.client import Clients

@@ -7,13 +7,28 @@ function el(tag, cls, text) {
   return e;
 }
 
+// A list is shown one chip per item, never joined by commas: an item that holds a comma stays one item, and a
+// space at either end of an item is shown (␠) so it can be counted.
 function show(value) {
-  if (Array.isArray(value)) return value.join(", ");
-  if (value && typeof value === "object") {
-    return Object.entries(value).map(([k, v]) => `${k.replaceAll("_", " ")}: ${v}`).join(" · ");
+  if (Array.isArray(value)) {
+    const list = el("span", "vf-chips");
+    for (const item of value) {
+      const text = String(item ?? "");
+      const lead = text.match(/^\s*/)[0].length, trail = text.length - text.trimEnd().length;
+      const chip = el("span", "vf-chip", "␠".repeat(lead) + text.trim() + "␠".repeat(Math.min(trail, text.length - lead)));
+      if (lead || trail) chip.title = "this item has a space at its start or end";
+      list.append(chip);
+    }
+    list.append(el("span", "vf-count", value.length === 1 ? "(1 item)" : `(${value.length} items)`));
+    return list;
   }
-  return String(value ?? "");
+  if (value && typeof value === "object") {
+    return el("span", "", Object.entries(value).map(([k, v]) => `${k.replaceAll("_", " ")}: ${v}`).join(" · "));
+  }
+  return el("span", "", String(value ?? ""));
 }
+
+const PING_EVERY_MS = 2000, SILENT_AFTER_MS = 10000;
 
 function render({ model, el: host }) {
   const root = el("div", "vocab-form");
@@ -21,12 +36,29 @@ function render({ model, el: host }) {
   // The form's keys stop at the form (stopPropagation below), so JupyterLab's command-mode keys (b inserts a
   // cell, j/k select cells, ...) do not fire; everything else, Ctrl+S included, reaches JupyterLab.
   host.appendChild(root);
-  let shownFor, values = {}, focus = 0, note = "";
+  let shownFor, values = {}, saved = {}, savedNote = "", focus = 0, note = "", confirmLeave = "";
+  // The kernel answers every ping; a form whose kernel is gone, or whose session another tab took over, says so
+  // over the form at once instead of looking live until the next save.
+  let seq = 0, lastPong = Date.now(), disconnected = false;
 
   const view = () => model.get("view");
   const graded = () => view().criteria.filter((c) => c.required);
-  const send = (msg) => model.send(msg);
-  const save = () => send({ action: "save", checks: values, note });
+  const send = (msg) => { try { model.send(msg); } catch (err) { /* the kernel is gone: the overlay says so */ } };
+  const dead = () => view().dead || disconnected;
+  const dirty = () => !view().finished &&
+    (note !== savedNote || Object.keys(values).some((id) => (values[id] || "") !== (saved[id] || "")));
+  const save = () => { if (!dead()) send({ action: "save", checks: values, note }); };
+  // b and s leave the row: with unsaved grades or a note on it, the first press asks, the second leaves
+  function leave(action) {
+    if (dead()) return;
+    if (dirty() && confirmLeave !== action) {
+      confirmLeave = action;
+      draw();
+      return;
+    }
+    confirmLeave = "";
+    send({ action });
+  }
 
   function move(step) {
     const crit = view().criteria;
@@ -40,7 +72,8 @@ function render({ model, el: host }) {
 
   function grade(verdict) {
     const c = view().criteria[focus];
-    if (!c || !c.required) return;
+    if (!c || !c.required || dead()) return;
+    confirmLeave = "";
     values[c.id] = verdict;
     const before = focus;
     move(1);
@@ -53,14 +86,29 @@ function render({ model, el: host }) {
     if (v.blind_id !== shownFor) {
       shownFor = v.blind_id;
       values = {};
-      for (const c of v.criteria) values[c.id] = c.value || "";
+      saved = {};
+      for (const c of v.criteria) values[c.id] = saved[c.id] = c.value || "";
       focus = Math.max(v.criteria.findIndex((c) => c.required), 0);
-      note = v.note || "";
+      note = savedNote = v.note || "";
+      confirmLeave = "";
+    } else { // the same row again: what Python sends is what is saved
+      for (const c of v.criteria) saved[c.id] = c.value || "";
+      savedNote = v.note || "";
     }
     root.replaceChildren();
+    root.classList.toggle("vf-dead", dead());
     const head = el("div", "vf-head");
     head.append(el("span", "vf-progress", v.progress));
-    if (v.message) head.append(el("span", "vf-message", v.message));
+    if (!v.finished) {
+      if (dirty()) head.append(el("span", "vf-state vf-unsaved", "● unsaved changes"));
+      else if (v.rated) head.append(el("span", "vf-state vf-rated", `✓ rated (saved ${v.saved_at.slice(11, 16)} UTC)`));
+    }
+    if (confirmLeave) {
+      head.append(el("span", "vf-message vf-error", `Unsaved changes on this row: press ${confirmLeave === "back" ?
+        "b" : "s"} again to leave them, or Enter to save.`));
+    } else if (v.message) {
+      head.append(el("span", `vf-message vf-${v.message_kind === "error" ? "error" : "ok"}`, v.message));
+    }
     root.append(head);
     if (v.finished) {
       root.append(el("div", "vf-end", "All rows are rated. ratings.csv holds your ratings: hand it in. " +
@@ -69,7 +117,9 @@ function render({ model, el: host }) {
       const item = el("div", "vf-item");
       for (const [k, value] of Object.entries(v.fields)) {
         const f = el("div", `vf-field vf-field-${k}`);
-        f.append(el("span", "vf-label", k.replaceAll("_", " ")), el("span", "vf-value", show(value)));
+        const shown = el("span", "vf-value");
+        shown.append(show(value));
+        f.append(el("span", "vf-label", k.replaceAll("_", " ")), shown);
         item.append(f);
       }
       root.append(item);
@@ -83,8 +133,9 @@ function render({ model, el: host }) {
         const buttons = el("div", "vf-buttons");
         if (c.required) {
           for (const verdict of ["PASSED", "FAILED"]) {
+            // a sign as well as a colour: the two filled buttons look alike to a red-green colour-blind rater
             const b = el("button", `vf-${verdict.toLowerCase()}` + (values[c.id] === verdict ? " vf-selected" : ""),
-              verdict);
+              (verdict === "PASSED" ? "✓ " : "✗ ") + verdict);
             b.type = "button";
             b.setAttribute("aria-pressed", String(values[c.id] === verdict));
             b.onclick = () => { focus = i; grade(verdict); };
@@ -98,9 +149,13 @@ function render({ model, el: host }) {
       });
       root.append(list);
       const noteBox = el("input", "vf-note");
-      noteBox.placeholder = "note (optional; Enter saves)";
+      noteBox.placeholder = "note (optional; n writes one, Enter saves, Esc leaves)";
       noteBox.value = note;
-      noteBox.oninput = () => { note = noteBox.value; };
+      noteBox.oninput = () => {
+        const was = dirty();
+        note = noteBox.value;
+        if (was !== dirty()) { draw(); root.querySelector(".vf-note").focus(); }
+      };
       root.append(noteBox);
     }
     const bar = el("div", "vf-bar");
@@ -109,17 +164,29 @@ function render({ model, el: host }) {
       if (v.finished && (action === "save" || action === "skip")) continue;
       const b = el("button", `vf-action vf-${action}`, label);
       b.type = "button";
-      b.onclick = () => (action === "save" ? save() : send({ action }));
+      b.onclick = () => (action === "save" ? save() : action === "export" ? !dead() && send({ action }) : leave(action));
       bar.append(b);
     }
-    root.append(bar, el("div", "vf-keys", v.keys));
+    root.append(bar, el("div", "vf-keys", v.keys + " · n: write a note"));
+    if (dead()) {
+      const over = el("div", "vf-overlay");
+      over.setAttribute("role", "alert");
+      over.append(el("b", "", view().dead ? "This form is closed" : "The kernel is not answering"),
+        el("div", "", view().dead
+          ? "Another tab or kernel opened this packet, so nothing pressed here is saved. Use the newer one, or run " +
+            "this notebook's cells again with takeover = True to rate here."
+          : "The kernel was shut down, restarted or is busy: nothing pressed here is saved. If it was restarted, " +
+            "run all cells again (Run ▸ Run All Cells); the form resumes where you stopped."));
+      root.append(over);
+    }
   }
 
   root.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const inNote = e.target.classList && e.target.classList.contains("vf-note");
     let handled = true;
-    if (e.key === "Enter") save();
+    if (dead()) handled = !inNote; // a dead form takes no keys, and lets none through to JupyterLab
+    else if (e.key === "Enter") save();
     else if (inNote) {
       handled = e.key === "Escape";
       if (handled) root.focus();
@@ -128,16 +195,30 @@ function render({ model, el: host }) {
     else if (e.key === "f") grade("FAILED");
     else if (e.key === "j" || e.key === "ArrowDown") { move(1); draw(); }
     else if (e.key === "k" || e.key === "ArrowUp") { move(-1); draw(); }
-    else if (e.key === "b") send({ action: "back" });
-    else if (e.key === "s") send({ action: "skip" });
+    else if (e.key === "b") leave("back");
+    else if (e.key === "s") leave("skip");
     else if (e.key === "e") send({ action: "export" });
+    else if (e.key === "n") { const box = root.querySelector(".vf-note"); if (box) box.focus(); }
     else handled = false;
     if (handled) { e.preventDefault(); e.stopPropagation(); }
   });
 
   model.on("change:view", () => { draw(); root.focus(); });
+  model.on("msg:custom", (msg) => {
+    if (msg && "pong" in msg) {
+      lastPong = Date.now();
+      if (disconnected) { disconnected = false; draw(); }
+    }
+  });
+  const timer = setInterval(() => {
+    if (!root.isConnected) { clearInterval(timer); return; }
+    send({ action: "ping", seq: ++seq });
+    const silent = Date.now() - lastPong > SILENT_AFTER_MS;
+    if (silent !== disconnected) { disconnected = silent; draw(); }
+  }, PING_EVERY_MS);
   draw();
   setTimeout(() => root.focus(), 0);
+  return () => clearInterval(timer);
 }
 
 export default { render };

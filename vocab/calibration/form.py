@@ -80,12 +80,18 @@ class RatingSession:
                                     "started": _now()}))  # fmt: skip
 
     def _check_still_mine(self) -> None:
-        now = json.loads((self.packet / LOCK).read_text())
-        if now["session"] != self.session:
+        if not self.alive():
             raise CalibrationError(
-                f"another session ({now['session']}, since {now['started']}) took over this packet: this one can "
-                "no longer save; reopen the form"
+                "another tab or kernel took over this packet: this form can no longer save. Use the newer one, or "
+                "run this notebook's cells again with takeover = True"
             )
+
+    def alive(self) -> bool:
+        """Whether this session still owns the packet (a later session, in this kernel or another, takes it)."""
+        try:
+            return json.loads((self.packet / LOCK).read_text())["session"] == self.session
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
 
     # --- where the rater is -------------------------------------------------------------------------------
 
@@ -199,8 +205,8 @@ class RatingSession:
         write_text_atomic(out, pd.DataFrame(rows, columns=cols).to_csv(index=False))
         return out
 
-    def view(self, message: str = "") -> dict:
-        """Everything the widget draws."""
+    def view(self, message: str = "", kind: str = "ok") -> dict:
+        """Everything the widget draws; ``kind`` says whether the message is news ("ok") or a refusal ("error")."""
         row = self.current()
         crit = []
         if row is not None:
@@ -209,6 +215,7 @@ class RatingSession:
             crit = [{"id": c.id, "name": c.name, "question": c.question, "required": need[c.id],
                      "value": given.get(c.id, "")} for c in self.rubric.criteria]  # fmt: skip
         fields = {} if row is None else {k: v for k, v in row.items() if k != "blind_id"}
+        saved = self.latest.get(row["blind_id"]) if row else None
         return {
             "progress": self.progress(),
             "k": None if self.k is None else self.k + 1,
@@ -219,8 +226,12 @@ class RatingSession:
             "criteria": crit,
             "note": self.latest.get(row["blind_id"], {}).get("note", "") if row else "",
             "message": message,
+            "message_kind": kind,
+            "rated": saved is not None,
+            "saved_at": saved["time"] if saved else "",
             "keys": KEYS,
             "finished": row is None,
+            "dead": not self.alive(),
         }
 
 
@@ -247,9 +258,14 @@ def form_widget(session: RatingSession):
     w = FormWidget(view=session.view())
 
     def on_msg(_widget, msg, _buffers):
-        message = ""
+        message, kind = "", "ok"
         try:
             action = msg.get("action")
+            if action == "ping":  # the page asks every few seconds: is the kernel there, is this form still live?
+                w.send({"pong": msg.get("seq"), "alive": session.alive()})
+                if not session.alive() and not w.view.get("dead"):
+                    w.view = session.view()
+                return
             if action == "save":
                 session.save(dict(msg.get("checks", {})), str(msg.get("note", "")))
                 message = "saved" if not session.finished else "all rows rated"
@@ -260,8 +276,8 @@ def form_widget(session: RatingSession):
             elif action == "export":
                 message = f"exported {session.done} rows to {session.export().name}"
         except CalibrationError as e:
-            message = str(e)
-        w.view = session.view(message)
+            message, kind = str(e), "error"
+        w.view = session.view(message, kind)
 
     w.on_msg(on_msg)
     return w

@@ -14,13 +14,20 @@
 
 Nothing in it names a model, a cell, a verdict or another rater; the key stays in ``D/calibration/key.csv``,
 sorted by cell, level and attempt, so its row order says nothing about any sheet's.
+
+The folder lies inside the run, beside the key: a rater on the run's own machine could read the key with the
+form's kernel. The hand-off is ``D/packets/NAME.zip`` — the five files above under ``NAME/``, nothing of the run —
+which the rater opens on their own machine with ``vocab form NAME.zip`` (unpacked beside the zip, then served).
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import re
+import zipfile
+import zlib
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -28,7 +35,7 @@ import numpy as np
 
 from vocab.calibration.dataset import JudgeRubric, read_rubric
 from vocab.calibration.sample import CalibrationError, read_sheet
-from vocab.records import read_json_object, write_text_atomic
+from vocab.records import read_json_object, write_bytes_atomic, write_text_atomic
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
@@ -94,6 +101,8 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
                 f"{out} was made with --seed {meta.get('order_seed', 0)}, not {seed}; its order stays (move it away "
                 "to make a new packet)"
             )
+        if not out.with_suffix(".zip").exists():
+            write_packet_zip(out)
         return out
     sheet = read_sheet(run_dir)
     rub = read_rubric(run_dir)
@@ -114,8 +123,9 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     (out / "rate.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (out / "README.txt").write_text(
         f"Blind rating packet for {rater}: {len(order)} rows.\n\n"
-        "Open rate.ipynb in JupyterLab (`vocab form <this folder>` starts one that never saves the live form into\n"
-        "the notebook) and run all cells. Grade every row on every criterion (rubric.txt). Keys:\n"
+        f"Open rate.ipynb in JupyterLab: `vocab form {rater}.zip` (or `vocab form <this folder>`) starts one that\n"
+        "never saves the live form into the notebook; on a machine of your own, install vocab first (`make setup`\n"
+        "in a clone of its repository). Run all cells. Grade every row on every criterion (rubric.txt). Keys:\n"
         f"{KEYS}\n\n"
         "Every save is kept in ratings.jsonl with the time, the seconds spent and the rubric version; ratings.csv\n"
         "always holds your latest rating of each rated row. Hand in ratings.csv (part of it is fine:\n"
@@ -133,7 +143,68 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     write_text_atomic(out / "packet.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # last: complete
+    write_packet_zip(out)
     return out
+
+
+HANDOUT = ("packet.json", "sheet.jsonl", "rubric.txt", "rate.ipynb", "README.txt")
+ZIP_MEMBER_LIMIT = 32 * 2**20  # a sheet of thousands of rows is a few MiB
+
+
+def write_packet_zip(packet: Path) -> Path:
+    """``packets/NAME.zip``: the hand-out files under ``NAME/`` and nothing else (no ratings, no session), with
+    fixed timestamps so the same packet always makes the same bytes."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for name in HANDOUT:
+            info = zipfile.ZipInfo(f"{packet.name}/{name}", date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
+            z.writestr(info, (packet / name).read_bytes())
+    out = packet.with_suffix(".zip")
+    write_bytes_atomic(out, buf.getvalue())
+    return out
+
+
+def unpack_packet_zip(path: Path, into: Path | None = None) -> Path:
+    """A packet's zip unpacked for the form: into ``into``, by default the folder named in the zip beside it. An
+    earlier unpacking of the same packet (the rater's ratings in it) is used as it is, never overwritten; a zip
+    that is not a packet's (other names, a path outside its folder, an oversized member) is refused whole."""
+    try:
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as e:
+        raise CalibrationError(f"{path}: not a packet's zip ({e})") from None
+    with z:
+        infos = z.infolist()
+        tops = {i.filename.split("/", 1)[0] for i in infos}
+        if len(tops) != 1 or not NAME.fullmatch(top := tops.pop()):
+            raise CalibrationError(f"{path}: not a packet's zip (it holds one folder, named after its rater)")
+        names = {i.filename for i in infos if not i.is_dir()}
+        if names != {f"{top}/{n}" for n in HANDOUT}:
+            raise CalibrationError(f"{path}: not a packet's zip (it must hold exactly {', '.join(HANDOUT)} in {top}/)")
+        if big := [i.filename for i in infos if i.file_size > ZIP_MEMBER_LIMIT]:
+            raise CalibrationError(f"{path}: {big[0]} is over {ZIP_MEMBER_LIMIT // 2**20} MiB: not a packet's zip")
+        dest = Path(into) if into is not None else path.parent / top
+        try:
+            files = {n: z.read(f"{top}/{n}") for n in HANDOUT}  # a damaged member fails here, before any write
+            meta = json.loads(files["packet.json"])
+        except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError) as e:
+            raise CalibrationError(f"{path}: a damaged packet's zip ({e})") from None
+        if not isinstance(meta, dict):
+            raise CalibrationError(f"{path}: its packet.json is not a packet description")
+        if (dest / "packet.json").exists():
+            there = read_packet_meta(dest)
+            if there.get("sample_sha256") != meta.get("sample_sha256") or there.get("rater") != meta.get("rater"):
+                raise CalibrationError(f"{dest} holds another packet; unpack this one elsewhere (--into DIR)")
+            return dest  # unpacked before: the rater's work in it stays
+        if dest.exists() and any(dest.iterdir()):
+            raise CalibrationError(f"{dest} exists and is not this packet; unpack elsewhere (--into DIR)")
+        dest.mkdir(parents=True, exist_ok=True)
+        for n in HANDOUT:
+            if n != "packet.json":
+                write_bytes_atomic(dest / n, files[n])
+        write_bytes_atomic(dest / "packet.json", files["packet.json"])  # last: a whole packet
+    read_packet_meta(dest)
+    return dest
 
 
 def read_packet_meta(packet: str | Path) -> dict:
