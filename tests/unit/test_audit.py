@@ -13,12 +13,23 @@ from vocab.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 LOG = ROOT / "data" / "inspect" / "qa_smollm2_gemma3.eval"
+PROMPTFOO = ROOT / "data" / "promptfoo" / "qa_smollm2_gemma3.json"
 
 
 def _hashes(d: Path) -> dict[str, str]:
     return {
         str(p.relative_to(d)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.rglob("*")) if p.is_file()
     }
+
+
+def _ann_hands_in_all_passed_and_audits_again(d: Path, tmp_path: Path, capsys, raters: str) -> str:
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
+    rated = tmp_path / "ann.csv"
+    pd.DataFrame({"blind_id": sheet.blind_id, "verdict": "PASSED"}).to_csv(rated, index=False)
+    assert main(["ratings", "import", str(rated), "--run-dir", str(d), "--rater", "ann"]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d), "--raters", raters]) == 0
+    return capsys.readouterr().out
 
 
 def test_an_inspect_log_to_packets_then_to_a_corrected_rate(tmp_path, capsys):
@@ -29,13 +40,7 @@ def test_an_inspect_log_to_packets_then_to_a_corrected_rate(tmp_path, capsys):
     assert "ratings ann: none" in out and "next: hand each packet" in out and "the pass rate is" not in out
     before = _hashes(d)
     # ann hands in a complete sheet: every row graded as the truth her sheet shows (here: all PASSED)
-    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
-    rated = tmp_path / "ann.csv"
-    pd.DataFrame({"blind_id": sheet.blind_id, "verdict": "PASSED"}).to_csv(rated, index=False)
-    assert main(["ratings", "import", str(rated), "--run-dir", str(d), "--rater", "ann"]) == 0
-    capsys.readouterr()
-    assert main(["audit", str(d), "--raters", "ann,bob"]) == 0
-    out = capsys.readouterr().out
+    out = _ann_hands_in_all_passed_and_audits_again(d, tmp_path, capsys, "ann,bob")
     assert "ratings ann: complete" in out and "ratings bob: none" in out
     headline = [line for line in out.splitlines() if "the pass rate is" in line]
     assert headline and all("against ann's blind ratings (11 of 11 sampled rows) the pass rate is 100 %" in line
@@ -43,6 +48,23 @@ def test_an_inspect_log_to_packets_then_to_a_corrected_rate(tmp_path, capsys):
     after = _hashes(d)
     assert {k: v for k, v in after.items() if k in before} == before  # the sample and packets were not redrawn
     assert set(after) - set(before) == {"calibration/ratings_ann.csv"}
+
+
+def test_promptfoo_results_to_packets_then_to_a_corrected_rate(tmp_path, capsys):
+    """The committed promptfoo results (a .json, told apart from an Inspect log by its contents): the judge's
+    llm-rubric verdicts to a packet, and after a hand-in to the headline."""
+    d = tmp_path / "audit"
+    assert main(["audit", str(PROMPTFOO), "--out", str(d), "--raters", "ann", "--per-pile", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "16 judged items (promptfoo): 2 PASSED, 14 FAILED" in out and "ann.zip" in out
+    assert (d / "packets" / "ann.zip").exists()
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
+    assert list(sheet.columns) == ["blind_id", "input", "output", "rubric"]  # no verdict, reason or grader
+    out = _ann_hands_in_all_passed_and_audits_again(d, tmp_path, capsys, "ann")
+    assert "smollm2 judged by gemma3: the judge says 12 %; against ann's blind ratings (6 of 6" in out, out
+    # the same file said to be an Inspect log is refused by Inspect's reader, in one line
+    assert main(["audit", str(PROMPTFOO), "--out", str(tmp_path / "e"), "--source", "inspect"]) == 2
+    assert "not an Inspect log" in capsys.readouterr().err and not (tmp_path / "e").exists()
 
 
 def test_a_table_source_with_a_known_rater_reports_at_once(tmp_path, capsys):

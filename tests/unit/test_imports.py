@@ -135,6 +135,151 @@ def test_bad_inspect_input_is_one_line_and_exit_2(tmp_path, capsys):
         assert not Path(argv[argv.index("--run-dir") + 1]).exists()
 
 
+# --- promptfoo results ------------------------------------------------------------------------------------
+
+PROMPTFOO = ROOT / "data" / "promptfoo" / "qa_smollm2_gemma3.json"
+RUBRIC = {"type": "llm-rubric", "metric": "correct", "value": "The output is right"}
+
+
+def _pf_result(n: int, *, rubric: bool | None = True, contains: bool = True, grader_error: bool = False,
+               call_error: str | None = None, assertions=(RUBRIC,), description: str | None = None,
+               prompt: str = "Answer: {{q}}", provider: str = "smollm2") -> dict:  # fmt: skip
+    """One row of promptfoo's results.results (version 3), as promptfoo writes it."""
+    row = {"id": f"r{n}", "promptIdx": 0, "testIdx": n, "vars": {"q": f"question {n}"},
+           "testCase": {"vars": {"q": f"question {n}"}, **({"description": description} if description else {})},
+           "prompt": {"raw": f"Answer: question {n}", "label": prompt}, "provider": {"id": f"openai:chat:{provider}",
+           "label": provider}, "latencyMs": 5, "namedScores": {}}  # fmt: skip
+    if call_error:
+        return {**row, "response": {"error": call_error}, "error": call_error, "failureReason": 2, "success": False,
+                "score": 0}  # fmt: skip
+    comps = []
+    for a in assertions:
+        if a["type"] == "llm-rubric":
+            c = {
+                "pass": bool(rubric) and not grader_error,
+                "score": float(bool(rubric)),
+                "assertion": a,
+                "reason": "Could not extract JSON" if grader_error else "secret-reason: the grader's own words",
+            }
+            if grader_error:
+                c["metadata"] = {"graderError": True}
+        else:
+            c = {"pass": contains, "score": float(contains), "reason": "Assertion passed", "assertion": a}
+        comps.append(c)
+    ok = all(c["pass"] for c in comps)
+    return {**row, "response": {"output": f"answer {n}"}, "success": ok, "score": float(ok),
+            "failureReason": 0 if ok else 1,
+            "gradingResult": {"pass": ok, "score": float(ok), "reason": "", "componentResults": comps}}  # fmt: skip
+
+
+def _pf_file(tmp_path: Path, results: list[dict], name: str = "results.json", **config) -> Path:
+    doc = {"evalId": "eval-test", "results": {"version": 3, "timestamp": "2026-12-02T00:00:00Z", "prompts": [],
+           "results": results, "stats": {}}, "config": {"description": "synthetic", **config},
+           "shareableUrl": None, "metadata": {"promptfooVersion": "0.121.20"}}  # fmt: skip
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_a_promptfoo_verdict_is_its_judges_assertion_never_promptfoos_success(tmp_path):
+    contains = {"type": "icontains", "metric": "contains", "value": "x"}
+    grader = {"id": "openai:chat:gemma3", "label": "gemma3"}
+    results = [
+        _pf_result(1, rubric=True, contains=False, assertions=(RUBRIC, contains)),  # success false, judge PASSED
+        _pf_result(2, rubric=False, assertions=(RUBRIC, contains)),
+        _pf_result(3, grader_error=True, assertions=(RUBRIC, contains)),  # promptfoo: pass false; not a verdict
+        _pf_result(4, call_error="API error: 503 Service Unavailable"),  # the tested model's call failed
+        _pf_result(5, assertions=(contains,)),  # no judge on this test: not an item
+    ]
+    path = _pf_file(tmp_path, results, defaultTest={"options": {"provider": grader}})
+    d = tmp_path / "pf"
+    assert main(["import", "promptfoo", str(path), "--run-dir", str(d)]) == 0
+    rows = {r["id"]: r for r in map(json.loads, (d / "judgments.jsonl").read_text().splitlines())}
+    verdicts = {k.rsplit(":", 1)[0]: r["verdict"] for k, r in rows.items()}
+    assert verdicts == {"vars:" + _vars_hash(n): v for n, v in [(1, "PASSED"), (2, "FAILED"), (3, "UNSCORED"),
+                                                                (4, "UNSCORED")]}  # fmt: skip
+    reasons = sorted(r["hidden"].get("unscored_reason", "") for r in rows.values())
+    assert reasons == ["", "", "error: API error: 503 Service Unavailable", "grader_error: Could not extract JSON"]
+    assert {r["judge"] for r in rows.values()} == {"gemma3"} and {r["system"] for r in rows.values()} == {"smollm2"}
+    meta = json.loads((d / "dataset.json").read_text())
+    assert meta["source"]["left_out"] == 1 and meta["source"]["assertion"] == "correct"
+    assert meta["counts"] == {"PASSED": 1, "FAILED": 1, "UNSCORED": 2}
+    # the grader's reason is hidden: never on a blind sheet
+    data = load_dataset(d)
+    assert list(data.visible) == ["input", "output", "rubric"]
+    assert all("secret-reason" not in json.dumps(r["visible"]) for r in rows.values())
+
+
+def _vars_hash(n: int) -> str:
+    import hashlib
+
+    return hashlib.sha256(json.dumps({"q": f"question {n}"}, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def test_promptfoo_repeats_are_epochs_and_prompts_are_items(tmp_path):
+    results = [_pf_result(1, description="t1"), _pf_result(1, description="t1", rubric=False),
+               _pf_result(1, description="t1", prompt="Reply: {{q}}")]  # fmt: skip
+    rows, meta = imports.read_promptfoo(_pf_file(tmp_path, results))
+    assert [(r["id"], r["group"], r["epoch"]) for r in rows] == [("t1 / prompt 1:1", "t1 / prompt 1", 1),
+                                                                 ("t1 / prompt 1:2", "t1 / prompt 1", 2),
+                                                                 ("t1 / prompt 2:1", "t1 / prompt 2", 1)]  # fmt: skip
+    assert meta["source"]["grader"] == ["promptfoo's default grader"]
+
+
+def test_two_model_graded_assertions_need_a_choice(tmp_path, capsys):
+    other = {"type": "g-eval", "metric": "fluent", "value": "fluent"}
+    path = _pf_file(tmp_path, [_pf_result(1, assertions=(RUBRIC, other))])
+    assert main(["import", "promptfoo", str(path), "--run-dir", str(tmp_path / "a")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--assertion" in err and "correct, fluent" in err
+    assert not (tmp_path / "a").exists()
+    rows, meta = imports.read_promptfoo(path, assertion="fluent")
+    assert meta["source"]["assertion_types"] == ["g-eval"] and rows[0]["visible"]["rubric"] == "fluent"
+
+
+def test_the_committed_promptfoo_results_import_as_promptfoo_recorded_them():
+    """data/promptfoo/qa_smollm2_gemma3.json was made by `promptfoo eval` here (tests/promptfoo_task.py): each
+    verdict is its llm-rubric component's pass, a grader error is UNSCORED, and promptfoo's success (rubric AND
+    icontains) is not the verdict."""
+    doc = json.loads(PROMPTFOO.read_text())
+    rows, meta = imports.read_promptfoo(PROMPTFOO)
+    assert len(rows) == len(doc["results"]["results"]) == 16 and meta["source"]["left_out"] == 0
+    assert {r["epoch"] for r in rows} == {1, 2} and len({r["group"] for r in rows}) == 8
+    by_id = {r["id"]: r for r in doc["results"]["results"]}
+    for row in rows:
+        res = by_id[row["hidden"]["promptfoo_result_id"]]
+        (comp,) = [c for c in res["gradingResult"]["componentResults"] if c["assertion"]["type"] == "llm-rubric"]
+        expected = (
+            "UNSCORED" if comp.get("metadata", {}).get("graderError") else ("PASSED" if comp["pass"] else "FAILED")
+        )
+        assert row["verdict"] == expected
+        assert row["hidden"]["promptfoo_success"] == res["success"]
+    assert meta["source"]["grader"] == ["gemma3"] and {r["system"] for r in rows} == {"smollm2"}
+
+
+def test_bad_promptfoo_input_is_one_line_and_exit_2(tmp_path, capsys):
+    good = [_pf_result(1)]
+    cases = {
+        "not JSON": (tmp_path / "a.json", "{not json"),
+        "no results.results list": (tmp_path / "b.json", json.dumps({"results": {"version": 3}})),
+        "version 9": (tmp_path / "c.json", json.dumps({"results": {"version": 9, "results": good}})),
+        "result 2 is not an object": (tmp_path / "d.json", json.dumps({"results": {"version": 3,
+                                                                                  "results": [good[0], 7]}})),
+        "no assertion 'fluent'": (tmp_path / "e.json", json.dumps({"results": {"version": 3, "results": good}})),
+        "model-graded ones here: none": (tmp_path / "f.json", json.dumps({"results": {"version": 3, "results": [
+            _pf_result(1, assertions=({"type": "icontains", "value": "x"},))]}})),
+    }  # fmt: skip
+    for words, (path, text) in cases.items():
+        path.write_text(text)
+        argv = ["import", "promptfoo", str(path), "--run-dir", str(tmp_path / path.stem)]
+        if path.stem == "e":
+            argv += ["--assertion", "fluent"]
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and words in err, (words, err)
+        assert not (tmp_path / path.stem).exists()
+
+
 def test_an_import_never_overwrites_a_run_or_another_dataset(tmp_path, capsys):
     d = tmp_path / "qa"
     imports.import_inspect(LOG, d)

@@ -1,12 +1,14 @@
 """`vocab audit`: one command from a judge's verdicts to the blind raters' packets, and, once ratings are back, to the
 judge's corrected rate.
 
-SOURCE is an Inspect log (``.eval``, or ``.json``), a judgments table (``.csv``, ``.jsonl``) or a directory that
-already holds a run or an imported dataset. The audit imports the file into ``--out`` (a directory is audited in
-place), draws the stratified blind sample, rates it with the script where the rubric has one, writes a packet per
-named human rater, runs the named LLM raters (their servers must be up), and says what comes next. Run again after
-ratings come back (``vocab ratings import``), it reports the corrected rate per cell with its interval (the same
-functions as ``03_correct``). Nothing already written is redrawn: an existing sample, packet or rating file is kept.
+SOURCE is an Inspect log (``.eval``, or ``.json``), a promptfoo results file (``.json``), a judgments table
+(``.csv``, ``.jsonl``) or a directory that already holds a run or an imported dataset; a ``.json`` file is told
+apart by its contents (``--source`` says it outright). The audit imports the file into ``--out`` (a directory
+is audited in place), draws the stratified blind sample, rates it with the script where the rubric has one,
+writes a packet per named human rater, runs the named LLM raters (their servers must be up), and says what comes
+next. Run again after ratings come back (``vocab ratings import``), it reports the corrected rate per cell with
+its interval (the same functions as ``03_correct``). Nothing already written is redrawn: an existing sample,
+packet or rating file is kept.
 """
 
 from __future__ import annotations
@@ -31,7 +33,24 @@ class Audit:
     next_step: str = ""
 
 
-def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict) -> Path:
+def _json_kind(source: Path) -> str:
+    """A .json source: promptfoo's results (``results.results`` a list) or an Inspect log. Read whole, within the
+    import's own size limit (the import reads it again: a second read of at most 64 MiB)."""
+    import json
+
+    from vocab.calibration.imports import MAX_JSON_LOG
+
+    if source.stat().st_size > MAX_JSON_LOG:
+        return "inspect"  # its reader refuses it with the size and the way out
+    try:
+        doc = json.loads(source.read_bytes())
+    except (ValueError, UnicodeDecodeError):
+        return "inspect"  # its reader names the problem
+    inner = doc.get("results") if isinstance(doc, dict) else None
+    return "promptfoo" if isinstance(inner, dict) and isinstance(inner.get("results"), list) else "inspect"
+
+
+def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str | None = None) -> Path:
     from vocab.calibration.dataset import is_imported
 
     if source.is_dir():
@@ -47,18 +66,24 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict) -> Path:
     if not source.is_file():
         raise CalibrationError(f"{source}: no such file")
     suffix = source.suffix.lower()
-    if suffix in INSPECT_SUFFIXES:
+    if kind is None and suffix == ".json":
+        kind = _json_kind(source)
+    if kind == "promptfoo":
+        from vocab.calibration.imports import import_promptfoo
+
+        import_promptfoo(source, out, **import_kw.get("promptfoo", {}))
+    elif kind == "inspect" or (kind is None and suffix in INSPECT_SUFFIXES):
         from vocab.calibration.imports import import_inspect
 
         import_inspect(source, out, **import_kw.get("inspect", {}))
-    elif suffix in TABLE_SUFFIXES:
+    elif kind == "table" or (kind is None and suffix in TABLE_SUFFIXES):
         from vocab.calibration.imports import import_table
 
         import_table(source, out, **import_kw.get("table", {}))
     else:
         raise CalibrationError(
-            f"{source}: unknown kind of source {suffix or '(no suffix)'!r} (an Inspect log .eval/.json, a table "
-            ".csv/.jsonl, or a run or dataset directory)"
+            f"{source}: unknown kind of source {suffix or '(no suffix)'!r} (an Inspect log .eval/.json, promptfoo "
+            "results .json, a table .csv/.jsonl, or a run or dataset directory; or say which with --source)"
         )
     from vocab.calibration.imports import summary
 
@@ -78,6 +103,7 @@ def audit(
     max_calls: int | None = None,
     say: Callable[[str], None] = print,
     import_kw: dict | None = None,
+    source_kind: str | None = None,
 ) -> Audit:
     import asyncio
 
@@ -96,7 +122,7 @@ def audit(
         raise CalibrationError("LLM raters need a config (--config) naming them")
     for name in llm_raters:
         cfg.model(name)
-    d = _dataset_dir(source, Path(out) if out is not None else None, say, import_kw or {})
+    d = _dataset_dir(source, Path(out) if out is not None else None, say, import_kw or {}, source_kind)
     for name in raters:
         check_rater_name(name, d)
     data = load_dataset(d)
