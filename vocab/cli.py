@@ -397,8 +397,27 @@ def cmd_report(args) -> int:
 
 
 def cmd_plan(args) -> int:
-    from vocab.coverage.plan import plan
+    from vocab.coverage.plan import plan, plan_from_pilot
 
+    guesses = {"--theta": args.theta, "--q1": args.q1, "--q0": args.q0, "--attempts": args.attempts}
+    if args.pilot is not None:
+        given = [k for k, v in guesses.items() if v is not None]
+        if given:
+            raise UsageError(f"{', '.join(given)}: a pilot ({args.pilot}) gives these; leave them out")
+        if not args.pilot.is_dir():
+            raise UsageError(f"{args.pilot}: not a directory (a run or dataset with some blind ratings)")
+        try:
+            pp = plan_from_pilot(args.pilot, half_width=args.half_width, rater=args.rater, method=args.method,
+                                 sims=args.sims, seed=args.seed, n_boot=args.n_boot)  # fmt: skip
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        print(json.dumps(pp.as_dict()) if args.json else pp.text())
+        return 0
+    missing = [k for k, v in guesses.items() if v is None]
+    if missing:
+        raise UsageError(f"{', '.join(missing)} needed (or a pilot directory: vocab plan DIR --half-width H)")
+    if args.rater is not None:
+        raise UsageError("--rater is for a pilot (vocab plan DIR --rater NAME)")
     try:
         p = plan(theta=args.theta, q1=args.q1, q0=args.q0, attempts=args.attempts, half_width=args.half_width,
                  method=args.method, sims=args.sims, seed=args.seed, n_boot=args.n_boot)  # fmt: skip

@@ -254,10 +254,17 @@ def add_commands(sub, cli) -> None:
     rp.set_defaults(func=cli.cmd_report)
 
     pl = sub.add_parser("plan", help="how many rows per pile a target half-width needs, by simulation")
-    pl.add_argument("--theta", type=float, required=True, help="a guess of the true pass rate")
-    pl.add_argument("--q1", type=float, required=True, help="a guess of the critic's sensitivity")
-    pl.add_argument("--q0", type=float, required=True, help="a guess of the critic's specificity")
-    pl.add_argument("--attempts", type=int, required=True, help="judged items (attempts) in the cell")
+    pl.add_argument(
+        "pilot",
+        nargs="?",
+        type=Path,
+        help="a run or dataset with some blind ratings: its estimates are the guesses (per cell)",
+    )
+    pl.add_argument("--theta", type=float, help="a guess of the true pass rate")
+    pl.add_argument("--q1", type=float, help="a guess of the critic's sensitivity")
+    pl.add_argument("--q0", type=float, help="a guess of the critic's specificity")
+    pl.add_argument("--attempts", type=int, help="judged items (attempts) in the cell")
+    pl.add_argument("--rater", help="with a pilot: whose ratings (default: the one with most rows rated)")
     pl.add_argument("--half-width", type=float, required=True, help="the target: mean half-width of the interval")
     pl.add_argument("--method", choices=METHODS, default=DEFAULT_INTERVAL, help=f"(default {DEFAULT_INTERVAL})")
     pl.add_argument("--sims", type=int, default=1000, help="simulated studies per size tried (default 1000)")

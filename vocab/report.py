@@ -22,8 +22,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from vocab.calibration.sample import CalibrationError
-
 FLAG_MEANINGS = {
     "unstable": "the interval of q1 or q0 spans more than half of [0, 1]: too few rows in a pile",
     "outside": "the randomised interval left out its own estimate (widened to hold it)",
@@ -58,28 +56,19 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
     from vocab.calibration import correct
     from vocab.calibration.agreement import agreement_table, kappa_table
     from vocab.calibration.dataset import load_dataset
-    from vocab.calibration.raters import coverage_text, read_ratings
+    from vocab.calibration.raters import blind_ratings, coverage_text, read_ratings
     from vocab.calibration.sample import read_key, read_sheet
     from vocab.records import versions
 
     run_dir = Path(run_dir)
     data = load_dataset(run_dir)
-    cal = run_dir / "calibration"
-    if not (cal / "key.csv").exists():
-        raise CalibrationError(f"{run_dir}: no blind sample yet (vocab audit / vocab sample first)")
-    found = sorted(f.stem.removeprefix("ratings_") for f in cal.glob("ratings_*.csv"))
-    names = [n for n in (raters or found) if n != "script"]
-    missing = [n for n in names if n not in found]
-    if missing:
-        raise CalibrationError(f"{run_dir}: no ratings from {', '.join(missing)} (rated: {', '.join(found) or 'none'})")
-    if not names:
-        raise CalibrationError(f"{run_dir}: no blind ratings yet, so nothing to correct (hand in ratings first)")
-    ratings = {n: read_ratings(run_dir, n) for n in names}
-    script = read_ratings(run_dir, "script") if "script" in found else None
+    ratings, lead = blind_ratings(run_dir, raters)
+    names = list(ratings)
+    has_script = (run_dir / "calibration" / "ratings_script.csv").exists()
+    script = read_ratings(run_dir, "script") if has_script else None
     n_rows = len(read_sheet(run_dir))
     corr = correct.correction_table(data.attempts, read_key(run_dir), correct.variants(ratings, script, data.rubric),
                                     n_boot=n_boot, seed=seed)  # fmt: skip
-    lead = min(names, key=lambda n: (-len(ratings[n]), n))  # the rater with most rows rated, then by name
     headline = []
     for r in corr[corr.rater == lead].itertuples():
         writer, _, judge = r.cell.partition("__")
@@ -150,7 +139,7 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
         "code": m.get("git_commit", ""),
         "rubric": f"{data.rubric.name} {data.rubric.version} ({data.rubric.hash[:12]})",
         "blind sample": f"{n_rows} rows, calibration/key.csv sha256 "
-        + hashlib.sha256((cal / "key.csv").read_bytes()).hexdigest()[:16],
+        + hashlib.sha256((run_dir / "calibration" / "key.csv").read_bytes()).hexdigest()[:16],
         "interval": "fiducial (vocab.stats.DEFAULT_INTERVAL), seed " + str(seed),
         "report made by": f"vocab {versions()['vocab']}",
     }

@@ -57,10 +57,17 @@ def test_promptfoo_results_to_packets_then_to_a_corrected_rate(tmp_path, capsys)
     assert main(["audit", str(PROMPTFOO), "--out", str(d), "--raters", "ann", "--per-pile", "4"]) == 0
     out = capsys.readouterr().out
     assert "16 judged items (promptfoo): 2 PASSED, 14 FAILED" in out and "ann.zip" in out
+    # before the sample: what 4 rows a pile would give, by the simulator, at the judge's rate and a stated guess
+    from vocab.coverage.simulate import coverage
+
+    c = coverage("fiducial", theta=2 / 16, q1=0.9, q0=0.9, attempts=16, piles=4, sims=300, seed=0, n_boot=300)
+    assert "plan smollm2__gemma3: 16 judged, the judge says 12%; 4 rows a pile" in out
+    assert f"give about ±{c.mean_width / 2:.2f} if the judge is right 90% of the time" in out
     assert (d / "packets" / "ann.zip").exists()
     sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
     assert list(sheet.columns) == ["blind_id", "input", "output", "rubric"]  # no verdict, reason or grader
     out = _ann_hands_in_all_passed_and_audits_again(d, tmp_path, capsys, "ann")
+    assert "plan smollm2__gemma3" not in out  # the sample was drawn: no plan for it any more
     assert "smollm2 judged by gemma3: the judge says 12 %; against ann's blind ratings (6 of 6" in out, out
     # the same file said to be an Inspect log is refused by Inspect's reader, in one line
     assert main(["audit", str(PROMPTFOO), "--out", str(tmp_path / "e"), "--source", "inspect"]) == 2

@@ -5,12 +5,16 @@ study's regime, plus the unreachable case and bad input."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 
 from vocab.cli import main
 from vocab.coverage.plan import plan
 from vocab.coverage.simulate import coverage
+
+REFERENCE = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference"
 
 POINTS = [  # (theta, q1, q0, attempts, target half-width)
     (0.3, 0.8, 0.7, 400, 0.10),
@@ -82,3 +86,55 @@ class _nothing:
 
     def __exit__(self, *exc):
         return False
+
+
+def test_a_plan_from_a_pilot_plugs_in_its_estimates_per_cell(capsys, tmp_path):
+    """The reference run as a pilot: each cell's theta, q1, q0 are the correction table's for the rater with most
+    rows rated, the cell's attempts its own; the plan then is plan() at those values, and it says they are
+    estimates."""
+    from vocab.calibration import correct
+    from vocab.calibration.dataset import load_dataset
+    from vocab.calibration.raters import read_ratings
+    from vocab.calibration.sample import read_key
+
+    assert main(["plan", str(REFERENCE), "--half-width", ".1", "--sims", "200", "--n-boot", "200", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert "as if true" in d["warning"] and d["rater"] == "gemma3" and d["rows_rated"] == 62
+    data = load_dataset(REFERENCE)
+    ratings = read_ratings(REFERENCE, "gemma3")
+    corr = correct.correction_table(data.attempts, read_key(REFERENCE), correct.variants({"gemma3": ratings}, None,
+                                    data.rubric), n_boot=200).set_index("cell")  # fmt: skip
+    assert [c["cell"] for c in d["cells"]] == sorted(corr.index)
+    for c in d["cells"]:
+        assert c["theta"] == pytest.approx(corr.theta[c["cell"]], abs=1e-6)
+        assert c["attempts"] == int((data.attempts.cell == c["cell"]).sum())
+        again = plan(theta=c["theta"], q1=c["q1"], q0=c["q0"], attempts=c["attempts"], half_width=0.1, sims=200,
+                     n_boot=200)  # fmt: skip
+        assert c["per_pile"] == again.per_pile and c["half_width"] == pytest.approx(again.half_width, abs=1e-6)
+    # a pilot without blind ratings is no pilot
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    for f in REFERENCE.glob("*.json*"):
+        shutil.copy(f, bare / f.name)
+    (bare / "calibration").mkdir()
+    shutil.copy(REFERENCE / "calibration" / "key.csv", bare / "calibration" / "key.csv")
+    assert main(["plan", str(bare), "--half-width", ".1"]) == 2
+    assert "no blind ratings yet" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["plan", str(REFERENCE), "--half-width", ".1", "--theta", ".3"], "--theta: a pilot"),
+        (["plan", str(REFERENCE), "--half-width", ".1", "--rater", "nobody"], "no ratings from nobody"),
+        (["plan", str(REFERENCE / "manifest.json"), "--half-width", ".1"], "not a directory"),
+        (["plan", "--half-width", ".1", "--theta", ".3"], "--q1, --q0, --attempts needed"),
+        (["plan", "--half-width", ".1", "--theta", ".3", "--q1", ".8", "--q0", ".7", "--attempts", "400", "--rater",
+          "x"], "--rater is for a pilot"),
+        (["plan", str(REFERENCE), "--half-width", "0"], "--half-width must lie in (0, 0.5]"),
+    ],
+)  # fmt: skip
+def test_bad_input_to_a_pilot_plan_is_one_line(capsys, argv, words):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err

@@ -91,6 +91,33 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str
     return out
 
 
+PLAN_GUESS = 0.9  # before any rating, the plan's stated guess: a judge right 9 times in 10 either way
+
+
+def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int = 300) -> list[str]:
+    """Before the sample is drawn: per cell, the interval's mean half-width that ``per_pile`` rows a pile give, by
+    the study's simulator, at the judge's own rate and a stated guess of its accuracy (no rating exists yet to
+    estimate it), and how to plan with one's own guesses or, later, from the first ratings."""
+    from vocab.coverage.simulate import coverage
+    from vocab.stats import DEFAULT_INTERVAL
+
+    lines = []
+    for cell, att in sorted(attempts.groupby("cell")):
+        n, p = len(att), float(att.verdict.eq("PASSED").mean())
+        if n < 2:
+            continue
+        c = coverage(DEFAULT_INTERVAL, theta=p, q1=PLAN_GUESS, q0=PLAN_GUESS, attempts=n, piles=min(per_pile, n),
+                     sims=sims, seed=seed, n_boot=n_boot)  # fmt: skip
+        lines.append(
+            f"plan {cell}: {n} judged, the judge says {p:.0%}; {per_pile} rows a pile (fewer where a pile holds "
+            f"fewer) give about ±{c.mean_width / 2:.2f} if the judge is right {PLAN_GUESS:.0%} of the time either way "
+            f"(a guess: `vocab plan --theta T --q1 A --q0 B --attempts {n} --half-width H` for yours)"
+        )
+    if lines:
+        lines.append("plan: once some ratings are back, `vocab plan DIR --half-width H` plans from them")
+    return lines
+
+
 def audit(
     source: str | Path,
     out: str | Path | None = None,
@@ -129,6 +156,8 @@ def audit(
     if (d / "calibration" / "key.csv").exists():
         say(f"blind sample: kept ({len(read_sheet(d))} rows already drawn)")
     else:
+        for line in plan_lines(data.attempts, per_pile, seed):
+            say(line)
         write_sample(draw_sample(data.attempts, per_pile, seed, data.visible), d)
         say(
             f"blind sample: {len(read_sheet(d))} rows ({per_pile} per pile per cell where the piles allow, seed {seed})"

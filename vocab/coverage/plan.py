@@ -11,11 +11,18 @@ simulated studies up to the rows it draws), doubling until the target is met and
 ``n`` meets the target and ``n - 1`` does not, in the same simulation. A pile never holds more rows than the
 attempts the critic put into it, so past some size more labels change nothing: the attempts' own sampling
 variance (p's) is then the floor, and the plan says the target is out of reach.
+
+From a pilot (:func:`plan_from_pilot`, ``vocab plan DIR``): the corrected estimates of a run or dataset that already
+has some blind ratings — per cell theta, q1 and q0 from the rater with most rows rated, and the cell's attempts —
+are plugged in as if they were the truth. They are estimates, with the pilot's intervals around them; the plan
+says so, and a plan made from a handful of rows is a guess to be made again when more come back.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+
+import numpy as np
 
 from vocab.coverage.simulate import METHODS, check_point, coverage
 from vocab.stats import DEFAULT_INTERVAL
@@ -59,6 +66,76 @@ class Plan:
             f"{self.half_width:.3f} (target ±{self.target_half_width:g}; {self.per_pile - 1} a pile do not), "
             f"coverage {self.coverage:.3f} over {self.sims} simulated studies"
         )
+
+
+PILOT_WARNING = (
+    "the pilot's estimates are plugged in as if true: they are estimates (their intervals are in 03 and the "
+    "report), so this plan is a guess; plan again when more ratings come back"
+)
+
+
+@dataclass(frozen=True)
+class PilotPlan:
+    run_dir: str
+    rater: str
+    rows_rated: int
+    cells: list[dict]  # per cell: the pilot's estimates and their interval, then the plan (or why none)
+
+    def as_dict(self) -> dict:
+        return {"pilot": self.run_dir, "rater": self.rater, "rows_rated": self.rows_rated, "warning": PILOT_WARNING,
+                "cells": self.cells}  # fmt: skip
+
+    def text(self) -> str:
+        lines = [f"from the pilot {self.run_dir} ({self.rater}'s {self.rows_rated} rated rows) — {PILOT_WARNING}"]
+        for c in self.cells:
+            lines.append(f"{c['cell']}: " + (c["plan_text"] if c.get("plan_text") else c["why_none"]))
+        return "\n".join(lines)
+
+
+def plan_from_pilot(
+    run_dir,
+    *,
+    half_width: float,
+    rater: str | None = None,
+    method: str = DEFAULT_INTERVAL,
+    sims: int = 1000,
+    seed: int = 0,
+    n_boot: int = 1000,
+) -> PilotPlan:
+    """A plan per cell from a pilot's corrected estimates (see the module's note); ``rater``: whose ratings (by
+    default the rater with most rows rated, then by name, as the report's headline)."""
+    from pathlib import Path
+
+    from vocab.calibration import correct
+    from vocab.calibration.dataset import load_dataset
+    from vocab.calibration.raters import blind_ratings
+    from vocab.calibration.sample import read_key
+
+    check_plan(theta=0.5, q1=0.5, q0=0.5, attempts=2, half_width=half_width, method=method, sims=sims)
+    run_dir = Path(run_dir)
+    data = load_dataset(run_dir)
+    ratings, lead = blind_ratings(run_dir, [rater] if rater else None, purpose="no pilot to plan from")
+    corr = correct.correction_table(data.attempts, read_key(run_dir), correct.variants({lead: ratings[lead]}, None,
+                                    data.rubric), n_boot=n_boot, seed=seed)  # fmt: skip
+    counts = data.attempts.groupby("cell").size()
+    cells = []
+    for r in corr[corr.rater == lead].itertuples():
+        est = {"cell": r.cell, "attempts": int(counts[r.cell]), "theta": r.theta, "theta_ci": [r.ci_low, r.ci_high],
+               "q1": r.q1, "q0": r.q0}  # fmt: skip
+        # at theta 0 no item truly passes, so the critic's sensitivity q1 is undefined and plays no part in the
+        # simulation (likewise q0 at theta 1): any value gives the same studies
+        q1 = 0.5 if r.theta == 0 and np.isnan(r.q1) else r.q1
+        q0 = 0.5 if r.theta == 1 and np.isnan(r.q0) else r.q0
+        guesses = (r.theta, q1, q0)
+        if any(not 0 <= g <= 1 for g in guesses):  # NaN (an empty pile) or an estimate outside [0, 1]
+            est["why_none"] = f"no plan: the pilot's theta, q1, q0 are {', '.join(f'{g:.3g}' for g in guesses)}"
+        else:
+            p = plan(theta=r.theta, q1=q1, q0=q0, attempts=est["attempts"], half_width=half_width,
+                     method=method, sims=sims, seed=seed, n_boot=n_boot)  # fmt: skip
+            est.update(p.as_dict())
+            est["plan_text"] = p.text()
+        cells.append({k: (round(v, 6) if isinstance(v, float) else v) for k, v in est.items()})
+    return PilotPlan(str(run_dir), lead, len(ratings[lead]), cells)
 
 
 def check_plan(*, theta: float, q1: float, q0: float, attempts: int, half_width: float, method: str, sims: int) -> None:
