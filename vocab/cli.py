@@ -279,6 +279,8 @@ def cmd_form(args) -> int:
         "--ServerApp.terminals_enabled=False",  # no shell beside the form: the run's files are not a terminal away
         "--LabApp.news_url=None",  # a rater's JupyterLab asks nothing of the internet: no news feed,
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",  # no update check
+        # ... and does not ask whether it may (JupyterLab's news toast): its settings' defaults say no
+        f"--LabApp.app_settings_dir={Path(__file__).with_name('templates') / 'lab_settings'}",
     ]
     if args.no_browser:
         argv.append("--no-browser")

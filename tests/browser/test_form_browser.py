@@ -181,8 +181,11 @@ def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_
     assert len(selected) in (11, 12)
     _keys(browser, Keys.ENTER)
     _wait(browser, lambda d: _progress(d) == f"row 2 of {n}, 1 done", 30, "row 2")
+    # "saved" tells of the row before; the first grade on this row clears it
+    assert "saved" in browser.find_element(By.CSS_SELECTOR, ".vocab-form .vf-head").text
     # row 2: check 9 FAILED (move with j/k), the rest PASSED
     _keys(browser, "p" * 12)
+    assert not browser.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-message")
     graded = [e.get_attribute("data-id") for e in browser.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-crit")
               if "vf-na" not in e.get_attribute("class")]  # fmt: skip
     _keys(browser, "k" * (len(graded) - graded.index("9") - 1) + "f")
@@ -240,7 +243,8 @@ def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_
     page = browser.find_element(By.CSS_SELECTOR, "body").text
     assert "Error displaying widget" not in page and "model not found" not in page
     assert not browser.find_elements(By.CSS_SELECTOR, ".vocab-form")
-    assert "rows, 0 rated" not in page and "run all cells (run ▸ run all cells) to open the form" in page.lower()
+    assert "rows, 0 rated" not in page and "Run All Cells): the form opens at the bottom" in page
+    assert "Jupyter news" not in page  # nor does JupyterLab ask to fetch news
     browser.save_screenshot(str(tmp_path / "3-reopened.png"))
 
     # run it again: the form resumes at the first unrated row, then exports what is rated so far
@@ -310,6 +314,10 @@ def test_the_form_reads_in_both_themes_and_a_lost_session_or_kernel_looks_dead(l
         _wait(browser, lambda d: _progress(d).startswith("row 1 of"), 60, "the form")
         _wait(browser, lambda d, t=theme: d.execute_script("return document.body.dataset.jpThemeName") == t, 30, theme)
         _keys(browser, "pf")  # a PASSED and a FAILED button filled, the focus on the third check
+        _keys(browser, "?")  # the keys, listed over the form; ? again closes them
+        _wait(browser, lambda d: "Enter: save and next" in d.find_element(By.CSS_SELECTOR, ".vf-help").text, 30, "help")
+        _keys(browser, "?")
+        assert not browser.find_elements(By.CSS_SELECTOR, ".vf-help")
         passed = browser.find_element(By.CSS_SELECTOR, ".vocab-form .vf-passed.vf-selected").text
         failed = browser.find_element(By.CSS_SELECTOR, ".vocab-form .vf-failed.vf-selected").text
         assert passed.startswith("✓") and failed.startswith("✗")  # not told apart by colour alone

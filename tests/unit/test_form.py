@@ -73,6 +73,14 @@ def test_a_packet_holds_nothing_that_leaks(run):
     assert ids == rater_order(list(key.blind_id), "ann")
     nb = json.loads((packet / "rate.ipynb").read_text())
     assert all(not c.get("outputs") for c in nb["cells"])
+    intro = "".join(nb["cells"][0]["source"])  # written for the rater, not for who makes packets
+    assert intro.startswith("# Your blind rating form") and "vocab packet" not in intro and "?" in intro
+    # rubric.txt asks each question once, and words check 1 as the form shows it
+    rubric = (packet / "rubric.txt").read_text()
+    from vocab.rubric import CHECKS
+
+    assert all(rubric.count(c.question) == 1 for c in CHECKS)
+    assert "passes automatically" not in rubric and "n/a" in rubric
     assert 'packet = "."' in "".join(nb["cells"][1]["source"])
 
 

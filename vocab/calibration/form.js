@@ -40,6 +40,7 @@ function render({ model, el: host }) {
   // The kernel answers every ping; a form whose kernel is gone, or whose session another tab took over, says so
   // over the form at once instead of looking live until the next save.
   let seq = 0, lastPong = Date.now(), disconnected = false;
+  let showHelp = false, quiet = false; // quiet: the last message was read (a key was pressed since it came)
 
   const view = () => model.get("view");
   const graded = () => view().criteria.filter((c) => c.required);
@@ -74,6 +75,7 @@ function render({ model, el: host }) {
     const c = view().criteria[focus];
     if (!c || !c.required || dead()) return;
     confirmLeave = "";
+    quiet = true;
     values[c.id] = verdict;
     const before = focus;
     move(1);
@@ -106,7 +108,7 @@ function render({ model, el: host }) {
     if (confirmLeave) {
       head.append(el("span", "vf-message vf-error", `Unsaved changes on this row: press ${confirmLeave === "back" ?
         "b" : "s"} again to leave them, or Enter to save.`));
-    } else if (v.message) {
+    } else if (v.message && !quiet) {
       head.append(el("span", `vf-message vf-${v.message_kind === "error" ? "error" : "ok"}`, v.message));
     }
     root.append(head);
@@ -167,7 +169,16 @@ function render({ model, el: host }) {
       b.onclick = () => (action === "save" ? save() : action === "export" ? !dead() && send({ action }) : leave(action));
       bar.append(b);
     }
-    root.append(bar, el("div", "vf-keys", v.keys + " · n: write a note"));
+    root.append(bar, el("div", "vf-keys", v.keys));
+    if (showHelp) {
+      const help = el("div", "vf-help");
+      help.setAttribute("role", "dialog");
+      help.append(el("b", "", "Keys (press ? again to close)"));
+      const list = el("ul");
+      for (const k of v.keys.split(" · ")) list.append(el("li", "", k));
+      help.append(list);
+      root.append(help);
+    }
     if (dead()) {
       const over = el("div", "vf-overlay");
       over.setAttribute("role", "alert");
@@ -199,11 +210,12 @@ function render({ model, el: host }) {
     else if (e.key === "s") leave("skip");
     else if (e.key === "e") send({ action: "export" });
     else if (e.key === "n") { const box = root.querySelector(".vf-note"); if (box) box.focus(); }
+    else if (e.key === "?") { showHelp = !showHelp; draw(); }
     else handled = false;
     if (handled) { e.preventDefault(); e.stopPropagation(); }
   });
 
-  model.on("change:view", () => { draw(); root.focus(); });
+  model.on("change:view", () => { quiet = false; draw(); root.focus(); });
   model.on("msg:custom", (msg) => {
     if (msg && "pong" in msg) {
       lastPong = Date.now();

@@ -40,7 +40,7 @@ from vocab.records import read_json_object, write_bytes_atomic, write_text_atomi
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
 KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · j / k or ↓ / ↑: move between checks · " \
-    "Enter: save and next · b: back · s: skip for now · e: export"  # fmt: skip
+    "Enter: save and next · b: back · s: skip for now · n: write a note · e: export · ?: show the keys"  # fmt: skip
 
 
 def llm_raters(run_dir: str | Path) -> set[str]:
@@ -77,10 +77,35 @@ def rater_order(blind_ids: list[str], rater: str, seed: int = 0) -> list[str]:
     return [ids[i] for i in rng.permutation(len(ids))]
 
 
+AUTO_PASS = "Check 1 passes automatically when the level does not require the seed word."
+AS_THE_FORM_SAYS = "Check 1 is n/a (not graded) on a row whose level does not require the seed word: the form says so."
+
+
 def rubric_text(rubric: JudgeRubric) -> str:
-    lines = [rubric.instructions, "", "Criteria:"] if rubric.instructions else ["Criteria:"]
+    """The rubric as the rater reads it in ``rubric.txt``: the judge's instructions, each criterion once (the
+    criteria are listed after them only when the instructions do not already ask every question), and check 1
+    worded as the form shows it (n/a, not "passes automatically", which is how the judge is told)."""
+    text = rubric.instructions.replace(AUTO_PASS, AS_THE_FORM_SAYS)
+    if text and all(c.question in text for c in rubric.criteria):
+        return text + "\n"
+    lines = [text, "", "Criteria:"] if text else ["Criteria:"]
     lines += [f"- {c.id}. {c.name}: {c.question}" for c in rubric.criteria]
     return "\n".join(lines) + "\n"
+
+
+RATER_INTRO = """# Your blind rating form
+
+Run all cells (**Run ▸ Run All Cells**): the form opens at the bottom. Each row shows one item (for Vocabscapes, a
+level's words and a player's sentence with its answer key) and the rubric's checks, each with its question. Grade
+every check PASSED or FAILED as you judge it yourself. You never see a model's verdict, which model wrote the
+answer, or anyone else's ratings, and nothing you do here changes them.
+
+Keys, with the form focused: **p** / **f** grade the focused check and move on, **j** / **k** (or ↓ / ↑) move,
+**Enter** saves the row and opens the next, **b** goes back, **s** skips a row for later, **n** writes a note,
+**e** exports, **?** shows the keys. Every save is kept (`ratings.jsonl`); `ratings.csv` holds your latest rating
+of each row: hand it in, all of it or part. Closing the tab or the kernel loses nothing saved: run all cells
+again and the form resumes where you stopped. `rubric.txt` has the whole rubric, `README.txt` the hand-in.
+"""
 
 
 def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
@@ -115,6 +140,8 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     (out / "rubric.txt").write_text(rubric_text(rub), encoding="utf-8")
     nb = json.loads(TEMPLATE.read_text())
     nb["metadata"].pop("widgets", None)  # no saved widget state, no outputs: the rater starts clean
+    first_markdown = next(c for c in nb["cells"] if c["cell_type"] == "markdown")
+    first_markdown["source"] = RATER_INTRO.splitlines(keepends=True)  # the template's text is for who makes packets
     for cell in nb["cells"]:
         if cell["cell_type"] == "code":
             cell["outputs"], cell["execution_count"] = [], None
