@@ -40,17 +40,21 @@ def free_port() -> int:
 
 @pytest.fixture
 def lab(tmp_path):
-    """A run with a blind sample, rater ann's packet, and JupyterLab serving it through `vocab form`."""
+    """A run with a blind sample and rater ann's packet; the packet's zip handed over to a folder of the rater's
+    own, outside the run, and JupyterLab serving it through `vocab form ann.zip`, as a rater starts it."""
     run = tmp_path / "run"
     att = synthetic_attempts(cells=("w1__c1", "w1__c2"), levels=10)
     att["settings"] = [{"require_seed_word": bool(i % 2), "max_sentence_words": 12} for i in range(len(att))]
     write_sample(draw_sample(att, 3, 0), run)
-    packet = make_packet(run, "ann")
+    handed = tmp_path / "rater-machine" / "ann.zip"
+    handed.parent.mkdir()
+    shutil.copy(make_packet(run, "ann").with_suffix(".zip"), handed)
+    packet = tmp_path / "rater-machine" / "ann"  # where `vocab form ann.zip` unpacks it
     port = free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"), "HOME": str(tmp_path)}
     log = (tmp_path / "lab.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vocab.cli", "form", str(packet), "--port", str(port), "--no-browser", "--token",
+        [sys.executable, "-m", "vocab.cli", "form", str(handed), "--port", str(port), "--no-browser", "--token",
          TOKEN], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
@@ -163,6 +167,13 @@ def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_
     with pytest.raises(urllib.error.HTTPError) as e:
         urllib.request.urlopen(urllib.request.Request(f"{base}/api/terminals?token={TOKEN}", method="POST"))
     assert e.value.code in (403, 404)
+    # the server serves the packet's folder alone: the hand-out files, and no way up out of it
+    listing = json.loads(urllib.request.urlopen(f"{base}/api/contents/?token={TOKEN}").read())
+    assert sorted(f["name"] for f in listing["content"]) == ["README.txt", "packet.json", "rate.ipynb", "rubric.txt",
+                                                             "sheet.jsonl"]  # fmt: skip
+    for up in ("..", "../run/calibration/key.csv", "%2E%2E/run/calibration/key.csv"):
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(f"{base}/api/contents/{up}?token={TOKEN}")
     browser.get(f"{base}/lab/tree/rate.ipynb?token={TOKEN}")
     _run_all(browser, base)
     n = sum(1 for _ in (packet / "sheet.jsonl").open())
