@@ -345,14 +345,19 @@ def test_the_form_reads_in_both_themes_and_a_lost_session_or_kernel_looks_dead(l
     browser.get(f"{base}/lab/tree/rate.ipynb?token={TOKEN}")
     _run_all(browser, base)
     _wait(browser, lambda d: _progress(d).startswith("row 1 of"), 60, "the form in tab 2")
+    _keys(browser, "p" * 12 + Keys.ENTER)  # tab 2 rates a row: ratings.csv holds it
+    _wait(browser, lambda d: _progress(d).startswith("row 2 of"), 60, "tab 2's save")
+    newest = (packet / "ratings.csv").read_bytes()
     browser.switch_to.window(first)
     _wait(browser, lambda d: "This form is closed" in d.find_element(By.CSS_SELECTOR, ".vf-overlay").text, 30,
           "the first tab covered")  # fmt: skip
     assert not [c for c in _contrasts(browser, ".vf-overlay, .vf-overlay *") if c[2] < 4.5]
     cells = len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell"))
     browser.execute_script("document.querySelector('.vocab-form').focus()")
-    _keys(browser, "p" + Keys.ENTER)
-    assert not (packet / "ratings.jsonl").exists() or not (packet / "ratings.jsonl").read_text().strip()
+    _keys(browser, "e" + "p" * 12 + Keys.ENTER + "s")  # the stale tab: export, grade and save, skip
+    time.sleep(3)  # what a stale tab would have sent had it sent anything
+    assert (packet / "ratings.csv").read_bytes() == newest  # tab 2's newer rows stand
+    assert len((packet / "ratings.jsonl").read_text().splitlines()) == 1
     browser.save_screenshot(str(tmp_path / "taken-over.png"))
 
     # the kernel shut down: tab 2's form says the kernel is not answering, and takes no keys
