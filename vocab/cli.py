@@ -372,6 +372,8 @@ def cmd_audit(args) -> int:
     if target is None:
         raise UsageError(f"{args.source} is a file: name a new directory for its dataset with --out")
     with dir_lock(target):
+        if args.source.is_dir() and (args.scorer or args.assertion):
+            raise UsageError(f"{args.source} is a directory: --scorer and --assertion are for an imported file")
         kw = {"inspect": {"scorer": args.scorer}, "promptfoo": {"assertion": args.assertion}}
         a = audit(args.source, args.out, raters=raters, llm_raters=llm, cfg=cfg, per_pile=args.per_pile,
                   seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, import_kw=kw)  # fmt: skip

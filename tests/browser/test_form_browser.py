@@ -207,8 +207,11 @@ def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_
         browser.find_element(By.CSS_SELECTOR, ".vocab-form").screenshot(os.environ["VOCAB_FORM_SCREENSHOT"])
     _keys(browser, Keys.ENTER)
     _wait(browser, lambda d: _progress(d) == f"row 3 of {n}, 2 done", 30, "row 3")
-    # JupyterLab's own keys did not fire: no cell was inserted by b, selected by j/k, ...
+    # JupyterLab's own keys did not fire: no cell was inserted by b, selected by j/k, and the keys the form does not
+    # use stop there too (x would cut the form's cell, m make it markdown, o hide its output)
+    _keys(browser, "xmoXM")
     assert len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell")) == cells_before
+    assert browser.find_element(By.CSS_SELECTOR, ".vocab-form .vf-progress").is_displayed()
 
     # each list in the row is one chip per item (an item with a comma stays one item)
     row3 = json.loads((packet / "sheet.jsonl").read_text().splitlines()[2])

@@ -480,10 +480,12 @@ def test_a_zip_that_is_not_a_packets_is_refused_before_anything_is_written(run, 
         "two-folders.zip": {**good, "bob/README.txt": b"x"},
         "big.zip": {**good, "ann/sheet.jsonl": b"0" * (33 * 2**20)},
         "not-json.zip": {**good, "ann/packet.json": b"[1, 2"},
+        "no-keys.zip": {**good, "ann/packet.json": b'{"rater": "ann"}'},  # JSON, but no packet's description
     }
     words = {"not-a-zip.zip": "not a packet's zip", "extra.zip": "must hold exactly",
-             "missing.zip": "must hold exactly", "escape.zip": "not a packet's zip", "two-folders.zip": "one folder",
-             "big.zip": "over 32 MiB", "not-json.zip": "damaged"}  # fmt: skip
+             "missing.zip": "must hold exactly", "escape.zip": "must hold exactly", "two-folders.zip": "one folder",
+             "big.zip": "over 32 MiB", "not-json.zip": "damaged",
+             "no-keys.zip": "not a packet description"}  # fmt: skip
     for name, members in cases.items():
         path = away / name
         if members is None:
@@ -506,6 +508,11 @@ def test_a_zip_that_is_not_a_packets_is_refused_before_anything_is_written(run, 
     _zip(away / "ann.zip", good)
     refused(["form", str(away / "ann.zip")], capsys, [away], "is not this packet")
     refused(["form", str(run / "packets" / "ann"), "--into", str(away / "x")], capsys, [away, run], "--into is for")
+    (away / "a-file").write_text("x")
+    _zip(away / "fine.zip", good)
+    refused(["form", str(away / "fine.zip"), "--into", str(away / "a-file")], capsys, [away], "is a file")
+    refused(["audit", str(run), "--source", "promptfoo"], capsys, [away, run], "--source is for a file")
+    refused(["audit", str(run), "--assertion", "x"], capsys, [away, run], "--scorer and --assertion are for")
 
 
 def test_an_existing_packet_never_ignores_a_new_seed(run, capsys):

@@ -146,7 +146,8 @@ def _pf_result(n: int, *, rubric: bool | None = True, contains: bool = True, gra
                prompt: str = "Answer: {{q}}", provider: str = "smollm2") -> dict:  # fmt: skip
     """One row of promptfoo's results.results (version 3), as promptfoo writes it."""
     row = {"id": f"r{n}", "promptIdx": 0, "testIdx": n, "vars": {"q": f"question {n}"},
-           "testCase": {"vars": {"q": f"question {n}"}, **({"description": description} if description else {})},
+           "testCase": {"vars": {"q": f"question {n}"}, "assert": list(assertions),
+                        **({"description": description} if description else {})},
            "prompt": {"raw": f"Answer: question {n}", "label": prompt}, "provider": {"id": f"openai:chat:{provider}",
            "label": provider}, "latencyMs": 5, "namedScores": {}}  # fmt: skip
     if call_error:
@@ -190,6 +191,7 @@ def test_a_promptfoo_verdict_is_its_judges_assertion_never_promptfoos_success(tm
         _pf_result(3, grader_error=True, assertions=(RUBRIC, contains)),  # promptfoo: pass false; not a verdict
         _pf_result(4, call_error="API error: 503 Service Unavailable"),  # the tested model's call failed
         _pf_result(5, assertions=(contains,)),  # no judge on this test: not an item
+        _pf_result(6, call_error="API error: 503", assertions=(contains,)),  # nor when its call failed
     ]
     path = _pf_file(tmp_path, results, defaultTest={"options": {"provider": grader}})
     d = tmp_path / "pf"
@@ -202,7 +204,7 @@ def test_a_promptfoo_verdict_is_its_judges_assertion_never_promptfoos_success(tm
     assert reasons == ["", "", "error: API error: 503 Service Unavailable", "grader_error: Could not extract JSON"]
     assert {r["judge"] for r in rows.values()} == {"gemma3"} and {r["system"] for r in rows.values()} == {"smollm2"}
     meta = json.loads((d / "dataset.json").read_text())
-    assert meta["source"]["left_out"] == 1 and meta["source"]["assertion"] == "correct"
+    assert meta["source"]["left_out"] == 2 and meta["source"]["assertion"] == "correct"
     assert meta["counts"] == {"PASSED": 1, "FAILED": 1, "UNSCORED": 2}
     # the grader's reason is hidden: never on a blind sheet
     data = load_dataset(d)
@@ -224,6 +226,14 @@ def test_promptfoo_repeats_are_epochs_and_prompts_are_items(tmp_path):
                                                                  ("t1 / prompt 1:2", "t1 / prompt 1", 2),
                                                                  ("t1 / prompt 2:1", "t1 / prompt 2", 1)]  # fmt: skip
     assert meta["source"]["grader"] == ["promptfoo's default grader"]
+    # two tests with one description are two items (told apart by their vars), not epochs of one
+    rows, _ = imports.read_promptfoo(_pf_file(tmp_path, [_pf_result(1, description="same"),
+                                                         _pf_result(2, description="same")], "two.json"))  # fmt: skip
+    assert len({r["group"] for r in rows}) == 2 and {r["epoch"] for r in rows} == {1}
+    assert all(r["group"].startswith("same [vars:") for r in rows)
+    # a defaultTest given as a file reference (a string) is no grader: the default name stands
+    rows, _ = imports.read_promptfoo(_pf_file(tmp_path, [_pf_result(1)], "str.json", defaultTest="file://d.yaml"))
+    assert rows[0]["judge"] == "promptfoo's default grader"
 
 
 def test_two_model_graded_assertions_need_a_choice(tmp_path, capsys):

@@ -107,6 +107,8 @@ def test_a_plan_from_a_pilot_plugs_in_its_estimates_per_cell(capsys, tmp_path):
     assert [c["cell"] for c in d["cells"]] == sorted(corr.index)
     for c in d["cells"]:
         assert c["theta"] == pytest.approx(corr.theta[c["cell"]], abs=1e-6)
+        if c["theta"] == 0:  # every reference cell: no true pass, so q1 is undefined; 0.5 stands in, and it says so
+            assert corr.q1.isna()[c["cell"]] and c["q1"] == 0.5 and "without effect" in c["note"]
         assert c["attempts"] == int((data.attempts.cell == c["cell"]).sum())
         again = plan(theta=c["theta"], q1=c["q1"], q0=c["q0"], attempts=c["attempts"], half_width=0.1, sims=200,
                      n_boot=200)  # fmt: skip

@@ -40,8 +40,9 @@ def _json_kind(source: Path) -> str:
 
     from vocab.calibration.imports import MAX_JSON_LOG
 
-    if source.stat().st_size > MAX_JSON_LOG:
-        return "inspect"  # its reader refuses it with the size and the way out
+    if source.stat().st_size > MAX_JSON_LOG:  # too large to read whole: promptfoo's results name their eval first
+        with source.open("rb") as f:
+            return "promptfoo" if b'"evalId"' in f.read(65536) else "inspect"  # its reader refuses it, with the size
     try:
         doc = json.loads(source.read_bytes())
     except (ValueError, UnicodeDecodeError):
@@ -54,6 +55,8 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str
     from vocab.calibration.dataset import is_imported
 
     if source.is_dir():
+        if kind is not None:
+            raise CalibrationError(f"{source} is a directory: --source is for a file")
         if out is not None and out.resolve() != source.resolve():
             raise CalibrationError(f"{source} is a directory: it is audited in place (leave out --out)")
         if not ((source / "manifest.json").exists() or is_imported(source)):
@@ -106,8 +109,12 @@ def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int 
         n, p = len(att), float(att.verdict.eq("PASSED").mean())
         if n < 2:
             continue
-        c = coverage(DEFAULT_INTERVAL, theta=p, q1=PLAN_GUESS, q0=PLAN_GUESS, attempts=n, piles=min(per_pile, n),
-                     sims=sims, seed=seed, n_boot=n_boot)  # fmt: skip
+        try:
+            c = coverage(DEFAULT_INTERVAL, theta=p, q1=PLAN_GUESS, q0=PLAN_GUESS, attempts=n,
+                         piles=min(per_pile, n), sims=sims, seed=seed, n_boot=n_boot)  # fmt: skip
+        except ValueError:  # a cell too large for the simulator's memory bound: the advice is not worth it
+            lines.append(f"plan {cell}: {n} judged, too many for a quick simulation here: `vocab plan` plans it")
+            continue
         lines.append(
             f"plan {cell}: {n} judged, the judge says {p:.0%}; {per_pile} rows a pile (fewer where a pile holds "
             f"fewer) give about ±{c.mean_width / 2:.2f} if the judge is right {PLAN_GUESS:.0%} of the time either way "

@@ -39,7 +39,10 @@ function render({ model, el: host }) {
   let shownFor, values = {}, saved = {}, savedNote = "", focus = 0, note = "", confirmLeave = "";
   // The kernel answers every ping; a form whose kernel is gone, or whose session another tab took over, says so
   // over the form at once instead of looking live until the next save.
-  let seq = 0, lastPong = Date.now(), disconnected = false;
+  // pings not yet answered, by number -> when sent: the form is disconnected when one has waited 10 s (a background
+  // tab whose timer the browser slows sends fewer pings, each answered at once: no false alarm)
+  let seq = 0, disconnected = false;
+  const pending = new Map();
   let showHelp = false, quiet = false; // quiet: the last message was read (a key was pressed since it came)
 
   const view = () => model.get("view");
@@ -48,7 +51,11 @@ function render({ model, el: host }) {
   const dead = () => view().dead || disconnected;
   const dirty = () => !view().finished &&
     (note !== savedNote || Object.keys(values).some((id) => (values[id] || "") !== (saved[id] || "")));
-  const save = () => { if (!dead()) send({ action: "save", checks: values, note }); };
+  const save = () => {
+    if (dead()) return;
+    confirmLeave = ""; // Enter answers the question: what Python says about the save is shown, not the question
+    send({ action: "save", checks: values, note });
+  };
   // b and s leave the row: with unsaved grades or a note on it, the first press asks, the second leaves
   function leave(action) {
     if (dead()) return;
@@ -195,37 +202,47 @@ function render({ model, el: host }) {
   root.addEventListener("keydown", (e) => {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const inNote = e.target.classList && e.target.classList.contains("vf-note");
+    if (dead()) { // a dead form takes no keys and lets none through to JupyterLab; Tab still leaves it
+      if (e.key !== "Tab") { e.preventDefault(); e.stopPropagation(); }
+      return;
+    }
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key; // Caps Lock or Shift: the same keys
     let handled = true;
-    if (dead()) handled = !inNote; // a dead form takes no keys, and lets none through to JupyterLab
-    else if (e.key === "Enter") save();
+    if (e.key === "Enter") save();
     else if (inNote) {
       handled = e.key === "Escape";
       if (handled) root.focus();
       else { e.stopPropagation(); return; } // typing a note: letters are text, not keys
-    } else if (e.key === "p") grade("PASSED");
-    else if (e.key === "f") grade("FAILED");
-    else if (e.key === "j" || e.key === "ArrowDown") { move(1); draw(); }
-    else if (e.key === "k" || e.key === "ArrowUp") { move(-1); draw(); }
-    else if (e.key === "b") leave("back");
-    else if (e.key === "s") leave("skip");
-    else if (e.key === "e") send({ action: "export" });
-    else if (e.key === "n") { const box = root.querySelector(".vf-note"); if (box) box.focus(); }
-    else if (e.key === "?") { showHelp = !showHelp; draw(); }
+    } else if (key === "p") grade("PASSED");
+    else if (key === "f") grade("FAILED");
+    else if (key === "j" || key === "ArrowDown") { move(1); draw(); }
+    else if (key === "k" || key === "ArrowUp") { move(-1); draw(); }
+    else if (key === "b") leave("back");
+    else if (key === "s") leave("skip");
+    else if (key === "e") send({ action: "export" });
+    else if (key === "n") { const box = root.querySelector(".vf-note"); if (box) box.focus(); }
+    else if (key === "?") { showHelp = !showHelp; draw(); }
     else handled = false;
     if (handled) { e.preventDefault(); e.stopPropagation(); }
+    // any other character stops at the form too: JupyterLab's command-mode keys (x cuts the form's cell, d d
+    // deletes it, m makes it markdown, o hides it) must not act on the notebook while the rater types at the form
+    else if (e.key.length === 1) e.stopPropagation();
   });
 
   model.on("change:view", () => { quiet = false; draw(); root.focus(); });
   model.on("msg:custom", (msg) => {
     if (msg && "pong" in msg) {
-      lastPong = Date.now();
+      for (const s of [...pending.keys()]) if (s <= msg.pong) pending.delete(s);
       if (disconnected) { disconnected = false; draw(); }
     }
   });
   const timer = setInterval(() => {
-    if (!root.isConnected) { clearInterval(timer); return; }
-    send({ action: "ping", seq: ++seq });
-    const silent = Date.now() - lastPong > SILENT_AFTER_MS;
+    if (!root.isConnected) return; // scrolled out of JupyterLab's window: nothing to show, nothing to ask
+    const now = Date.now();
+    pending.set(++seq, now);
+    if (pending.size > 60) pending.delete(pending.keys().next().value); // bounded: the oldest ones say enough
+    send({ action: "ping", seq });
+    const silent = [...pending.values()].some((sent) => now - sent > SILENT_AFTER_MS);
     if (silent !== disconnected) { disconnected = silent; draw(); }
   }, PING_EVERY_MS);
   draw();

@@ -499,18 +499,35 @@ def read_promptfoo(
         assertion = graded[0]
     elif assertion not in names:
         raise JudgmentImportError(f"{path}: no assertion {assertion!r} (by metric or type: {', '.join(names)})")
-    default_grader = _provider_name(((config.get("defaultTest") or {}).get("options") or {}).get("provider"))
+    default_test = config.get("defaultTest") if isinstance(config.get("defaultTest"), dict) else {}
+    options = default_test.get("options") if isinstance(default_test.get("options"), dict) else {}
+    default_grader = _provider_name(options.get("provider"))
+    default_asserts = default_test.get("assert") if isinstance(default_test.get("assert"), list) else []
+
+    def declares(test: dict) -> bool:
+        """Whether a test asks the judge's assertion (a failed call has no component results to say so)."""
+        own = test.get("assert") if isinstance(test.get("assert"), list) else []
+        return any(_assertion_name(a) == assertion for a in [*default_asserts, *own])
+
+    def vars_hash(r: dict, test: dict) -> str:
+        vars_ = r.get("vars") if isinstance(r.get("vars"), dict) else test.get("vars", {})
+        return hashlib.sha256(json.dumps(vars_, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()
+
     labels = []  # the distinct prompts, in order: an item is a test under one prompt
+    described: dict[str, set[str]] = {}  # a description -> the tests (by vars) that carry it
     for r in results:
         label = (r.get("prompt") or {}).get("label") if isinstance(r.get("prompt"), dict) else None
         if label not in labels:
             labels.append(label)
+        test = r.get("testCase") if isinstance(r.get("testCase"), dict) else {}
+        if test.get("description"):
+            described.setdefault(str(test["description"]), set()).add(vars_hash(r, test))
     rows, epochs, left_out, kinds = [], {}, 0, set()
     for n, r in enumerate(results, start=1):
         test = r.get("testCase") if isinstance(r.get("testCase"), dict) else {}
         mine = [c for c in components(r) if _assertion_name(c.get("assertion")) == assertion]
         failed_call = r.get("failureReason") == 2 or bool((r.get("response") or {}).get("error"))
-        if not mine and not failed_call:
+        if not mine and not (failed_call and declares(test)):
             left_out += 1  # this test does not ask the judge (or its assertions never ran)
             continue
         if len(mine) > 1:
@@ -534,10 +551,10 @@ def read_promptfoo(
         grader = judge or _provider_name(spec.get("provider")) or _provider_name(
             (test.get("options") or {}).get("provider") if isinstance(test.get("options"), dict) else None
         ) or default_grader or "promptfoo's default grader"  # fmt: skip
-        vars_ = r.get("vars") if isinstance(r.get("vars"), dict) else test.get("vars", {})
-        item = test.get("description") or "vars:" + hashlib.sha256(
-            json.dumps(vars_, sort_keys=True, ensure_ascii=False, default=str).encode()
-        ).hexdigest()[:10]  # fmt: skip
+        h = vars_hash(r, test)[:10]
+        desc = str(test.get("description") or "")
+        # an item is a test: its description where that names one test, with its vars' hash where it names several
+        item = (desc if len(described.get(desc, ())) == 1 else f"{desc} [vars:{h}]") if desc else f"vars:{h}"
         label = (r.get("prompt") or {}).get("label") if isinstance(r.get("prompt"), dict) else None
         if len(labels) > 1:
             item = f"{item} / prompt {labels.index(label) + 1}"

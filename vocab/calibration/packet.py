@@ -214,22 +214,28 @@ def unpack_packet_zip(path: Path, into: Path | None = None) -> Path:
         try:
             files = {n: z.read(f"{top}/{n}") for n in HANDOUT}  # a damaged member fails here, before any write
             meta = json.loads(files["packet.json"])
-        except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError) as e:
-            raise CalibrationError(f"{path}: a damaged packet's zip ({e})") from None
-        if not isinstance(meta, dict):
+        except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, RuntimeError, NotImplementedError) as e:
+            # RuntimeError: an encrypted member; NotImplementedError: a compression Python does not read
+            raise CalibrationError(f"{path}: a damaged packet's zip ({type(e).__name__}: {e})") from None
+        if not isinstance(meta, dict) or any(k not in meta for k in ("rater", "sample_sha256", "rubric_full")):
             raise CalibrationError(f"{path}: its packet.json is not a packet description")
-        if (dest / "packet.json").exists():
-            there = read_packet_meta(dest)
-            if there.get("sample_sha256") != meta.get("sample_sha256") or there.get("rater") != meta.get("rater"):
-                raise CalibrationError(f"{dest} holds another packet; unpack this one elsewhere (--into DIR)")
-            return dest  # unpacked before: the rater's work in it stays
-        if dest.exists() and any(dest.iterdir()):
-            raise CalibrationError(f"{dest} exists and is not this packet; unpack elsewhere (--into DIR)")
+    if dest.exists() and not dest.is_dir():
+        raise CalibrationError(f"{dest} is a file, not a folder to unpack into")
+    if (dest / "packet.json").exists():
+        there = read_packet_meta(dest)
+        if there.get("sample_sha256") != meta.get("sample_sha256") or there.get("rater") != meta.get("rater"):
+            raise CalibrationError(f"{dest} holds another packet; unpack this one elsewhere (--into DIR)")
+        return dest  # unpacked before: the rater's work in it stays
+    if dest.exists() and any(dest.iterdir()):
+        raise CalibrationError(f"{dest} exists and is not this packet; unpack elsewhere (--into DIR)")
+    try:
         dest.mkdir(parents=True, exist_ok=True)
         for n in HANDOUT:
             if n != "packet.json":
                 write_bytes_atomic(dest / n, files[n])
         write_bytes_atomic(dest / "packet.json", files["packet.json"])  # last: a whole packet
+    except OSError as e:
+        raise CalibrationError(f"{dest}: cannot unpack the packet there ({e.strerror or e})") from None
     read_packet_meta(dest)
     return dest
 

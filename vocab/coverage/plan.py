@@ -124,8 +124,9 @@ def plan_from_pilot(
                "q1": r.q1, "q0": r.q0}  # fmt: skip
         # at theta 0 no item truly passes, so the critic's sensitivity q1 is undefined and plays no part in the
         # simulation (likewise q0 at theta 1): any value gives the same studies
-        q1 = 0.5 if r.theta == 0 and np.isnan(r.q1) else r.q1
-        q0 = 0.5 if r.theta == 1 and np.isnan(r.q0) else r.q0
+        set_q1, set_q0 = bool(r.theta == 0 and np.isnan(r.q1)), bool(r.theta == 1 and np.isnan(r.q0))
+        q1 = 0.5 if set_q1 else r.q1
+        q0 = 0.5 if set_q0 else r.q0
         guesses = (r.theta, q1, q0)
         if any(not 0 <= g <= 1 for g in guesses):  # NaN (an empty pile) or an estimate outside [0, 1]
             est["why_none"] = f"no plan: the pilot's theta, q1, q0 are {', '.join(f'{g:.3g}' for g in guesses)}"
@@ -134,8 +135,19 @@ def plan_from_pilot(
                      method=method, sims=sims, seed=seed, n_boot=n_boot)  # fmt: skip
             est.update(p.as_dict())
             est["plan_text"] = p.text()
-        cells.append({k: (round(v, 6) if isinstance(v, float) else v) for k, v in est.items()})
+        if set_q1 or set_q0:
+            est["note"] = "q1 undefined at theta 0 (q0 at theta 1) and without effect there: 0.5 simulated"
+        cells.append({k: _json_number(v) for k, v in est.items()})
     return PilotPlan(str(run_dir), lead, len(ratings[lead]), cells)
+
+
+def _json_number(v):
+    """A float rounded for the table, NaN as None (NaN is no JSON); lists element by element."""
+    if isinstance(v, list):
+        return [_json_number(x) for x in v]
+    if isinstance(v, float):
+        return None if np.isnan(v) else round(v, 6)
+    return v
 
 
 def check_plan(*, theta: float, q1: float, q0: float, attempts: int, half_width: float, method: str, sims: int) -> None:
