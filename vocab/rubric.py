@@ -111,6 +111,10 @@ CHECKS: tuple[Check, ...] = (
 BY_ID = {c.id: c for c in CHECKS}
 
 
+# how the judge is told about check 1 (a rater's rubric.txt words it as the form shows it: vocab.calibration.packet)
+CHECK1_AUTO_PASS = "Check 1 passes automatically when the level does not require the seed word."
+
+
 def rubric_text() -> str:
     """The rubric as the critic, the blind raters and the human form all read it."""
     lines = [
@@ -121,7 +125,7 @@ def rubric_text() -> str:
         "",
     ]
     lines += [f"{c.id}. {c.name.capitalize()}: {c.question}" for c in CHECKS]
-    lines += ["", "Check 1 passes automatically when the level does not require the seed word."]
+    lines += ["", CHECK1_AUTO_PASS]
     return "\n".join(lines)
 
 

@@ -358,13 +358,16 @@ def test_the_form_reads_in_both_themes_and_a_lost_session_or_kernel_looks_dead(l
     cells = len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell"))
     browser.execute_script("document.querySelector('.vocab-form').focus()")
     _keys(browser, "e" + "p" * 12 + Keys.ENTER + "s")  # the stale tab: export, grade and save, skip
-    time.sleep(3)  # what a stale tab would have sent had it sent anything
+    browser.save_screenshot(str(tmp_path / "taken-over.png"))
+    # a barrier, not a wait: the kernel answers the form's messages in order, so by the time tab 2's export is
+    # answered, anything tab 1 had sent was handled
+    browser.switch_to.window(browser.window_handles[-1])
+    _keys(browser, "e")
+    _wait(browser, lambda d: "exported 1 rows" in d.find_element(By.CSS_SELECTOR, ".vocab-form").text, 60, "export")
     assert (packet / "ratings.csv").read_bytes() == newest  # tab 2's newer rows stand
     assert len((packet / "ratings.jsonl").read_text().splitlines()) == 1
-    browser.save_screenshot(str(tmp_path / "taken-over.png"))
 
     # the kernel shut down: tab 2's form says the kernel is not answering, and takes no keys
-    browser.switch_to.window(browser.window_handles[-1])
     for s in json.loads(urllib.request.urlopen(f"{base}/api/sessions?token={TOKEN}").read()):
         req = urllib.request.Request(f"{base}/api/kernels/{s['kernel']['id']}?token={TOKEN}", method="DELETE")
         urllib.request.urlopen(req)

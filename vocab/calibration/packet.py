@@ -77,7 +77,6 @@ def rater_order(blind_ids: list[str], rater: str, seed: int = 0) -> list[str]:
     return [ids[i] for i in rng.permutation(len(ids))]
 
 
-AUTO_PASS = "Check 1 passes automatically when the level does not require the seed word."
 AS_THE_FORM_SAYS = "Check 1 is n/a (not graded) on a row whose level does not require the seed word: the form says so."
 
 
@@ -85,7 +84,9 @@ def rubric_text(rubric: JudgeRubric) -> str:
     """The rubric as the rater reads it in ``rubric.txt``: the judge's instructions, each criterion once (the
     criteria are listed after them only when the instructions do not already ask every question), and check 1
     worded as the form shows it (n/a, not "passes automatically", which is how the judge is told)."""
-    text = rubric.instructions.replace(AUTO_PASS, AS_THE_FORM_SAYS)
+    from vocab.rubric import CHECK1_AUTO_PASS
+
+    text = rubric.instructions.replace(CHECK1_AUTO_PASS, AS_THE_FORM_SAYS)
     if text and all(c.question in text for c in rubric.criteria):
         return text + "\n"
     lines = [text, "", "Criteria:"] if text else ["Criteria:"]
@@ -174,6 +175,7 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     return out
 
 
+PACKET_KEYS = ("rater", "sample_sha256", "rubric_full")  # what a packet.json must hold
 HANDOUT = ("packet.json", "sheet.jsonl", "rubric.txt", "rate.ipynb", "README.txt")
 ZIP_MEMBER_LIMIT = 32 * 2**20  # a sheet of thousands of rows is a few MiB
 
@@ -217,7 +219,7 @@ def unpack_packet_zip(path: Path, into: Path | None = None) -> Path:
         except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, RuntimeError, NotImplementedError) as e:
             # RuntimeError: an encrypted member; NotImplementedError: a compression Python does not read
             raise CalibrationError(f"{path}: a damaged packet's zip ({type(e).__name__}: {e})") from None
-        if not isinstance(meta, dict) or any(k not in meta for k in ("rater", "sample_sha256", "rubric_full")):
+        if not isinstance(meta, dict) or any(k not in meta for k in PACKET_KEYS):
             raise CalibrationError(f"{path}: its packet.json is not a packet description")
     if dest.exists() and not dest.is_dir():
         raise CalibrationError(f"{dest} is a file, not a folder to unpack into")
@@ -242,6 +244,6 @@ def unpack_packet_zip(path: Path, into: Path | None = None) -> Path:
 
 def read_packet_meta(packet: str | Path) -> dict:
     """A packet's ``packet.json``; a damaged one (cut, not JSON, not what `vocab packet` writes) is one line."""
-    keys = ("rater", "sample_sha256", "rubric_full")
+    keys = PACKET_KEYS
     fix = "move the packet away and make it again"
     return read_json_object(Path(packet) / "packet.json", keys, "a packet description", fix, CalibrationError)
