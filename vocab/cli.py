@@ -162,10 +162,44 @@ def _names(text: str, option: str) -> tuple[str, ...]:
 
 def cmd_sample(args) -> int:
     from vocab.calibration import draw_sample, load_dataset, write_sample
+    from vocab.calibration import sample as sm
 
+    if args.budget is not None and args.per_pile is not None:
+        raise UsageError("--budget and --per-pile: give one (a budget is split between the piles)")
+    if args.allocation is not None and args.budget is None:
+        raise UsageError("--allocation needs --budget (the rows per cell to split)")
+    if args.rater is not None and args.allocation != "pilot":
+        raise UsageError("--rater is the pilot's rater: only with --allocation pilot")
+    allocation = args.allocation or "equal"
     data = load_dataset(args.run_dir)
-    out = write_sample(draw_sample(data.attempts, args.per_pile, args.seed, data.visible), args.run_dir)
-    print(f"{out}: key.csv, blind_sheet.csv, blind_sheet.jsonl")
+    cal = Path(args.run_dir) / "calibration"
+    record = {"seed": args.seed, "allocation": allocation, "budget": args.budget}
+    if allocation == "pilot":
+        from vocab.calibration.raters import blind_ratings, rater_passes
+
+        ratings, lead = blind_ratings(args.run_dir, [args.rater] if args.rater else None,
+                                      purpose="there is no pilot to allocate from")  # fmt: skip
+        rater = args.rater or lead
+        key, sheet = sm.read_key(args.run_dir), sm.read_sheet(args.run_dir)
+        extra, sizes = sm.extend_sample(data.attempts, key, rater_passes(ratings[rater]), args.budget, args.seed,
+                                        data.visible, set(sheet.blind_id))  # fmt: skip
+        sm.write_extension(extra, key, args.run_dir)
+        record |= {"stage": "pilot extension", "pilot_rater": rater, "added": len(extra.key)}
+        print(f"{cal}: {len(extra.key)} rows added to the {len(key)} of the pilot (allocated by {rater}'s ratings); "
+              "the new rows are at the end of the blind sheet")  # fmt: skip
+    else:
+        sizes = sm.pile_sizes(data.attempts, args.budget, allocation) if args.budget is not None else None
+        fresh = not (cal / "key.csv").exists()
+        out = write_sample(draw_sample(data.attempts, args.per_pile or 10, args.seed, data.visible, sizes=sizes),
+                           args.run_dir)  # fmt: skip
+        if not fresh:
+            print(f"{out}: the same sample is already there (key.csv, blind_sheet.csv, blind_sheet.jsonl)")
+            return 0
+        print(f"{out}: key.csv, blind_sheet.csv, blind_sheet.jsonl")
+        record |= {"stage": "draw", "per_pile": None if sizes else args.per_pile or 10}
+    if sizes:
+        record["rows_per_cell"] = {c: {"passed": a, "failed": b} for c, (a, b) in sizes.items()}
+    sm.write_sample_manifest(args.run_dir, record)
     return 0
 
 

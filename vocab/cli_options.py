@@ -81,7 +81,13 @@ def add_commands(sub, cli) -> None:
 
     sm = sub.add_parser("sample", help="draw the stratified blind sample and write the blinding export")
     sm.add_argument("--run-dir", required=True, type=Path)
-    sm.add_argument("--per-pile", type=int, default=10, help="rows per pile per cell (default 10)")
+    sm.add_argument("--per-pile", type=int, default=None, help="rows per pile per cell (default 10)")
+    sm.add_argument("--budget", type=int, help="rows per cell, split between the piles by --allocation")
+    sm.add_argument("--allocation", choices=("equal", "neyman", "pilot"), default=None,
+                    help="equal (default: half a pile), neyman (in proportion to the piles' shares of the attempts) "
+                         "or pilot (extends a rated sample: the pilot rater's disagreement per pile splits the "
+                         "budget)")  # fmt: skip
+    sm.add_argument("--rater", help="pilot: whose ratings allocate the budget (default: the rater with most rows)")
     sm.add_argument("--seed", type=int, default=0)
     sm.set_defaults(func=cli.cmd_sample, writes_run_dir=True)
 

@@ -178,23 +178,25 @@ def jeffreys_correction(
     theta = corrected_rate(ps, a, b)
     alpha = (1 - confidence) / 2
     point = correct(p, a_hat, b_hat)
-
-    def around(value, samples):
-        # Brown, Cai and DasGupta's boundary rule, generalised: the interval always holds the estimate
-        # (a posterior interval for 0 of n successes starts just above 0; the estimate is 0)
-        lo, hi = percentile_interval(samples, alpha)
-        if np.isfinite(value) and np.isfinite(lo):
-            lo, hi = min(lo, value), max(hi, value)
-        return lo, hi
-
     return BootstrapCorrection(
         point,
-        around(point.theta, theta),
-        around(point.q1, sensitivity(ps, a, b)),
-        around(point.q0, specificity(ps, a, b)),
+        holding(point.theta, theta, alpha),
+        holding(point.q1, sensitivity(ps, a, b), alpha),
+        holding(point.q0, specificity(ps, a, b), alpha),
         n_draws,
         theta,
     )
+
+
+def holding(value: float, samples, alpha: float = 0.025) -> tuple[float, float]:
+    """The equal-tailed percentile interval of ``samples``, widened where needed to hold the point estimate
+    ``value``: Brown, Cai and DasGupta's boundary rule, generalised. At 0 of n an interval from draws starts just
+    above 0 while the estimate is 0; for theta the fiducial draws are 0 only when both piles' draws are (a
+    probability v_a·v_b), so without the rule the interval excluded a true rate of 0 in about 12 % of studies."""
+    lo, hi = percentile_interval(samples, alpha)
+    if np.isfinite(value) and np.isfinite(lo):
+        lo, hi = min(lo, value), max(hi, value)
+    return lo, hi
 
 
 def binomial_cd_draws(
@@ -261,7 +263,7 @@ def fiducial_correction(
     the levels, when ``level_passes`` and ``level_attempts`` are given), sampled and propagated to theta, q1 and
     q0; equal-tailed intervals. 03's default interval: 08 chose it from the committed coverage grid (level-
     clustered attempts). The randomisation comes from ``rng``, so a seed gives the same interval every time;
-    the interval is not widened to hold the estimate."""
+    each interval holds its estimate (:func:`holding`: at a true rate of 0, unwidened, it covered 0 in 87 %)."""
     x, y, w = _piles(passed_pile, failed_pile, failed_weights)
     if attempts < 1 or not 0 <= p <= 1:
         raise ValueError(f"p must lie in [0, 1] over at least one attempt, got p = {p} over {attempts}")
@@ -275,11 +277,12 @@ def fiducial_correction(
     a, b, ps = draws(a_hat, x.size), draws(b_hat, n_b), draws(p, n_p)
     alpha = (1 - confidence) / 2
     theta = corrected_rate(ps, a, b)
+    point = correct(p, a_hat, b_hat)
     return BootstrapCorrection(
-        correct(p, a_hat, b_hat),
-        percentile_interval(theta, alpha),
-        percentile_interval(sensitivity(ps, a, b), alpha),
-        percentile_interval(specificity(ps, a, b), alpha),
+        point,
+        holding(point.theta, theta, alpha),
+        holding(point.q1, sensitivity(ps, a, b), alpha),
+        holding(point.q0, specificity(ps, a, b), alpha),
         n_draws,
         theta,
     )

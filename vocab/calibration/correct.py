@@ -55,7 +55,7 @@ def _flags(c, theta_ci, q1_ci, q0_ci) -> str:
             flags.append(f"unstable:{name}")
     lo, hi = theta_ci
     if np.isfinite(c.theta) and np.isfinite(lo) and not lo - 1e-12 <= c.theta <= hi + 1e-12:
-        flags.append("outside:theta")  # a randomised interval need not hold the estimate (at 0 or n it may not)
+        flags.append("outside:theta")  # seed 000's bootstrap need not hold it; fiducial and Jeffreys do (stats.holding)
     if c.a == 1:
         flags.append("ceiling:q0")  # a passed pile passed in full forces q0 = 1
     if c.a == 0:

@@ -43,31 +43,101 @@ class Sample:
     sheet: pd.DataFrame
 
 
+ALLOCATIONS = ("equal", "neyman", "pilot")
+
+
+def allocate(
+    budget: int, p: float, allocation: str = "equal", *, pilot: tuple[int, int, int, int] | None = None
+) -> tuple[int, int]:
+    """Rows for a cell's (passed, failed) piles out of ``budget``. ``equal``: half each (the odd row to the passed
+    pile; 20 gives seed 000's 10 + 10). ``neyman``: the split that minimises the variance of theta = p·a + (1 −
+    p)·b, n_a ∝ p·σ_a and n_b ∝ (1 − p)·σ_b, with both piles' σ at its worst case 1/2 (nothing is known before a
+    rating), i.e. in proportion to the piles' shares of the attempts. ``pilot``: the same with each σ from a rated
+    pilot ``(n_a, k_a, n_b, k_b)`` (rows and rater passes per pile; shares smoothed as (k + 1)/(n + 2), as Lee et
+    al. smooth theirs), never fewer rows than the pilot has. Each pile gets at least 2 rows. ``p``: the critic's
+    pass rate in the cell."""
+    if budget < 4:
+        raise CalibrationError(f"budget must be at least 4 (2 rows a pile), got {budget}")
+    if not 0 <= p <= 1:
+        raise CalibrationError(f"p must lie in [0, 1], got {p}")
+    if allocation == "equal":
+        return budget - budget // 2, budget // 2
+    if allocation == "neyman":
+        sa = sb = 0.5
+        floor_a = floor_b = 2
+    elif allocation == "pilot":
+        if pilot is None:
+            raise CalibrationError("allocation 'pilot' needs the pilot's counts (n_a, k_a, n_b, k_b)")
+        na, ka, nb, kb = pilot
+        sa, sb = (float(np.sqrt((k + 1) / (n + 2) * (1 - (k + 1) / (n + 2)))) for k, n in ((ka, na), (kb, nb)))
+        floor_a, floor_b = max(2, na), max(2, nb)
+        if floor_a + floor_b > budget:
+            raise CalibrationError(f"the pilot already holds {na + nb} rows, more than the budget of {budget}")
+    else:
+        raise CalibrationError(f"unknown allocation {allocation!r} (known: {', '.join(ALLOCATIONS)})")
+    wa, wb = p * sa, (1 - p) * sb
+    n_a = int(round(budget * wa / (wa + wb))) if wa + wb > 0 else budget // 2
+    n_a = min(max(n_a, floor_a), budget - floor_b)
+    return n_a, budget - n_a
+
+
+def pile_sizes(attempts: pd.DataFrame, budget: int, allocation: str) -> dict[str, tuple[int, int]]:
+    """Per cell, the (passed, failed) rows :func:`allocate` gives ``budget`` at the cell's critic pass rate
+    (``equal`` or ``neyman``; ``pilot`` needs ratings: :func:`extend_sample`)."""
+    if allocation == "pilot":
+        raise CalibrationError("allocation 'pilot' extends a rated sample: draw the pilot first (equal)")
+    return {
+        cell: allocate(budget, float((a.verdict == "PASSED").mean()), allocation)
+        for cell, a in attempts.sort_values("cell", kind="stable").groupby("cell", sort=True)
+    }
+
+
+def _pick(rng, a: pd.DataFrame, n_passed: int, n_failed: int, taken: set | None = None) -> list[tuple]:
+    """One cell's rows: ``n_passed`` PASSED attempts, ``n_failed`` FAILED rows (distinct levels, one failed attempt
+    each, weighted by the level's FAILED attempts); ``taken``: (pile, level[, attempt]) already in a sample."""
+    taken = taken or set()
+    rows = []
+    passed = a[a.verdict == "PASSED"]
+    passed = passed[[("passed", lv, at) not in taken for lv, at in zip(passed.level, passed.attempt, strict=True)]]
+    take = rng.choice(len(passed), size=min(n_passed, len(passed)), replace=False) if len(passed) else []
+    for i in sorted(take):
+        rows.append((passed.iloc[i], "passed", 1))
+    failed = a[a.verdict == "FAILED"]
+    levels = [lv for lv in sorted(failed.level.unique()) if ("failed", lv) not in taken]
+    take = rng.choice(len(levels), size=min(n_failed, len(levels)), replace=False) if levels else []
+    for i in sorted(take):
+        lv = failed[failed.level == levels[i]].sort_values("attempt")
+        rows.append((lv.iloc[int(rng.integers(len(lv)))], "failed", len(lv)))
+    return rows
+
+
 def draw_sample(
-    attempts: pd.DataFrame, per_pile: int, seed: int, visible: tuple[str, ...] = tuple(SHEET_COLUMNS[1:])
+    attempts: pd.DataFrame,
+    per_pile: int,
+    seed: int,
+    visible: tuple[str, ...] = tuple(SHEET_COLUMNS[1:]),
+    *,
+    sizes: dict[str, tuple[int, int]] | None = None,
 ) -> Sample:
     """The stratified blind sample of a run's attempts (one frame row per attempt with a verdict), or of a
-    dataset's items (``level`` the group, ``attempt`` the epoch); ``visible``: the fields the sheet shows."""
+    dataset's items (``level`` the group, ``attempt`` the epoch); ``visible``: the fields the sheet shows.
+    ``sizes``: per cell, (passed, failed) rows (:func:`pile_sizes`) instead of ``per_pile`` each."""
     if per_pile < 1:
         raise CalibrationError(f"per_pile must be positive, got {per_pile}")
     rng = np.random.default_rng(seed)
     att = attempts.sort_values(["cell", "level", "attempt"], kind="stable").reset_index(drop=True)
     rows = []
     for cell in sorted(att.cell.unique()):
-        a = att[att.cell == cell]
-        passed = a[a.verdict == "PASSED"]
-        take = rng.choice(len(passed), size=min(per_pile, len(passed)), replace=False) if len(passed) else []
-        for i in sorted(take):
-            r = passed.iloc[i]
-            rows.append((r, "passed", 1))
-        failed = a[a.verdict == "FAILED"]
-        levels = sorted(failed.level.unique())
-        take = rng.choice(len(levels), size=min(per_pile, len(levels)), replace=False) if levels else []
-        for i in sorted(take):
-            lv = failed[failed.level == levels[i]].sort_values("attempt")
-            r = lv.iloc[int(rng.integers(len(lv)))]
-            rows.append((r, "failed", len(lv)))
-    ids = [f"b{x:06x}" for x in rng.choice(16**6, size=len(rows), replace=False)]
+        rows += _pick(rng, att[att.cell == cell], *(sizes[cell] if sizes else (per_pile, per_pile)))
+    return _blind(rows, rng, visible)
+
+
+def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset()) -> Sample:
+    """Blind ids (random, none of ``used``) and the sheet in random order, the key in (cell, level, attempt) order."""
+    ids: list[str] = []
+    while len(ids) < len(rows):
+        fresh = [f"b{x:06x}" for x in rng.choice(16**6, size=len(rows) - len(ids), replace=False)]
+        ids += [i for i in fresh if i not in used and i not in ids]
     order = rng.permutation(len(rows))
     key, sheet = [], []
     for pos in order:
@@ -88,6 +158,71 @@ def draw_sample(
     # The key in (cell, level, attempt) order: key row k is not sheet row k (nor any packet's row k).
     key_df = pd.DataFrame(key, columns=KEY_COLUMNS).sort_values(["cell", "level", "attempt"], kind="stable")
     return Sample(key_df.reset_index(drop=True), pd.DataFrame(sheet, columns=["blind_id", *visible]))
+
+
+def extend_sample(
+    attempts: pd.DataFrame,
+    key: pd.DataFrame,
+    passes: pd.Series,
+    budget: int,
+    seed: int,
+    visible: tuple[str, ...],
+    used_ids: set[str],
+) -> tuple[Sample, dict[str, tuple[int, int]]]:
+    """The second stage of a ``pilot`` allocation: per cell, the rated pilot in ``key`` (``passes``: the pilot
+    rater's verdict per blind id, every pilot row rated) allocates ``budget`` rows (:func:`allocate`), and the rows
+    each pile lacks are drawn from the ones not yet in the sample, from a stream of the seed and the cell's name.
+    Returns the new rows only (fresh blind ids, none of ``used_ids``; the sheet in random order) and the sizes."""
+    from vocab import stats
+
+    att = attempts.sort_values(["cell", "level", "attempt"], kind="stable").reset_index(drop=True)
+    unrated = key[~key.blind_id.isin(passes.index)]
+    if len(unrated):
+        raise CalibrationError(
+            f"the pilot rater has rated {len(key) - len(unrated)} of the sample's {len(key)} rows; a pilot allocation "
+            "needs them all"
+        )
+    rows, sizes = [], {}
+    for cell in sorted(att.cell.unique()):
+        k = key[key.cell == cell]
+        ka, kb = k[k.pile == "passed"], k[k.pile == "failed"]
+        a = att[att.cell == cell]
+        pilot = (len(ka), int(passes[ka.blind_id].sum()), len(kb), int(passes[kb.blind_id].sum()))
+        sizes[cell] = allocate(budget, float((a.verdict == "PASSED").mean()), "pilot", pilot=pilot)
+        taken = {("passed", lv, at) for lv, at in zip(ka.level, ka.attempt, strict=True)} | {
+            ("failed", lv) for lv in kb.level
+        }
+        more = (max(sizes[cell][0] - len(ka), 0), max(sizes[cell][1] - len(kb), 0))
+        rows += _pick(stats.stream(seed, "sample-pilot", cell), a, *more, taken=taken)
+    return _blind(rows, stats.stream(seed, "sample-pilot", "blind"), visible, used_ids), sizes
+
+
+def write_sample_manifest(run_dir: str | Path, record: dict) -> Path:
+    """``calibration/sample.json``: how the sample was drawn (seed, allocation, budget, rows per pile and cell, and
+    for a pilot's second stage the rater whose ratings allocated it), one record per stage."""
+    path = Path(run_dir) / "calibration" / "sample.json"
+    stages = json.loads(path.read_text())["stages"] if path.exists() else []
+    path.write_text(json.dumps({"stages": [*stages, record]}, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def write_extension(extra: Sample, before: pd.DataFrame, run_dir: str | Path) -> Path:
+    """Append a pilot's second stage to the sample on disk: the new rows at the end of the blind sheet (ratings of
+    the first rows stay valid), the key re-sorted. Refused if the key on disk is not ``before``."""
+    out = Path(run_dir) / "calibration"
+    if (out / "key.csv").read_text() != before.to_csv(index=False):
+        raise CalibrationError(f"{out / 'key.csv'} changed while the extension was drawn; draw it again")
+    sheet = _sheet_csv(extra.sheet).to_csv(index=False, header=False)
+    with (out / "blind_sheet.csv").open("a") as f:
+        f.write(sheet)
+    with (out / "blind_sheet.jsonl").open("a") as f:
+        for row in extra.sheet.to_dict(orient="records"):
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    key = pd.concat([before, extra.key], ignore_index=True).sort_values(["cell", "level", "attempt"], kind="stable")
+    tmp = out / "key.csv.tmp"
+    tmp.write_text(key.to_csv(index=False))
+    tmp.replace(out / "key.csv")
+    return out
 
 
 def _plain(v):

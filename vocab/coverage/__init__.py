@@ -13,12 +13,16 @@ from vocab.coverage.clustered import (
     unanimous_tradeoff,
 )
 from vocab.coverage.grid import (
+    BAR,
     GridSpec,
     band_misses,
     choose_interval,
     coverage_grid,
+    erring_critic,
+    grid_bar,
     method_summary,
     parse_values,
+    recheck_bar,
     recheck_below,
     run_grid,
     usable_points,
@@ -42,6 +46,7 @@ from vocab.coverage.simulate import (
 from vocab.coverage.studies import rater_error_table, retry_weighting_table
 
 __all__ = [
+    "BAR",
     "CLUSTERED_METHODS",
     "METHODS",
     "ORACLES",
@@ -58,6 +63,8 @@ __all__ = [
     "choose_interval",
     "coverage",
     "coverage_grid",
+    "erring_critic",
+    "grid_bar",
     "interval",
     "jeffreys_interval",
     "method_summary",
@@ -66,6 +73,7 @@ __all__ = [
     "ppi_interval",
     "rater_error_table",
     "recheck_below",
+    "recheck_bar",
     "retry_weighting_table",
     "run_grid",
     "seed_interval",

@@ -263,9 +263,8 @@ def clustered_interval(
             pb = rng.beta((kp + 0.5)[:, None], (n_eff - kp + 0.5)[:, None], size=(s, n_boot))
         t = pb * ab + (1 - pb) * bb
         lo, hi = np.nanquantile(t, [0.025, 0.975], axis=1)
-        if method != "fiducial":  # the Jeffreys and bootstrap intervals are widened to hold the estimate
-            with np.errstate(invalid="ignore"):
-                lo, hi = np.fmin(lo, est), np.fmax(hi, est)
+        with np.errstate(invalid="ignore"):  # every interval is widened to hold its estimate (stats.holding)
+            lo, hi = np.fmin(lo, est), np.fmax(hi, est)
     lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
     undefined = ~st.defined
     est, lo, hi = est.astype(float), lo.astype(float), hi.astype(float)

@@ -197,7 +197,10 @@ def fiducial_interval(
     b = binomial_cd_draws(kb, nb, rng.random(s), n_draws, rng)
     p = binomial_cd_draws(kp, np.full(s, st.attempts), rng.random(s), n_draws, rng)
     lo, hi = _quantiles(p * a + (1 - p) * b, confidence)
-    return _finish(st, point_estimate(st), lo, hi)
+    est = point_estimate(st)
+    with np.errstate(invalid="ignore"):
+        lo, hi = np.fmin(lo, est), np.fmax(hi, est)  # the interval holds the estimate (as in vocab.stats)
+    return _finish(st, est, lo, hi)
 
 
 def ppi_interval(st: Studies, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

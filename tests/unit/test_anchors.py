@@ -1,0 +1,105 @@
+"""The side-by-side with the anchors (vocab.coverage.anchors): Lee et al.'s interval by hand, the label
+allocations, the fiducial interval at a true rate of 0, and the grid bar."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vocab.coverage import anchors as an
+
+
+def test_lee_interval_by_hand():
+    # p 0.6 over n 100; q0 0.8 on 20 known fails, q1 0.9 on 20 known passes; z = 1.959964
+    z = 1.959963984540054
+    pt, q0t, q1t = (60 + z * z / 2) / (100 + z * z), (16 + 1) / 22, (18 + 1) / 22
+    th = (pt + q0t - 1) / (q0t + q1t - 1)
+    shift = 2 * z * z * (-(1 - th) * q0t * (1 - q0t) / 22 + th * q1t * (1 - q1t) / 22)
+    se = np.sqrt(pt * (1 - pt) / (100 + z * z) + (1 - th) ** 2 * q0t * (1 - q0t) / 22 + th**2 * q1t * (1 - q1t) / 22)
+    se /= q0t + q1t - 1
+    est, lo, hi = an.lee_interval(0.6, 0.8, 0.9, 100, 20, 20)
+    assert est == pytest.approx((0.6 + 0.8 - 1) / (0.8 + 0.9 - 1))
+    assert (lo, hi) == pytest.approx((th + shift - z * se, th + shift + z * se))
+    assert an.lee_interval(0.5, 0.4, 0.5, 100, 20, 20) is None  # q0 + q1 <= 1: undefined
+
+
+def test_lee_interval_covers_at_a_plain_point():
+    rng = np.random.default_rng(0)
+    hits = 0
+    for _ in range(400):
+        pop = an.population(0.4, 0.85, 0.8, 300, rng)
+        on_pass, on_fail = an.by_class_calibration(0.85, 0.8, 40, 40, rng)
+        _, lo, hi = an.lee_interval(pop.verdict.mean(), 1 - on_fail.mean(), on_pass.mean(), 300, 40, 40)
+        hits += lo <= 0.4 <= hi
+    assert 0.91 <= hits / 400 <= 0.99
+
+
+def test_allocations():
+    assert an.allocate(20, 0.3) == (10, 10)  # equal: seed 000's 10 + 10
+    assert an.allocate(21, 0.3) == (11, 10)
+    assert an.allocate(40, 0.25, "neyman") == (10, 30)  # in proportion to the piles' shares
+    assert an.allocate(40, 0.01, "neyman") == (2, 38)  # never fewer than 2 rows a pile
+    # a pilot whose passed pile is unanimous and whose failed pile is split moves rows to the failed pile
+    n_a, n_b = an.allocate(40, 0.5, "pilot", pilot=(10, 10, 10, 5))
+    assert n_a + n_b == 40 and n_a >= 10 and n_b > 20
+    with pytest.raises(ValueError, match="pilot"):
+        an.allocate(40, 0.5, "pilot")
+    with pytest.raises(ValueError, match="unknown allocation"):
+        an.allocate(40, 0.5, "optimal")
+    with pytest.raises(ValueError, match="at least 4"):
+        an.allocate(3, 0.5)
+
+
+def test_allocated_piles_draw_within_their_verdicts_and_keep_the_pilot():
+    pop = an.population(0.5, 0.8, 0.8, 400, np.random.default_rng(1))
+    for allocation in an.ALLOCATIONS:
+        a, b = an.allocated_piles(pop, 40, allocation, np.random.default_rng(2))
+        assert pop.verdict[a].all() and not pop.verdict[b].any()
+        assert len(set(a)) == len(a) and len(set(b)) == len(b) and len(a) + len(b) == 40
+    # the pilot's first rows are the equal draw's 10 + 10 from the same stream
+    first = an.pile_rows(pop, (10, 10), np.random.default_rng(2))
+    a, b = an.allocated_piles(pop, 40, "pilot", np.random.default_rng(2))
+    assert set(first[0]) <= set(a) and set(first[1]) <= set(b)
+
+
+def test_the_fiducial_interval_holds_a_true_rate_of_zero():
+    """At a true rate of 0 every rated row is bad, so the estimate is 0; the interval holds its estimate. Before,
+    the propagated draws were 0 only when both piles' randomised draws were, and the interval left out 0 in about
+    12 % of studies."""
+    from vocab.stats import fiducial_correction
+
+    rng = np.random.default_rng(0)
+    lows = [
+        fiducial_correction(p, 280, np.zeros(10), np.zeros(10), np.ones(10), n_draws=2000, rng=rng).theta_ci[0]
+        for p in rng.uniform(0.05, 0.4, size=200)
+    ]
+    assert max(lows) == 0.0
+
+
+def _grid(coverages: dict[str, list[float]]) -> pd.DataFrame:
+    rows = []
+    for m, cov in coverages.items():
+        for i, c in enumerate(cov):
+            rows.append({"method": m, "piles": 10, "theta": 0.1 * (i + 1), "q1": 0.8 if i else 1.0, "q0": 0.8,
+                         "spread": float("inf"), "levels": 140, "coverage": c, "sims": 2000, "defined": 2000,
+                         "bias": 0.0, "mean_width": 0.19 if m.startswith("oracle") else 0.2})  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def test_grid_bar_counts_misses_and_takes_rechecks():
+    from vocab.coverage import grid_bar
+
+    # point 0: the perfect critic (q1 = 1) over-covers and does not count; point 3 is below the band
+    grid = _grid({"fiducial": [0.99, 0.95, 0.96, 0.925], "oracle-shortest": [0.95] * 4})
+    bar = grid_bar(grid, "fiducial")
+    assert bar.loc["within_where_critic_errs", "as_drawn"] == pytest.approx(2 / 3)
+    assert bar.loc["at_least_93", "as_drawn"] == pytest.approx(3 / 4)
+    assert bar.loc["width_vs_oracle_shortest", "as_drawn"] == pytest.approx(0.2 / 0.19)
+    assert not bar.holds.iloc[:2].any()
+    rechecked = pd.DataFrame([{"piles": 10, "theta": 0.4, "q1": 0.8, "q0": 0.8, "spread": float("inf"),
+                               "coverage": 0.944}])  # fmt: skip
+    bar = grid_bar(grid, "fiducial", rechecked)
+    assert bar.loc["within_where_critic_errs", "rechecked"] == 1.0
+    assert bar.loc["at_least_93", "rechecked"] == 1.0
+    assert bar.holds.all()

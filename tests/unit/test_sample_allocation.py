@@ -1,0 +1,108 @@
+"""`vocab sample --budget N --allocation equal|neyman|pilot`: equal reproduces today's sample, neyman splits by
+the piles' shares, pilot extends a rated sample without touching what was rated; the allocation is recorded."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from vocab.calibration import draw_sample, load_dataset
+from vocab.calibration import sample as sm
+from vocab.cli import main
+
+from .test_bad_inputs import refused, run  # noqa: F401 (run: a fixture)
+
+ROOT = Path(__file__).resolve().parents[2]
+REFERENCE = ROOT / "data" / "runs" / "reference"
+
+
+@pytest.fixture
+def rated(run) -> Path:  # noqa: F811
+    """test_bad_inputs' copy of the reference run: results, sample and ratings."""
+    return run
+
+
+@pytest.fixture
+def bare(run) -> Path:  # noqa: F811
+    """The same without a sample."""
+    shutil.rmtree(run / "calibration")
+    return run
+
+
+def test_an_equal_budget_of_20_is_the_reference_sample():
+    data = load_dataset(REFERENCE)
+    sizes = sm.pile_sizes(data.attempts, 20, "equal")
+    assert set(sizes.values()) == {(10, 10)}
+    by_budget = draw_sample(data.attempts, 10, 0, data.visible, sizes=sizes)
+    assert by_budget.key.equals(draw_sample(data.attempts, 10, 0, data.visible).key)
+    committed = pd.read_csv(REFERENCE / "calibration" / "key.csv")
+    assert list(by_budget.key.blind_id) == list(committed.blind_id)
+
+
+def test_neyman_splits_each_cell_by_its_pass_rate_and_is_recorded(bare):
+    assert main(["sample", "--run-dir", str(bare), "--budget", "24", "--allocation", "neyman"]) == 0
+    key = pd.read_csv(bare / "calibration" / "key.csv")
+    att = load_dataset(bare).attempts
+    manifest = json.loads((bare / "calibration" / "sample.json").read_text())
+    (stage,) = manifest["stages"]
+    assert stage["allocation"] == "neyman" and stage["budget"] == 24 and stage["stage"] == "draw"
+    for cell, a in att.groupby("cell"):
+        want = sm.allocate(24, float((a.verdict == "PASSED").mean()), "neyman")
+        piles = key[key.cell == cell].pile.value_counts()
+        failed_levels = a[a.verdict == "FAILED"].level.nunique()
+        passed = int((a.verdict == "PASSED").sum())
+        assert (piles.get("passed", 0), piles.get("failed", 0)) == (min(want[0], passed), min(want[1], failed_levels))
+        assert stage["rows_per_cell"][cell] == {"passed": want[0], "failed": want[1]}
+
+
+def test_a_pilot_extension_keeps_the_rated_rows_and_adds_by_the_raters_disagreement(rated):
+    cal = rated / "calibration"
+    key0, sheet0 = pd.read_csv(cal / "key.csv"), (cal / "blind_sheet.jsonl").read_text()
+    ratings0 = (cal / "ratings_gemma3.csv").read_bytes()
+    assert main(["sample", "--run-dir", str(rated), "--budget", "30", "--allocation", "pilot", "--rater",
+                 "gemma3"]) == 0  # fmt: skip
+    key = pd.read_csv(cal / "key.csv")
+    assert (cal / "blind_sheet.jsonl").read_text().startswith(sheet0)  # the rated rows first, unchanged
+    assert (cal / "ratings_gemma3.csv").read_bytes() == ratings0
+    assert set(key0.blind_id) < set(key.blind_id) and key.blind_id.is_unique
+    merged = key.merge(key0, on=["blind_id", "cell", "level", "attempt", "pile", "weight", "critic_verdict"])
+    assert len(merged) == len(key0)  # every pilot row kept as it was
+    (stage,) = json.loads((cal / "sample.json").read_text())["stages"]
+    assert stage["pilot_rater"] == "gemma3" and stage["added"] == len(key) - len(key0)
+    for cell, k in key.groupby("cell"):
+        want = stage["rows_per_cell"][cell]
+        assert sum(want.values()) == 30
+        assert (k.pile == "passed").sum() <= want["passed"] and (k.pile == "failed").sum() <= want["failed"]
+    # no row twice: a passed attempt at most once, a failed level at most once
+    assert not key[key.pile == "passed"].duplicated(["cell", "level", "attempt"]).any()
+    assert not key[key.pile == "failed"].duplicated(["cell", "level"]).any()
+    jsonl = [json.loads(x)["blind_id"] for x in (cal / "blind_sheet.jsonl").read_text().splitlines() if x]
+    assert list(pd.read_csv(cal / "blind_sheet.csv").blind_id) == jsonl
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--budget", "20", "--per-pile", "10"], "give one"),
+        (["--allocation", "neyman"], "--allocation needs --budget"),
+        (["--budget", "3", "--allocation", "neyman"], "at least 4"),
+        (["--budget", "30", "--rater", "gemma3"], "only with --allocation pilot"),
+        (["--budget", "30", "--allocation", "pilot", "--rater", "nobody"], "no ratings from nobody"),
+        (["--budget", "12", "--allocation", "pilot", "--rater", "gemma3"], "more than the budget"),
+        (["--budget", "30", "--allocation", "neyman"], "holds another sample"),
+    ],
+)
+def test_bad_allocations_are_refused(rated, capsys, extra, words):
+    refused(["sample", "--run-dir", str(rated), *extra], capsys, [rated], words)
+
+
+def test_a_pilot_needs_every_pilot_row_rated(rated, capsys):
+    cal = rated / "calibration"
+    r = pd.read_csv(cal / "ratings_gemma3.csv")
+    r.iloc[:5].to_csv(cal / "ratings_gemma3.csv", index=False)
+    refused(["sample", "--run-dir", str(rated), "--budget", "30", "--allocation", "pilot", "--rater", "gemma3"],
+            capsys, [rated], "needs them all")  # fmt: skip

@@ -1,0 +1,120 @@
+"""vocab's corrected rate beside the estimators a practitioner would otherwise use, on the same simulated
+populations (``benchmarks/bench_anchors.py`` runs them; 08 shows the result).
+
+Every method gets the same number of human labels, drawn by the design it was made for:
+
+- ``piles``: by the judge's verdict, a passed and a failed pile (seed 000's sample; vocab's ``draw_sample``);
+- ``uniform``: a simple random sample of the judged attempts (PPI, PPI++, judgy's labelled test set);
+- ``by-class``: a calibration set of items whose true class is known, half true passes and half true fails, apart
+  from the judged attempts (Rogan–Gladen with a measured sensitivity and specificity; Lee et al.).
+
+A population is N independent attempts: true pass with probability theta, the judge's verdict PASSED with
+probability q1 for a true pass and 1 − q0 for a true fail. The target is theta. Nothing here imports an anchor's
+package: the benchmark does, so that vocab does not depend on them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+from vocab import stats
+from vocab.calibration.sample import ALLOCATIONS, allocate
+
+__all__ = ["ALLOCATIONS", "DESIGNS", "PILOT", "Population", "allocate", "allocated_piles", "by_class_calibration",
+           "lee_interval", "pile_rows", "population", "uniform_labels", "vocab_interval"]  # fmt: skip
+
+DESIGNS = {
+    "piles": "labels drawn by the judge's verdict, half from each verdict (vocab, seed 000)",
+    "uniform": "labels drawn uniformly at random from the judged attempts",
+    "by-class": "a separate calibration set of known true class, half true passes, half true fails",
+}
+PILOT = 10  # the pilot's rows per pile (Lee et al. pilot 10 a side)
+
+
+@dataclass(frozen=True)
+class Population:
+    truth: np.ndarray  # (N,) bool: the attempt is truly good
+    verdict: np.ndarray  # (N,) bool: the judge passed it
+
+
+def population(theta: float, q1: float, q0: float, attempts: int, rng: np.random.Generator) -> Population:
+    truth = rng.random(attempts) < theta
+    u = rng.random(attempts)
+    return Population(truth, np.where(truth, u < q1, u >= q0))
+
+
+def by_class_calibration(q1: float, q0: float, m1: int, m0: int, rng: np.random.Generator):
+    """The judge's verdicts on m1 known true passes and m0 known true fails (a separate calibration set)."""
+    return rng.random(m1) < q1, rng.random(m0) >= q0
+
+
+def uniform_labels(pop: Population, budget: int, rng: np.random.Generator) -> np.ndarray:
+    """Positions of ``budget`` attempts drawn uniformly without replacement (sorted)."""
+    return np.sort(rng.choice(pop.truth.size, size=min(budget, pop.truth.size), replace=False))
+
+
+def pile_rows(pop: Population, sizes: tuple[int, int], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Positions of the passed pile's and the failed pile's rows (each pile at most as large as its verdicts)."""
+    out = []
+    for verdict, n in zip((True, False), sizes, strict=True):
+        cands = np.flatnonzero(pop.verdict == verdict)
+        out.append(np.sort(rng.choice(cands, size=min(n, cands.size), replace=False)))
+    return out[0], out[1]
+
+
+def vocab_interval(pop: Population, passed: np.ndarray, failed: np.ndarray, rng, n_draws: int = 4000):
+    """vocab's default (03's fiducial interval, :func:`vocab.stats.fiducial_correction`) on the piles' true labels:
+    (estimate, low, high), or None where a pile is empty."""
+    if passed.size == 0 or failed.size == 0:
+        return None
+    c = stats.fiducial_correction(
+        float(pop.verdict.mean()), pop.verdict.size, pop.truth[passed].astype(float), pop.truth[failed].astype(float),
+        np.ones(failed.size), n_draws=n_draws, rng=rng,
+    )  # fmt: skip
+    return c.point.theta, *c.theta_ci
+
+
+def lee_interval(p: float, q0: float, q1: float, n: int, m0: int, m1: int, alpha: float = 0.05):
+    """Lee, Zeng, Jeong, Sohn and Lee (2025), "How to correctly report LLM-as-a-judge evaluations"
+    (arXiv:2511.21140): the Rogan–Gladen estimate (p + q0 − 1)/(q0 + q1 − 1) from the judged pass rate p over n
+    test items and the specificity q0 and sensitivity q1 measured on m0 known fails and m1 known passes, with
+    their plug-in interval, whose added counts follow Lang and Reiczigel (2014): p gets z²/2 passes of z² added,
+    q0 and q1 one of two; a second-order shift of the centre; a delta-method standard error. (estimate, low,
+    high), clipped to [0, 1]; None where q0 + q1 ≤ 1 (the correction is undefined). Not packaged, so written
+    here from the paper's formula."""
+    z = float(norm.ppf(1 - alpha / 2))
+    pt, q0t, q1t = (n * p + z**2 / 2) / (n + z**2), (m0 * q0 + 1) / (m0 + 2), (m1 * q1 + 1) / (m1 + 2)
+    nt, m0t, m1t = n + z**2, m0 + 2, m1 + 2
+    youden, youden_t = q0 + q1 - 1, q0t + q1t - 1
+    if youden <= 0 or youden_t <= 0:
+        return None
+    est = min(max((p + q0 - 1) / youden, 0.0), 1.0)
+    th = (pt + q0t - 1) / youden_t
+    shift = 2 * z**2 * (-(1 - th) * q0t * (1 - q0t) / m0t + th * q1t * (1 - q1t) / m1t)
+    se = np.sqrt(pt * (1 - pt) / nt + (1 - th) ** 2 * q0t * (1 - q0t) / m0t + th**2 * q1t * (1 - q1t) / m1t)
+    se /= youden_t
+    clip = lambda x: float(min(max(x, 0.0), 1.0))  # noqa: E731
+    return est, clip(th + shift - z * se), clip(th + shift + z * se)
+
+
+def allocated_piles(pop: Population, budget: int, allocation: str, rng: np.random.Generator):
+    """The two piles' positions under ``allocation`` (:func:`vocab.calibration.sample.allocate`, as `vocab
+    sample` allocates). ``pilot`` draws :data:`PILOT` rows a pile first (fewer if the budget is small), rates them
+    (here: their true labels), allocates the whole budget from them and draws the rest of each pile from the rows
+    not yet drawn."""
+    p = float(pop.verdict.mean())
+    if allocation != "pilot":
+        return pile_rows(pop, allocate(budget, p, allocation), rng)
+    first = min(PILOT, budget // 2)
+    a, b = pile_rows(pop, (first, first), rng)
+    counts = (a.size, int(pop.truth[a].sum()), b.size, int(pop.truth[b].sum()))
+    sizes = allocate(budget, p, "pilot", pilot=counts)
+    out = []
+    for verdict, drawn, n in zip((True, False), (a, b), sizes, strict=True):
+        rest = np.setdiff1d(np.flatnonzero(pop.verdict == verdict), drawn)
+        more = rng.choice(rest, size=min(max(n - drawn.size, 0), rest.size), replace=False)
+        out.append(np.sort(np.concatenate([drawn, more])))
+    return out[0], out[1]
