@@ -67,7 +67,38 @@ class ServeOptions:
     gpu_memory_utilization: float | None = None  # gpu profile only
     kv_cache_gib: int = 1  # cpu profile only: VLLM_CPU_KVCACHE_SPACE
     cpu_core: int | None = None  # cpu profile only: the CPU this server's processes and threads are pinned to
+    # vLLM's own distribution (gpu profile): GPUs per engine (tensor x pipeline), engines behind one endpoint (data
+    # parallel, balanced by vLLM), and across nodes: ranks on this node, the head's address and RPC port, the first
+    # rank of a worker node, and headless (a worker node: engines only, no API server of its own).
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    data_parallel_size: int = 1
+    data_parallel_size_local: int | None = None
+    data_parallel_address: str | None = None
+    data_parallel_rpc_port: int | None = None
+    data_parallel_start_rank: int | None = None
+    headless: bool = False
     extra_args: tuple[str, ...] = ()
+
+    def parallel_args(self) -> list[str]:
+        """The ``vllm serve`` flags of the options above that differ from one engine on one GPU."""
+        out = []
+        for flag, value, default in (
+            ("--tensor-parallel-size", self.tensor_parallel_size, 1),
+            ("--pipeline-parallel-size", self.pipeline_parallel_size, 1),
+            ("--data-parallel-size", self.data_parallel_size, 1),
+            ("--data-parallel-size-local", self.data_parallel_size_local, None),
+            ("--data-parallel-address", self.data_parallel_address, None),
+            ("--data-parallel-rpc-port", self.data_parallel_rpc_port, None),
+            ("--data-parallel-start-rank", self.data_parallel_start_rank, None),
+        ):
+            if value != default:
+                out += [flag, str(value)]
+        return out + (["--headless"] if self.headless else [])
+
+    @property
+    def distributed(self) -> bool:
+        return bool(self.parallel_args())
 
 
 @dataclass(frozen=True)
@@ -239,10 +270,26 @@ def _read_serve(r: _Reader) -> ServeOptions:
         gpu_memory_utilization=r.get("gpu_memory_utilization", float),
         kv_cache_gib=_positive(r, "kv_cache_gib", r.get("kv_cache_gib", int, 1)),
         cpu_core=_positive(r, "cpu_core", r.get("cpu_core", int), allow_zero=True),
+        tensor_parallel_size=_positive(r, "tensor_parallel_size", r.get("tensor_parallel_size", int, 1)),
+        pipeline_parallel_size=_positive(r, "pipeline_parallel_size", r.get("pipeline_parallel_size", int, 1)),
+        data_parallel_size=_positive(r, "data_parallel_size", r.get("data_parallel_size", int, 1)),
+        data_parallel_size_local=_positive(r, "data_parallel_size_local", r.get("data_parallel_size_local", int)),
+        data_parallel_address=r.get("data_parallel_address", str),
+        data_parallel_rpc_port=_positive(r, "data_parallel_rpc_port", r.get("data_parallel_rpc_port", int)),
+        data_parallel_start_rank=_positive(
+            r, "data_parallel_start_rank", r.get("data_parallel_start_rank", int), allow_zero=True
+        ),  # fmt: skip
+        headless=r.get("headless", bool, False),
         extra_args=tuple(extra),
     )
     if o.gpu_memory_utilization is not None and not 0 < o.gpu_memory_utilization <= 1:
         raise r.error("gpu_memory_utilization", f"must lie in (0, 1], got {o.gpu_memory_utilization}")
+    if o.data_parallel_size_local is not None and o.data_parallel_size_local > o.data_parallel_size:
+        raise r.error("data_parallel_size_local", f"{o.data_parallel_size_local} ranks on this node, more than "
+                      f"data_parallel_size = {o.data_parallel_size}")  # fmt: skip
+    if o.headless and (o.data_parallel_address is None or o.data_parallel_start_rank is None):
+        raise r.error("headless", "a headless worker node needs data_parallel_address (the head) and "
+                      "data_parallel_start_rank (its first rank)")  # fmt: skip
     r.done()
     return o
 
@@ -331,7 +378,7 @@ def load_config(path: str | Path) -> Config:
     models_r.done()
     loop = _read_loop(root.sub("loop"), models) if "loop" in root.table else None
     root.done()  # a misspelt table ([lop], [model.x]) is named, not silently ignored
-    ports = [m.port for m in models.values() if m.served]
+    ports = [m.port for m in models.values() if m.served and not m.serve.headless]  # a headless worker serves no port
     if len(ports) != len(set(ports)):
         raise ConfigError(f"{path}: models: two served models share a port ({sorted(ports)})")
     cfg_path = path.resolve()

@@ -265,6 +265,37 @@ def within_by_regime_figure(table):
     return fig
 
 
+def anchors_figure(result: dict):
+    """08: ``benchmarks/results/anchors.json``: per method (rows), each point's coverage (left; the line at 0.93:
+    under it an interval misleads) and its mean width over vocab's at the same point (right, where both answer);
+    points where a method answers in fewer than half the studies are left out."""
+    import numpy as np
+    import pandas as pd
+
+    rows = pd.DataFrame(result["rows"])
+    rows = rows[rows.defined >= rows.sims / 2]
+    keys = ["theta", "q1", "q0", "attempts", "budget"]
+    vocab = rows[rows.method == "vocab"].set_index(keys).mean_width
+    methods = [m for m in result["methods"] if m in set(rows.method)]
+    fig, (ax_c, ax_w) = plt.subplots(1, 2, figsize=(9, 0.45 * len(methods) + 1.2), sharey=True)
+    jitter = np.random.default_rng(0)  # a figure's own stream: the points' vertical spread only
+    for i, m in enumerate(methods):
+        g = rows[rows.method == m].set_index(keys)
+        y = i + jitter.uniform(-0.2, 0.2, len(g))
+        ax_c.scatter(g.coverage, y, s=9, color=color(m), alpha=0.7)
+        both = g.index.intersection(vocab.index)
+        ax_w.scatter((g.mean_width[both] / vocab[both]).to_numpy(), y[g.index.isin(both)], s=9, color=color(m),
+                     alpha=0.7)  # fmt: skip
+    ax_c.axvline(0.93, color="0.3", lw=0.8, ls="--")
+    ax_c.axvline(0.95, color="0.6", lw=0.8)
+    ax_w.axvline(1.0, color="0.6", lw=0.8)
+    ax_c.set_yticks(range(len(methods)), methods)
+    ax_c.invert_yaxis()
+    ax_c.set(xlabel="coverage of the nominal 95 % interval", title="covers?")
+    ax_w.set(xlabel="mean width / vocab's at the same point", xscale="log", title="how wide?")
+    return fig
+
+
 # --- 06: the paper's calibration figures, from 03's and 04's tables ------------------------------------
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from vocab.config import load_config
+from vocab.config import ConfigError, load_config
 from vocab.serving import launcher as vllm_launcher
 from vocab.serving.servers import build_spec, served_specs
 
@@ -113,7 +113,10 @@ def _serve_args(spec) -> list[str]:
     return argv[argv.index("serve") + 1 :]
 
 
-@pytest.mark.parametrize("config, profile", [("embedded.toml", "cpu"), ("embedded.toml", "gpu"), ("gpu.toml", "gpu")])
+@pytest.mark.parametrize(
+    "config, profile",
+    [("embedded.toml", "cpu"), ("embedded.toml", "gpu"), ("gpu.toml", "gpu"), ("gpu-2node.toml", "gpu")],
+)
 def test_every_profile_parses_with_vllms_own_parser(vllm_parser, config, profile):
     cfg = load_config(ROOT / "configs" / config)
     specs = served_specs(cfg, profile)
@@ -124,6 +127,41 @@ def test_every_profile_parses_with_vllms_own_parser(vllm_parser, config, profile
         assert args.structured_outputs_config.backend == "xgrammar"
         assert args.structured_outputs_config.disable_any_whitespace is True
         assert args.enforce_eager is (profile == "cpu")
+
+
+def test_the_two_node_data_parallel_example_parses_as_head_and_worker(vllm_parser):
+    cfg = load_config(ROOT / "configs" / "gpu-2node.toml")
+    head, worker = (vllm_parser.parse_args(_serve_args(s)) for s in served_specs(cfg, "gpu"))
+    for args in (head, worker):
+        assert (args.data_parallel_size, args.data_parallel_size_local) == (4, 2)
+        assert (args.data_parallel_address, args.data_parallel_rpc_port) == ("10.0.0.1", 13345)
+    assert not head.headless and head.data_parallel_start_rank is None
+    assert worker.headless and worker.data_parallel_start_rank == 2
+    assert [s.headless for s in served_specs(cfg, "gpu")] == [False, True]
+
+
+def test_parallel_options_are_refused_on_the_cpu_profile(tmp_path):
+    text = (ROOT / "configs" / "embedded.toml").read_text()
+    p = tmp_path / "dp.toml"
+    p.write_text(text.replace("[models.smollm2.serve]\n", "[models.smollm2.serve]\ndata_parallel_size = 2\n"))
+    with pytest.raises(ConfigError, match="one engine per server"):
+        served_specs(load_config(p), "cpu")
+
+
+@pytest.mark.parametrize(
+    "lines, words",
+    [
+        ("data_parallel_size = 2\ndata_parallel_size_local = 3\n", "more than data_parallel_size"),
+        ("data_parallel_size = 2\nheadless = true\n", "needs data_parallel_address"),
+        ("tensor_parallel_size = 0\n", "must be positive"),
+    ],
+)
+def test_bad_parallel_options_are_config_errors(tmp_path, lines, words):
+    text = (ROOT / "configs" / "embedded.toml").read_text()
+    p = tmp_path / "bad.toml"
+    p.write_text(text.replace("[models.smollm2.serve]\n", "[models.smollm2.serve]\n" + lines))
+    with pytest.raises(ConfigError, match=words):
+        load_config(p)
 
 
 def test_the_parser_check_catches_a_bad_flag(vllm_parser, embedded):

@@ -16,6 +16,7 @@ package: the benchmark does, so that vocab does not depend on them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.stats import norm
@@ -23,8 +24,12 @@ from scipy.stats import norm
 from vocab import stats
 from vocab.calibration.sample import ALLOCATIONS, allocate
 
-__all__ = ["ALLOCATIONS", "DESIGNS", "PILOT", "Population", "allocate", "allocated_piles", "by_class_calibration",
-           "lee_interval", "pile_rows", "population", "uniform_labels", "vocab_interval"]  # fmt: skip
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["ALLOCATIONS", "DESIGNS", "PILOT", "Population", "allocate", "allocated_piles", "allocation_table",
+           "anchors_table", "by_class_calibration", "lee_interval", "pile_rows", "population", "uniform_labels",
+           "vocab_interval"]  # fmt: skip
 
 DESIGNS = {
     "piles": "labels drawn by the judge's verdict, half from each verdict (vocab, seed 000)",
@@ -118,3 +123,53 @@ def allocated_piles(pop: Population, budget: int, allocation: str, rng: np.rando
         more = rng.choice(rest, size=min(max(n - drawn.size, 0), rest.size), replace=False)
         out.append(np.sort(np.concatenate([drawn, more])))
     return out[0], out[1]
+
+
+def anchors_table(result: dict) -> pd.DataFrame:
+    """``benchmarks/results/anchors.json`` per method: its label design, the points where it answers in at least
+    half the studies, how many of those it covers under 0.93, its worst coverage, its mean width over vocab's at
+    the points where both cover at least 0.93, and at how many points it is the narrowest method that covers."""
+    import pandas as pd
+
+    rows = pd.DataFrame(result["rows"])
+    keys = ["theta", "q1", "q0", "attempts", "budget"]
+    rows["answers"] = rows.defined >= rows.sims / 2
+    ok = rows[rows.answers & (rows.coverage >= 0.93)]
+    vocab = ok[ok.method == "vocab"].set_index(keys).mean_width
+    summary = pd.DataFrame(result["summary"]).T
+    out = pd.DataFrame(
+        {
+            "design": pd.Series(result["methods"]),
+            "points": summary.points,
+            "answers_at": summary.points - summary.mostly_undefined,
+            "under_93": summary.under_93,
+            "worst_coverage": summary.worst,
+            "narrowest_covering": summary.narrowest_covering,
+        }
+    )
+    ratio = {}
+    for m, g in ok.groupby("method"):
+        w = g.set_index(keys).mean_width
+        both = w.index.intersection(vocab.index)
+        ratio[m] = float((w[both] / vocab[both]).mean()) if len(both) else float("nan")
+    out["width_vs_vocab"] = pd.Series(ratio)
+    return out.loc[[m for m in result["methods"] if m in out.index]]
+
+
+def allocation_table(result: dict) -> pd.DataFrame:
+    """The allocations side by side (vocab's estimator on verdict piles): per label budget, each allocation's
+    mean width over the equal split's at the same points, its worst coverage, and its points under 0.93."""
+    import pandas as pd
+
+    rows = pd.DataFrame(result["rows"])
+    rows = rows[rows.method.str.startswith("vocab") & (rows.defined >= rows.sims / 2)]
+    keys = ["theta", "q1", "q0", "attempts", "budget"]
+    equal = rows[rows.method == "vocab"].set_index(keys).mean_width
+    out = []
+    for (m, budget), g in rows.groupby(["method", "budget"]):
+        w = g.set_index(keys).mean_width
+        both = w.index.intersection(equal.index)
+        out.append({"allocation": {"vocab": "equal"}.get(m, m.removeprefix("vocab-")), "budget": budget,
+                    "points": len(g), "width_vs_equal": float((w[both] / equal[both]).mean()),
+                    "worst_coverage": g.coverage.min(), "under_93": int((g.coverage < 0.93).sum())})  # fmt: skip
+    return pd.DataFrame(out).set_index(["allocation", "budget"]).sort_index()

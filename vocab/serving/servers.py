@@ -46,6 +46,7 @@ class ServerSpec:
     port: int
     log_path: Path
     cpus: tuple[int, ...] = ()  # the CPUs its processes may run on (empty: the inherited set)
+    headless: bool = False  # a data-parallel worker node: engines only, no API server (no health check)
 
     @property
     def health_url(self) -> str:
@@ -124,6 +125,9 @@ def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: in
         # Its weights are a prepared local folder: nothing may be fetched. A `vllm` model names what vLLM
         # accepts, often a hub id that the GPU machine downloads, so the hub stays reachable there.
         env |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    if profile == "cpu" and o.distributed:
+        raise ConfigError(f"[models.{m.name}.serve] {' '.join(o.parallel_args())}: the cpu profile serves one engine "
+                          "per server (the uni executor); the parallel options are for the gpu profile")  # fmt: skip
     if profile == "cpu":
         # Eager mode: ready in ~30 s; torch.compile took 80-100 s to start and degraded the output here.
         argv += ["--enforce-eager", "--distributed-executor-backend", "uni"]
@@ -150,10 +154,11 @@ def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: in
         cpus = ()
         if o.gpu_memory_utilization is not None:
             argv += ["--gpu-memory-utilization", str(o.gpu_memory_utilization)]
+        argv += o.parallel_args()
     else:
         raise ValueError(f"unknown profile {profile!r}")
     argv += list(o.extra_args)
-    return ServerSpec(m.name, tuple(argv), env, m.port, cache / "logs" / f"vllm_{m.name}.log", cpus)
+    return ServerSpec(m.name, tuple(argv), env, m.port, cache / "logs" / f"vllm_{m.name}.log", cpus, o.headless)
 
 
 def served_specs(cfg: Config, profile: str | None = None, names: list[str] | None = None) -> list[ServerSpec]:
@@ -208,7 +213,7 @@ class Servers:
 
     def start(self) -> None:
         for spec in self.specs:
-            if health(spec.port):
+            if not spec.headless and health(spec.port):
                 names = served_names(spec.port)
                 if spec.name not in names:
                     raise ServerStartError(
@@ -238,7 +243,8 @@ class Servers:
 
     def wait_healthy(self) -> None:
         deadline = time.monotonic() + self.startup_timeout
-        pending = {s.name: s for s in self.specs if s.name in self.procs}
+        # a headless worker node has no API server: it is up while its process runs (the head reports its engines)
+        pending = {s.name: s for s in self.specs if s.name in self.procs and not s.headless}
         while pending:
             for name, spec in list(pending.items()):
                 proc = self.procs[name]
@@ -258,6 +264,12 @@ class Servers:
                 )
             if pending:
                 time.sleep(1.0)
+        for spec in (s for s in self.specs if s.headless and s.name in self.procs):
+            if self.procs[spec.name].poll() is not None:
+                raise ServerStartError(
+                    f"{spec.name}: the headless worker exited with code {self.procs[spec.name].returncode} during "
+                    f"start-up; last lines of {spec.log_path}:\n{log_tail(spec.log_path)}"
+                )
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop every process group this object started (reused servers are left running)."""
