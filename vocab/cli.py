@@ -74,12 +74,14 @@ def cmd_serve(args) -> int:
 def cmd_roundtrip(args) -> int:
     import asyncio
 
-    from vocab.serving.roundtrip import roundtrip
+    from vocab.serving.roundtrip import deployment, roundtrip
 
-    results = asyncio.run(roundtrip(load_config(args.config), args.model or None))
+    cfg = load_config(args.config)
+    results = asyncio.run(roundtrip(cfg, args.model or None))
     for r in results:
         usage = r.usage.as_dict() if r.usage else None
-        print(json.dumps({"model": r.model, "answer": r.value, "error": r.error, "usage": usage}, sort_keys=True))
+        print(json.dumps({"model": r.model, "answer": r.value, "error": r.error, "usage": usage,
+                          "server": deployment(cfg.model(r.model))}, sort_keys=True))  # fmt: skip
     return 0 if all(r.error is None for r in results) else 1
 
 

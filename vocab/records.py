@@ -393,6 +393,7 @@ def git_commit() -> str | None:
 
 def model_records(cfg: Config, names: list[str]) -> dict[str, Any]:
     from vocab.serving.models import prepared_dir, weight_checksums
+    from vocab.serving.roundtrip import deployment
 
     out = {}
     for n in names:
@@ -403,5 +404,6 @@ def model_records(cfg: Config, names: list[str]) -> dict[str, Any]:
             rec["weights"] = weight_checksums(prepared_dir(cfg.cache_dir, m.asset))
         elif m.kind == "vllm":
             rec["model"] = m.model
+        rec["server"] = deployment(m)  # which deployment answered: its models and vLLM version, where it says
         out[n] = rec
     return out

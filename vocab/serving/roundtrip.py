@@ -10,7 +10,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
-from vocab.config import Config
+from vocab.config import Config, ModelConfig
 from vocab.serving.client import Clients, ModelCallError, Usage
 
 ROUNDTRIP_SCHEMA: dict[str, Any] = {
@@ -55,3 +55,37 @@ async def roundtrip(config: Config, names: list[str] | None = None) -> list[Roun
 
     async with Clients.from_config(config) as clients:
         return list(await asyncio.gather(*(one(clients, n) for n in names)))
+
+
+def deployment(model: ModelConfig, timeout: float = 5.0) -> dict[str, Any]:
+    """What the server behind ``model``'s endpoint says about itself, for the run's manifest: ``GET /v1/models``
+    (each served model's id, ``root``, ``max_model_len`` and ``owned_by``, as vLLM and OpenAI-compatible servers
+    answer) and ``GET /version`` at the endpoint's root (vLLM's version), each where it answers; otherwise the
+    reason it did not, never an exception: a run is not stopped by a server that does not describe itself."""
+    import json
+    import os
+    import urllib.error
+    import urllib.request
+
+    base = model.base_url.rstrip("/")
+    headers = {}
+    if model.api_key_env and os.environ.get(model.api_key_env):
+        headers["Authorization"] = f"Bearer {os.environ[model.api_key_env]}"
+
+    def get(url: str) -> Any:
+        req = urllib.request.Request(url, headers=headers)
+        with urllib.request.urlopen(req, timeout=timeout) as r:
+            return json.loads(r.read(1 << 20))  # at most 1 MiB: a description, not a download
+
+    out: dict[str, Any] = {}
+    try:
+        data = get(f"{base}/models").get("data", [])
+        keep = ("id", "root", "max_model_len", "owned_by")
+        out["models"] = [{k: d[k] for k in keep if k in d} for d in data if isinstance(d, dict)]
+    except (urllib.error.URLError, OSError, ValueError, AttributeError) as e:
+        out["models_error"] = f"{type(e).__name__}: {e}"[:200]
+    try:
+        out["version"] = get(f"{base.removesuffix('/v1')}/version").get("version")
+    except (urllib.error.URLError, OSError, ValueError, AttributeError) as e:
+        out["version_error"] = f"{type(e).__name__}: {e}"[:200]
+    return out
