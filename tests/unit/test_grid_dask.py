@@ -1,0 +1,67 @@
+"""The coverage grid on Dask: a local two-worker cluster on 127.0.0.1 gives the process pool's frame, both workers
+run tasks, and a worker SIGKILLed while it holds tasks changes nothing (the scheduler reruns them elsewhere)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+
+import pandas as pd
+import pytest
+
+from vocab.coverage import GridSpec, run_grid
+
+pytest.importorskip("dask.distributed")
+
+SPEC = GridSpec(("seed", "fiducial"), (10,), (0.2, 0.4, 0.6, 0.8), (0.8, 0.95), (0.8,), (2.0,), levels=40, sims=150,
+                n_boot=100)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def pooled(tmp_path_factory) -> pd.DataFrame:
+    return pd.read_csv(run_grid(SPEC, tmp_path_factory.mktemp("pool") / "g.csv", jobs=2))
+
+
+def test_a_local_dask_cluster_gives_the_pools_frame(pooled, tmp_path):
+    out = run_grid(SPEC, tmp_path / "g.csv", jobs=2, scheduler="local")
+    pd.testing.assert_frame_equal(pooled, pd.read_csv(out))
+    ran = json.loads(out.with_suffix(".json").read_text())["ran_on"]
+    assert ran["scheduler"] == "local Dask cluster" and ran["workers_checked"] == 2
+    assert len(ran["tasks_by_worker"]) == 2 and sum(ran["tasks_by_worker"].values()) == 8
+    assert all(n >= 1 for n in ran["tasks_by_worker"].values())  # both workers ran tasks
+    assert ran["packages"]["numpy"]
+
+
+def test_a_worker_killed_mid_run_changes_nothing(pooled, tmp_path):
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                      dashboard_address=None) as cluster, Client(cluster) as client:  # fmt: skip
+        pids = client.run(os.getpid)  # worker address -> pid
+        done: dict = {}
+        runner = threading.Thread(
+            target=lambda: done.update(
+                out=run_grid(SPEC, tmp_path / "g.csv", jobs=2, scheduler=cluster.scheduler_address)
+            )
+        )
+        runner.start()
+        victim = None
+        deadline = time.monotonic() + 120
+        while victim is None and time.monotonic() < deadline:
+            busy = {w: keys for w, keys in client.processing().items() if keys}
+            finished = sum(1 for s in client.run_on_scheduler(_states).values() if s == "memory")
+            if len(busy) == 2 and finished >= 1:  # tasks done and tasks running on both: kill one mid-task
+                victim = sorted(busy)[0]
+                os.kill(pids[victim], signal.SIGKILL)
+            time.sleep(0.05)
+        runner.join(timeout=300)
+        assert victim is not None, "the run ended before both workers held tasks"
+        assert "out" in done, "the run did not finish after a worker was lost"
+    pd.testing.assert_frame_equal(pooled, pd.read_csv(done["out"]))
+
+
+def _states(dask_scheduler=None) -> dict:
+    return {k: ts.state for k, ts in dask_scheduler.tasks.items() if str(k).startswith("grid_point")}
