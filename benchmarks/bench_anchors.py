@@ -2,7 +2,8 @@
 simulated populations, each given the same number of human labels drawn by its own intended design
 (:mod:`vocab.coverage.anchors` defines the populations and the designs):
 
-- ``vocab``: 03's default, the fiducial interval on two verdict piles of budget/2 rows (``vocab.stats``);
+- ``vocab``: 03's default, the fiducial interval on two verdict piles of budget/2 rows (``vocab.stats``, with
+  ``--draws`` draws a study, 2,000 by default; 03 takes 4,000);
   ``vocab-neyman`` and ``vocab-pilot``: the same estimator with the piles allocated by ``vocab sample
   --allocation neyman|pilot`` (the allocation measurement of the issue);
 - ``truescore-ppi++``: truescore 0.7.4's ``ppi_estimate`` (PPI++, its tuned lambda), uniform labels;
@@ -10,7 +11,7 @@ simulated populations, each given the same number of human labels drawn by its o
 - ``ppi_py``: ppi-python 0.2.3's ``ppi_mean_ci`` (PPI++ with its lambda tuning), uniform labels;
 - ``judgy``: judgy 0.1.0's ``estimate_success_rate`` (Rogan–Gladen, percentile bootstrap of the labelled set),
   uniform labels (its labelled test set); its bootstrap loops in Python, so it runs ``--judgy-boot`` resamples
-  (default 1,000) rather than its default 20,000;
+  (default 200) rather than its default 20,000 (2,000 studies x 60 points x 20,000 would take days here);
 - ``lee``: Lee et al. (2025)'s plug-in interval (:func:`vocab.coverage.anchors.lee_interval`; not packaged),
   on a separate calibration set of budget/2 known true passes and budget/2 known true fails.
 
@@ -38,26 +39,25 @@ from common import result_record, write_result  # benchmarks/common.py (this scr
 from vocab import stats
 from vocab.coverage import anchors as an
 
-THETAS = (0.0, 0.2, 0.5, 0.8)
+THETAS = (0.0, 0.05, 0.3, 0.7)
 CRITICS = ((0.8, 0.8), (0.97, 0.47), (0.6, 0.95))  # (q1, q0): even, truescore's plan judge, a strict judge
-ATTEMPTS = (48, 140, 400)
-BUDGETS = (20, 40, 80)
+PAIRS = ((48, 20), (140, 20), (140, 40), (400, 40), (400, 80))  # (judged attempts, label budget)
 METHODS = ("vocab", "vocab-neyman", "vocab-pilot", "truescore-ppi++", "truescore-rg", "ppi_py", "judgy", "lee")
 DESIGN = {"vocab": "piles", "vocab-neyman": "piles", "vocab-pilot": "piles", "lee": "by-class"}
 ALPHA = 0.05
 
 
 def points() -> list[tuple]:
-    """(theta, q1, q0, attempts, budget), the budget below the attempts (48 attempts: 20 and 40 labels)."""
-    return [(t, q1, q0, n, b) for t, (q1, q0), n, b in itertools.product(THETAS, CRITICS, ATTEMPTS, BUDGETS) if b < n]
+    """(theta, q1, q0, attempts, budget)."""
+    return [(t, q1, q0, n, b) for t, (q1, q0), (n, b) in itertools.product(THETAS, CRITICS, PAIRS)]
 
 
-def one(method: str, pop: an.Population, budget: int, q1: float, q0: float, rng, judgy_boot: int):
+def one(method: str, pop: an.Population, budget: int, q1: float, q0: float, rng, judgy_boot: int, draws: int):
     """(estimate, low, high) of one study by ``method``, or None where it is undefined."""
     if method.startswith("vocab"):
         allocation = {"vocab": "equal", "vocab-neyman": "neyman", "vocab-pilot": "pilot"}[method]
         a, b = an.allocated_piles(pop, budget, allocation, rng)
-        return an.vocab_interval(pop, a, b, rng)
+        return an.vocab_interval(pop, a, b, rng, n_draws=draws)
     if method == "lee":
         m1 = budget - budget // 2
         m0 = budget // 2
@@ -97,7 +97,7 @@ def one(method: str, pop: an.Population, budget: int, q1: float, q0: float, rng,
 
 
 def run_point(args: tuple) -> list[dict]:
-    (theta, q1, q0, attempts, budget), sims, seed, judgy_boot = args
+    (theta, q1, q0, attempts, budget), sims, seed, judgy_boot, draws = args
     names = ("anchors", theta, q1, q0, attempts)
     pop_rng = stats.stream(seed, *names, "population")  # the budget does not change the populations
     pops = [an.population(theta, q1, q0, attempts, pop_rng) for _ in range(sims)]
@@ -107,7 +107,7 @@ def run_point(args: tuple) -> list[dict]:
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            found = [one(method, pop, budget, q1, q0, rng, judgy_boot) for pop in pops]
+            found = [one(method, pop, budget, q1, q0, rng, judgy_boot, draws) for pop in pops]
         ok = np.array([f for f in found if f is not None and all(np.isfinite(f))], dtype=float).reshape(-1, 3)
         est, lo, hi = ok.T
         rows.append(
@@ -160,7 +160,8 @@ def main() -> None:
     ap.add_argument("--sims", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--judgy-boot", type=int, default=1000)
+    ap.add_argument("--judgy-boot", type=int, default=200)
+    ap.add_argument("--draws", type=int, default=2000, help="vocab's fiducial draws per study (03: 4000)")
     args = ap.parse_args()
     from importlib.metadata import version
 
@@ -169,7 +170,7 @@ def main() -> None:
     import truescore
 
     t0 = time.perf_counter()
-    tasks = [(pt, args.sims, args.seed, args.judgy_boot) for pt in points()]
+    tasks = [(pt, args.sims, args.seed, args.judgy_boot, args.draws) for pt in points()]
     rows = []
     with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
         for part in pool.map(run_point, tasks):
@@ -185,6 +186,7 @@ def main() -> None:
         sims=args.sims,
         seed=args.seed,
         judgy_bootstrap=args.judgy_boot,
+        vocab_draws=args.draws,
         seconds=round(time.perf_counter() - t0, 1),
         summary=summary,
         rows=rows,

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
-SCRIPTS = ("bench_levels.py", "bench_bootstrap.py", "bench_simulate.py", "bench_plan.py", "bench_full_design.py",
-           "bench_batch_invariance.py", "bench_bandwidth.py", "bench_harness.py", "bench_engines.py", "bench_needle.py",
-           "bench_sampler.py", "bench_rerun.py", "bench_profile.py")  # fmt: skip
+SCRIPTS = ("bench_levels.py", "bench_bootstrap.py", "bench_simulate.py", "bench_plan.py", "bench_anchors.py",
+           "bench_full_design.py", "bench_batch_invariance.py", "bench_bandwidth.py", "bench_harness.py",
+           "bench_engines.py", "bench_needle.py", "bench_sampler.py", "bench_rerun.py", "bench_profile.py")  # fmt: skip
 MERGE = ("bench_needle.py", "bench_rerun.py")  # rows measured earlier (other configurations) are kept
 for script in SCRIPTS:
     subprocess.run([sys.executable, str(HERE / script), *(["--merge"] if script in MERGE else [])], check=True)
