@@ -186,19 +186,24 @@ def cmd_sample(args) -> int:
         extra, sizes = sm.extend_sample(data.attempts, key, rater_passes(ratings[rater]), args.budget, args.seed,
                                         data.visible, set(sheet.blind_id))  # fmt: skip
         sm.write_extension(extra, key, args.run_dir)
+        if (cal / "ratings_script.csv").exists():  # the script rater covers every row: its verdicts adjudicate
+            from vocab.calibration.raters import write_script_ratings
+
+            write_script_ratings(args.run_dir)
         record |= {"stage": "pilot extension", "pilot_rater": rater, "added": len(extra.key)}
         print(f"{cal}: {len(extra.key)} rows added to the {len(key)} of the pilot (allocated by {rater}'s ratings); "
               "the new rows are at the end of the blind sheet")  # fmt: skip
     else:
         sizes = sm.pile_sizes(data.attempts, args.budget, allocation) if args.budget is not None else None
         fresh = not (cal / "key.csv").exists()
-        out = write_sample(draw_sample(data.attempts, args.per_pile or 10, args.seed, data.visible, sizes=sizes),
+        per_pile = 10 if args.per_pile is None else args.per_pile
+        out = write_sample(draw_sample(data.attempts, per_pile, args.seed, data.visible, sizes=sizes),
                            args.run_dir)  # fmt: skip
         if not fresh:
             print(f"{out}: the same sample is already there (key.csv, blind_sheet.csv, blind_sheet.jsonl)")
             return 0
         print(f"{out}: key.csv, blind_sheet.csv, blind_sheet.jsonl")
-        record |= {"stage": "draw", "per_pile": None if sizes else args.per_pile or 10}
+        record |= {"stage": "draw", "per_pile": None if sizes else per_pile}
     if sizes:
         record["rows_per_cell"] = {c: {"passed": a, "failed": b} for c, (a, b) in sizes.items()}
     sm.write_sample_manifest(args.run_dir, record)

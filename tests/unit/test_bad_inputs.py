@@ -324,7 +324,12 @@ def test_a_simulation_too_large_for_memory_is_refused_before_it_starts(tmp_path,
 
 @pytest.mark.parametrize(
     "scheduler, words",
-    [("nowhere:8786", "an address such as tcp://HOST:8786"), ("tcp://127.0.0.1:9", "cannot reach the Dask scheduler")],
+    [
+        ("nowhere:8786", "an address such as tcp://HOST:8786"),
+        ("tcp://127.0.0.1:9", "cannot reach the Dask scheduler"),
+        ("tcp://127.0.0.1:port", "cannot reach the Dask scheduler"),
+        ("foo://127.0.0.1:9", "cannot reach the Dask scheduler"),
+    ],
 )
 def test_a_dask_scheduler_that_is_no_address_or_does_not_answer_is_one_line(tmp_path, capsys, scheduler, words):
     """Refused before any point runs; nothing is written (the port-9 case waits out the client's 10 s timeout)."""

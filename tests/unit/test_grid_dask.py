@@ -29,10 +29,21 @@ def test_a_local_dask_cluster_gives_the_pools_frame(pooled, tmp_path):
     out = run_grid(SPEC, tmp_path / "g.csv", jobs=2, scheduler="local")
     pd.testing.assert_frame_equal(pooled, pd.read_csv(out))
     ran = json.loads(out.with_suffix(".json").read_text())["ran_on"]
-    assert ran["scheduler"] == "local Dask cluster" and ran["workers_checked"] == 2
+    assert ran["scheduler"] == "local Dask cluster" and len(ran["worker_packages"]) == 2
     assert len(ran["tasks_by_worker"]) == 2 and sum(ran["tasks_by_worker"].values()) == 8
     assert all(n >= 1 for n in ran["tasks_by_worker"].values())  # both workers ran tasks
-    assert ran["packages"]["numpy"]
+    assert all(p["vocab"] and p["scipy"] for p in ran["worker_packages"].values())
+
+
+def test_a_worker_with_other_packages_is_named():
+    from vocab.coverage.grid import package_mismatch
+
+    me = {"packages": {"vocab": "0.1.0", "numpy": "2.3.5", "scipy": "1.16", "pandas": "3.1.1"},
+          "host": {"python": "3.11.7.final.0"}}  # fmt: skip
+    other = {"packages": {**me["packages"], "scipy": "1.15"}, "host": me["host"]}
+    assert package_mismatch({"client": me, "workers": {"tcp://a:1": me}}) is None
+    found = package_mismatch({"client": me, "workers": {"tcp://a:1": me, "tcp://b:2": other}})
+    assert found == "worker tcp://b:2 has scipy 1.15, this process 1.16 (1 differ)"
 
 
 def test_a_worker_killed_mid_run_changes_nothing(pooled, tmp_path):

@@ -82,6 +82,9 @@ def test_a_pilot_extension_keeps_the_rated_rows_and_adds_by_the_raters_disagreem
     assert not key[key.pile == "failed"].duplicated(["cell", "level"]).any()
     jsonl = [json.loads(x)["blind_id"] for x in (cal / "blind_sheet.jsonl").read_text().splitlines() if x]
     assert list(pd.read_csv(cal / "blind_sheet.csv").blind_id) == jsonl
+    # the script rater covers the new rows too (its verdicts adjudicate every rater's), and the chain still runs
+    assert set(pd.read_csv(cal / "ratings_script.csv").blind_id) == set(jsonl)
+    assert main(["report", str(rated)]) == 0
 
 
 @pytest.mark.parametrize(

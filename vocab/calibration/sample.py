@@ -201,7 +201,8 @@ def write_sample_manifest(run_dir: str | Path, record: dict) -> Path:
     """``calibration/sample.json``: how the sample was drawn (seed, allocation, budget, rows per pile and cell, and
     for a pilot's second stage the rater whose ratings allocated it), one record per stage."""
     path = Path(run_dir) / "calibration" / "sample.json"
-    stages = json.loads(path.read_text())["stages"] if path.exists() else []
+    # a new draw starts the record afresh (a sample moved away may have left its record behind)
+    stages = json.loads(path.read_text())["stages"] if path.exists() and record.get("stage") != "draw" else []
     path.write_text(json.dumps({"stages": [*stages, record]}, indent=1, sort_keys=True) + "\n")
     return path
 
@@ -212,16 +213,18 @@ def write_extension(extra: Sample, before: pd.DataFrame, run_dir: str | Path) ->
     out = Path(run_dir) / "calibration"
     if (out / "key.csv").read_text() != before.to_csv(index=False):
         raise CalibrationError(f"{out / 'key.csv'} changed while the extension was drawn; draw it again")
-    sheet = _sheet_csv(extra.sheet).to_csv(index=False, header=False)
-    with (out / "blind_sheet.csv").open("a") as f:
-        f.write(sheet)
-    with (out / "blind_sheet.jsonl").open("a") as f:
-        for row in extra.sheet.to_dict(orient="records"):
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
     key = pd.concat([before, extra.key], ignore_index=True).sort_values(["cell", "level", "attempt"], kind="stable")
-    tmp = out / "key.csv.tmp"
-    tmp.write_text(key.to_csv(index=False))
-    tmp.replace(out / "key.csv")
+    rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in extra.sheet.to_dict(orient="records"))
+    staged = {  # every file written whole beside its target first, then each moved into place
+        "blind_sheet.csv": (out / "blind_sheet.csv").read_text() + _sheet_csv(extra.sheet).to_csv(index=False,
+                                                                                                 header=False),
+        "blind_sheet.jsonl": (out / "blind_sheet.jsonl").read_text() + rows,
+        "key.csv": key.to_csv(index=False),  # last: the key names the rows the sheet holds
+    }  # fmt: skip
+    for name, text in staged.items():
+        (out / f"{name}.tmp").write_text(text)
+    for name in staged:
+        (out / f"{name}.tmp").replace(out / name)
     return out
 
 

@@ -162,12 +162,19 @@ class SchedulerError(InputError):
     """The Dask scheduler named by ``--scheduler`` could not be reached, or its workers' packages differ."""
 
 
+CHECKED_PACKAGES = ("vocab", "numpy", "scipy", "pandas", "python")  # what a point's numbers depend on
+
+
 def _on_dask(spec: GridSpec, points: list, scheduler: str, jobs: int) -> tuple[list[pd.DataFrame], dict]:
     """The points as one Dask task each, on the cluster at ``scheduler`` (``local``: a LocalCluster of ``jobs``
     one-thread worker processes on 127.0.0.1). Returns the frames in ``points``' order and what ran them: the
-    scheduler, each worker's count of tasks, and the packages every worker reports (``get_versions(check=True)``
-    refuses a cluster whose workers' packages differ from this process's)."""
-    from dask.distributed import Client, LocalCluster
+    scheduler, each worker's count of tasks, and the packages every worker reports. A cluster with no worker, or
+    one whose workers' :data:`CHECKED_PACKAGES` differ from this process's, is refused before any task is sent
+    (distributed's own ``get_versions(check=True)`` only warns)."""
+    try:
+        from dask.distributed import Client, LocalCluster
+    except ImportError:
+        raise SchedulerError("--scheduler needs Dask: pip install -e '.[cluster]'") from None
 
     cluster = None
     try:
@@ -177,16 +184,19 @@ def _on_dask(spec: GridSpec, points: list, scheduler: str, jobs: int) -> tuple[l
             client = Client(cluster)
         else:
             client = Client(scheduler, timeout=10)
-    except (OSError, TimeoutError) as e:
+    except (OSError, TimeoutError, ValueError) as e:
         if cluster is not None:
             cluster.close()
         raise SchedulerError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
     try:
         try:
-            found = client.get_versions(check=True)
-        except ValueError as e:
-            raise SchedulerError(f"--scheduler {scheduler}: the workers' packages differ from this process's: "
-                                 f"{str(e).splitlines()[0]}") from None  # fmt: skip
+            client.wait_for_workers(1, timeout=30)
+        except TimeoutError:
+            raise SchedulerError(f"--scheduler {scheduler}: the cluster has no worker after 30 s") from None
+        found = client.get_versions(packages=["vocab", "scipy"])
+        problem = package_mismatch(found)
+        if problem:
+            raise SchedulerError(f"--scheduler {scheduler}: {problem}")
         futures = client.map(grid_point, [spec] * len(points), points, pure=False)
         frames = client.gather(futures)
         ran: dict[str, int] = {}
@@ -196,14 +206,34 @@ def _on_dask(spec: GridSpec, points: list, scheduler: str, jobs: int) -> tuple[l
         info = {
             "scheduler": "local Dask cluster" if cluster is not None else scheduler,
             "tasks_by_worker": dict(sorted(ran.items())),
-            "packages": found["client"]["packages"],
-            "workers_checked": len(found["workers"]),
+            "worker_packages": {
+                a: {k: _packages(v).get(k) for k in CHECKED_PACKAGES} for a, v in sorted(found["workers"].items())
+            },  # fmt: skip
         }
         return frames, info
     finally:
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def package_mismatch(found: dict) -> str | None:
+    """What differs between this process's :data:`CHECKED_PACKAGES` and the first worker's that differ, in
+    ``Client.get_versions``' answer; None when every worker matches."""
+    mine = _packages(found["client"])
+    for address, report in sorted(found["workers"].items()):
+        theirs = _packages(report)
+        differ = [k for k in CHECKED_PACKAGES if mine.get(k) != theirs.get(k)]
+        if differ:
+            k = differ[0]
+            return f"worker {address} has {k} {theirs.get(k)}, this process {mine.get(k)} ({len(differ)} differ)"
+    return None
+
+
+def _packages(report: dict) -> dict:
+    """A ``get_versions`` entry's packages, with its Python version as ``python``."""
+    host = dict(report.get("host", {}))
+    return {**report.get("packages", {}), "python": host.get("python")}
 
 
 def run_grid(
