@@ -103,3 +103,15 @@ def test_grid_bar_counts_misses_and_takes_rechecks():
     assert bar.loc["within_where_critic_errs", "rechecked"] == 1.0
     assert bar.loc["at_least_93", "rechecked"] == 1.0
     assert bar.holds.all()
+
+
+def test_recheck_bar_takes_the_points_near_an_edge_from_both_sides():
+    """Rechecking only the points outside the band could only ever move points in: the ones just inside an edge
+    are rechecked too (within one standard error, 0.005), and a near-perfect critic's over-coverage is not."""
+    from vocab.coverage import recheck_bar
+
+    grid = _grid({"fiducial": [0.99, 0.95, 0.934, 0.972, 0.966, 0.925, 0.94]})
+    grid["levels"] = 20
+    found = recheck_bar(grid, "fiducial", sims=20, n_boot=20)
+    assert sorted(found.grid_coverage) == [0.925, 0.934, 0.966, 0.972]
+    assert (found.sims == 20).all()
