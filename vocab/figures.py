@@ -18,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
 
 # Fixed metadata: no creation date, no software version, so a rerun writes the same bytes.
 _PNG_META = {"Software": None}
@@ -292,7 +293,10 @@ def anchors_figure(result: dict):
     ax_c.set_yticks(range(len(methods)), methods)
     ax_c.invert_yaxis()
     ax_c.set(xlabel="coverage of the nominal 95 % interval", title="covers?")
-    ax_w.set(xlabel="mean width / vocab's at the same point", xscale="log", title="how wide?")
+    ax_w.set(xlabel="mean width / vocab's at the same point (log; width 0 not shown)", xscale="log",
+             title="how wide?")  # fmt: skip
+    ax_w.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax_w.xaxis.set_minor_formatter(NullFormatter())
     return fig
 
 

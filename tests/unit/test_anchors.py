@@ -115,3 +115,25 @@ def test_recheck_bar_takes_the_points_near_an_edge_from_both_sides():
     found = recheck_bar(grid, "fiducial", sims=20, n_boot=20)
     assert sorted(found.grid_coverage) == [0.925, 0.934, 0.966, 0.972]
     assert (found.sims == 20).all()
+
+
+def test_the_committed_side_by_side_holds_the_issues_bar():
+    """benchmarks/results/anchors.json: vocab's default and at least three anchors at every point and budget, and
+    vocab's default covers at least 0.93 at each of them; the tables read it as the README states."""
+    import json
+    from pathlib import Path
+
+    result = json.loads((Path(__file__).resolve().parents[2] / "benchmarks/results/anchors.json").read_text())
+    rows = pd.DataFrame(result["rows"])
+    keys = ["theta", "q1", "q0", "attempts", "budget"]
+    per_point = rows.groupby(keys).method.apply(set)
+    assert all({"vocab", "truescore-ppi++", "ppi_py", "judgy", "lee"} <= m for m in per_point)
+    assert set(rows.budget) == {20, 40, 80} and (rows.sims >= 2000).all()
+    assert (rows[rows.method == "vocab"].coverage >= 0.93).all()
+    table = an.anchors_table(result)
+    assert table.loc["vocab", "under_93"] == 0 and table.loc["vocab", "median_width_vs_vocab"] == 1.0
+    # a zero-width interval (ppi_py at theta 0) is never the narrowest that covers
+    zero = rows[(rows.mean_width == 0)]
+    assert set(zero.method) <= {"ppi_py"} and (zero.theta == 0).all()
+    alloc = an.allocation_table(result)
+    assert (alloc.loc["equal", "width_vs_equal"] == 1).all() and (alloc.under_93 == 0).all()
