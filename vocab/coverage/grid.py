@@ -320,7 +320,9 @@ def choose_interval(grid: pd.DataFrame) -> pd.DataFrame:
     93 %: not misleading, if perhaps wider than needed), mean and worst coverage, mean width (and, where the grid
     holds them, the mean width over seed 000's and over each yardstick's at the same points); sorted best first
     (largest share within, then narrower). Its first row is 03's default. The yardsticks
-    (:data:`~vocab.coverage.clustered.ORACLES`: they know the truth) are never rows."""
+    (:data:`~vocab.coverage.clustered.ORACLES`: they know the truth) are never rows. The columns hold the three
+    measures of :data:`BAR` (``at_least_93``, ``within_where_critic_errs``, ``width_vs_oracle-shortest``), which
+    :func:`grid_bar` checks for the chosen method, as drawn and with :func:`recheck_bar`'s fresh simulations."""
     usable = usable_points(grid)
     table = (
         usable[~usable.method.isin(ORACLES)]
@@ -335,6 +337,9 @@ def choose_interval(grid: pd.DataFrame) -> pd.DataFrame:
         )
         .sort_values(["within_2pts", "mean_width"], ascending=[False, True])
     )
+    if {"q1", "q0"} <= set(usable.columns):  # the bar's second measure: within the band where the critic errs
+        err = usable[erring_critic(usable) & ~usable.method.isin(ORACLES)]
+        table.insert(2, "within_where_critic_errs", err.groupby("method").coverage.apply(_within))
     # every method sees the same studies at a point: the same points are usable for each
     widths = usable.groupby("method").mean_width.mean()
     for ref in ("seed", *ORACLES):
