@@ -15,6 +15,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 SCRIPTS = ("bench_levels.py", "bench_bootstrap.py", "bench_simulate.py", "bench_plan.py", "bench_anchors.py",
+           "bench_grid_dask.py",
            "bench_full_design.py", "bench_batch_invariance.py", "bench_bandwidth.py", "bench_harness.py",
            "bench_engines.py", "bench_needle.py", "bench_sampler.py", "bench_rerun.py", "bench_profile.py")  # fmt: skip
 MERGE = ("bench_needle.py", "bench_rerun.py")  # rows measured earlier (other configurations) are kept
