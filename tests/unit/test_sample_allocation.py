@@ -109,3 +109,14 @@ def test_a_pilot_needs_every_pilot_row_rated(rated, capsys):
     r.iloc[:5].to_csv(cal / "ratings_gemma3.csv", index=False)
     refused(["sample", "--run-dir", str(rated), "--budget", "30", "--allocation", "pilot", "--rater", "gemma3"],
             capsys, [rated], "needs them all")  # fmt: skip
+
+
+def test_02_draws_the_same_allocated_sample_as_the_command_line(bare, tmp_path):
+    from vocab.nb import execute
+
+    other = tmp_path / "other"
+    shutil.copytree(bare, other)
+    assert main(["sample", "--run-dir", str(other), "--budget", "24", "--allocation", "neyman"]) == 0
+    nb = Path(__file__).resolve().parents[2] / "notebooks" / "02_sample.ipynb"
+    execute(nb, {"run_dir": str(bare), "budget": 24, "allocation": "neyman"}, tmp_path / "02.ipynb")
+    assert (bare / "calibration" / "key.csv").read_text() == (other / "calibration" / "key.csv").read_text()

@@ -63,13 +63,17 @@ from vocab.calibration.sample import (
     SHEET_COLUMNS,
     CalibrationError,
     Sample,
+    allocate,
     draw_sample,
+    pile_sizes,
     read_key,
     read_sheet,
     write_sample,
 )
 
 __all__ = [
+    "allocate",
+    "pile_sizes",
     "CORRECTION_COLUMNS",
     "KAPPA_COLUMNS",
     "agreement_table",
