@@ -78,6 +78,15 @@ class ServeOptions:
     data_parallel_rpc_port: int | None = None
     data_parallel_start_rank: int | None = None
     headless: bool = False
+    # Replicas (either profile): N independent `vllm serve` processes of this model on replica_ports, each pinned to
+    # its own CPU (replica_cores, cpu profile) or GPUs (replica_gpus, gpu profile: CUDA_VISIBLE_DEVICES), behind one
+    # `vllm-router` on the model's port with its retries off; its Prometheus metrics on router_metrics_port.
+    replicas: int = 1
+    replica_ports: tuple[int, ...] = ()
+    replica_cores: tuple[int, ...] = ()
+    replica_gpus: tuple[str, ...] = ()
+    router_policy: str = "power_of_two"
+    router_metrics_port: int | None = None
     extra_args: tuple[str, ...] = ()
 
     def parallel_args(self) -> list[str]:
@@ -99,6 +108,10 @@ class ServeOptions:
     @property
     def distributed(self) -> bool:
         return bool(self.parallel_args())
+
+    @property
+    def replicated(self) -> bool:
+        return self.replicas > 1
 
 
 @dataclass(frozen=True)
@@ -280,8 +293,15 @@ def _read_serve(r: _Reader) -> ServeOptions:
             r, "data_parallel_start_rank", r.get("data_parallel_start_rank", int), allow_zero=True
         ),  # fmt: skip
         headless=r.get("headless", bool, False),
+        replicas=_positive(r, "replicas", r.get("replicas", int, 1)),
+        replica_ports=_int_list(r, "replica_ports", 1024),
+        replica_cores=_int_list(r, "replica_cores", 0),
+        replica_gpus=_gpu_list(r),
+        router_policy=r.get("router_policy", str, "power_of_two"),
+        router_metrics_port=r.get("router_metrics_port", int),
         extra_args=tuple(extra),
     )
+    _check_replicas(r, o)
     if o.gpu_memory_utilization is not None and not 0 < o.gpu_memory_utilization <= 1:
         raise r.error("gpu_memory_utilization", f"must lie in (0, 1], got {o.gpu_memory_utilization}")
     if o.data_parallel_size_local is not None and o.data_parallel_size_local > o.data_parallel_size:
@@ -292,6 +312,57 @@ def _read_serve(r: _Reader) -> ServeOptions:
                       "data_parallel_start_rank (its first rank)")  # fmt: skip
     r.done()
     return o
+
+
+def _int_list(r: _Reader, key: str, least: int) -> tuple[int, ...]:
+    value = r.get(key, list, [])
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        raise r.error(key, "expected a list of integers")
+    if key.endswith("ports") and any(not 1024 <= v <= 65535 for v in value):
+        raise r.error(key, f"every port must lie in 1024..65535, got {value}")
+    if any(v < least for v in value):
+        raise r.error(key, f"must be non-negative, got {value}")
+    return tuple(value)
+
+
+def _gpu_list(r: _Reader) -> tuple[str, ...]:
+    value = r.get("replica_gpus", list, [])
+    if not all(isinstance(v, str) and v and all(d.strip().isdigit() for d in v.split(",")) for v in value):
+        raise r.error("replica_gpus", 'expected one CUDA_VISIBLE_DEVICES string per replica, like ["0", "1"]')
+    return tuple(value)
+
+
+ROUTER_POLICIES = ("round_robin", "power_of_two", "random", "cache_aware", "consistent_hash")
+
+
+def _check_replicas(r: _Reader, o: ServeOptions) -> None:
+    """One line for a replica setting that cannot work; nothing when ``replicas`` is 1 and none is set."""
+    n = o.replicas
+    lists = {"replica_ports": o.replica_ports, "replica_cores": o.replica_cores, "replica_gpus": o.replica_gpus}
+    if n == 1:
+        given = [k for k, v in lists.items() if v] + (["router_metrics_port"] if o.router_metrics_port else [])
+        if given:
+            raise r.error(given[0], "set only with replicas > 1 (one server needs no router)")
+        return
+    if o.distributed:
+        raise r.error("replicas", "replicas are whole single-engine servers behind a router; combine them with "
+                      "vLLM's parallel options by pointing an endpoint at your own deployment instead")  # fmt: skip
+    if o.cpu_core is not None:
+        raise r.error("cpu_core", "one core for one server: with replicas > 1 give replica_cores, one per replica")
+    if len(o.replica_ports) != n:
+        raise r.error("replica_ports", f"needs one port per replica ({n}), got {list(o.replica_ports)}")
+    if len(set(o.replica_ports)) != n:
+        raise r.error("replica_ports", f"two replicas share a port ({list(o.replica_ports)})")
+    for key in ("replica_cores", "replica_gpus"):
+        if lists[key] and len(lists[key]) != n:
+            raise r.error(key, f"needs one entry per replica ({n}) or none, got {list(lists[key])}")
+    if o.router_metrics_port is None:
+        raise r.error("router_metrics_port", "missing (required with replicas > 1: the router's Prometheus port, "
+                      "where vocab reads how many requests it forwarded to each replica)")  # fmt: skip
+    if not 1024 <= o.router_metrics_port <= 65535:
+        raise r.error("router_metrics_port", f"must lie in 1024..65535, got {o.router_metrics_port}")
+    if o.router_policy not in ROUTER_POLICIES:
+        raise r.error("router_policy", f"must be one of {', '.join(ROUTER_POLICIES)}, got {o.router_policy!r}")
 
 
 def _read_model(name: str, r: _Reader) -> ModelConfig:
@@ -335,6 +406,9 @@ def _read_model(name: str, r: _Reader) -> ModelConfig:
         sampling=_read_sampling(r.sub("sampling")),
         serve=_read_serve(r.sub("serve")),
     )
+    if kind == "endpoint" and cfg.serve.replicated:
+        raise r.error("serve.replicas", "an endpoint is started elsewhere; vocab serve starts replicas of 'embedded' "
+                      "or 'vllm' models only")  # fmt: skip
     r.done()
     return cfg
 
@@ -378,9 +452,19 @@ def load_config(path: str | Path) -> Config:
     models_r.done()
     loop = _read_loop(root.sub("loop"), models) if "loop" in root.table else None
     root.done()  # a misspelt table ([lop], [model.x]) is named, not silently ignored
-    ports = [m.port for m in models.values() if m.served and not m.serve.headless]  # a headless worker serves no port
-    if len(ports) != len(set(ports)):
-        raise ConfigError(f"{path}: models: two served models share a port ({sorted(ports)})")
+    # every port a served model listens on: its own (a headless worker has none), its replicas', its router's metrics
+    ports = [
+        (p, f"models.{m.name}")
+        for m in models.values()
+        if m.served
+        for p in ([] if m.serve.headless else [m.port]) + list(m.serve.replica_ports) + [m.serve.router_metrics_port]
+        if p is not None
+    ]
+    seen: dict[int, str] = {}
+    for p, owner in ports:
+        if p in seen:
+            raise ConfigError(f"{path}: models: port {p} is used twice ({seen[p]} and {owner})")
+        seen[p] = owner
     cfg_path = path.resolve()
     cache = Path(cache_dir)
     if not cache.is_absolute():

@@ -11,6 +11,9 @@ The request's ``model`` field picks the behaviour, so one server covers every fa
 ``schema``        JSON content that violates the schema (``sentence`` is a number)
 ``length``        a cut-off answer with ``finish_reason: length``
 ``slow``          a valid answer after ``slow_s`` (for concurrency tests)
+``router_lost``   vllm-router's HTTP 500 when the replica it chose died or refused the connection
+``router_none``   vllm-router's HTTP 503 when no replica is healthy
+``http502``       HTTP 502 Bad Gateway from a proxy
 """
 
 from __future__ import annotations
@@ -83,6 +86,13 @@ class FaultServer:
                     return None
                 if mode == "http500":
                     return self._send(500, json.dumps({"error": {"message": "engine died"}}).encode())
+                if mode == "router_lost":  # vllm-router 0.1.17's words, seen with a replica SIGKILLed mid-call
+                    text = b"Request failed: error sending request for url (http://127.0.0.1:8123/v1/chat/completions)"
+                    return self._send(500, text, "text/plain")
+                if mode == "router_none":
+                    return self._send(503, b"No available workers (all circuits open or unhealthy)", "text/plain")
+                if mode == "http502":
+                    return self._send(502, b"<html>502 Bad Gateway</html>", "text/html")
                 if mode == "not_json":
                     return self._send(200, completion("Sure! Here is a sentence: stone tones notes."))
                 if mode == "bad_body":

@@ -67,6 +67,9 @@ def test_valid_answer_is_parsed_with_usage(server):
         ("drop", "connection"),
         ("stall", "timeout"),
         ("http500", "http_status"),
+        ("router_lost", "connection"),  # behind a router: the replica was lost, the call never reached a model
+        ("router_none", "connection"),
+        ("http502", "connection"),
         ("not_json", "malformed"),
         ("bad_body", "malformed"),
         ("schema", "schema"),

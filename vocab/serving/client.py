@@ -10,7 +10,8 @@ serve`` of ours or anyone's API) whose answer is constrained by a JSON schema (`
 kind                meaning
 ==================  ===============================================================================
 ``timeout``         no complete answer within the model's ``timeout_s``
-``connection``      connection refused, reset or dropped before an answer arrived
+``connection``      connection refused, reset or dropped before an answer arrived, here or behind a router
+                    (an HTTP 502, or vllm-router's 500/503 saying it lost or has no replica)
 ``http_status``     the server answered with an HTTP error status (4xx/5xx)
 ``malformed``       the answer is not JSON (or the response body itself is unreadable)
 ``schema``          the answer is JSON but does not match the schema
@@ -201,6 +202,8 @@ class ModelClient:
                 raise CallConnectionError(f"{type(cause).__name__}: {cause}", model=name) from None
             except openai.APIStatusError as e:
                 body = _short(getattr(e.response, "text", "") or str(e))
+                if lost_upstream(e.status_code, body):
+                    raise CallConnectionError(f"behind a router, HTTP {e.status_code}: {body}", model=name) from None
                 raise CallHTTPError(f"HTTP {e.status_code}: {body}", status=e.status_code, model=name) from None
             except (openai.APIResponseValidationError, json.JSONDecodeError) as e:
                 raise MalformedOutput(f"unreadable response body: {_short(str(e))}", model=name) from e
@@ -213,6 +216,16 @@ class ModelClient:
         reasoning = getattr(choice.message, "reasoning_content", None) or getattr(choice.message, "reasoning", None)
         value = parse_answer(text, schema, usage, max_tokens)
         return StructuredResult(value=value, text=text, usage=usage, reasoning=reasoning)
+
+
+# What vllm-router answers when the replica it chose is unreachable or died mid-call (its HTTP client's error, as a
+# 500) and when no replica is healthy (503). The call never reached a model: a connection fault, not a server error.
+ROUTER_UPSTREAM_ERRORS = ("error sending request for url", "No available workers")
+
+
+def lost_upstream(status: int, body: str) -> bool:
+    """True when an HTTP error status is a gateway reporting that it could not reach the server behind it."""
+    return status == 502 or (status in (500, 503) and any(p in body for p in ROUTER_UPSTREAM_ERRORS))
 
 
 def parse_answer(text: str, schema: dict[str, Any], usage: Usage, max_tokens: int) -> dict[str, Any]:

@@ -61,7 +61,9 @@ def deployment(model: ModelConfig, timeout: float = 5.0) -> dict[str, Any]:
     """What the server behind ``model``'s endpoint says about itself, for the run's manifest: ``GET /v1/models``
     (each served model's id, ``root``, ``max_model_len`` and ``owned_by``, as vLLM and OpenAI-compatible servers
     answer) and ``GET /version`` at the endpoint's root (vLLM's version), each where it answers; otherwise the
-    reason it did not, never an exception: a run is not stopped by a server that does not describe itself."""
+    reason it did not, never an exception: a run is not stopped by a server that does not describe itself. Behind a
+    vllm-router (a model's replicas, or an endpoint that is one) also ``GET /workers``: each replica's URL and
+    health as the router sees them (and, for replicas vocab started, each one's own ``/version``)."""
     import json
     import os
     import urllib.request
@@ -83,8 +85,37 @@ def deployment(model: ModelConfig, timeout: float = 5.0) -> dict[str, Any]:
         out["models"] = [{k: d[k] for k in keep if k in d} for d in data if isinstance(d, dict)]
     except Exception as e:  # noqa: BLE001 (anything a server may send back: a description is optional)
         out["models_error"] = f"{type(e).__name__}: {e}"[:200]
-    try:
-        out["version"] = get(f"{base.removesuffix('/v1')}/version").get("version")
-    except Exception as e:  # noqa: BLE001
-        out["version_error"] = f"{type(e).__name__}: {e}"[:200]
+    root = base.removesuffix("/v1")
+
+    def version(url: str, into: dict[str, Any]) -> None:
+        try:
+            into["version"] = get(f"{url}/version").get("version")
+        except Exception as e:  # noqa: BLE001
+            into["version_error"] = f"{type(e).__name__}: {e}"[:200]
+
+    if model.serve.replicated:
+        # Our own replicas: each one's /version asked directly (vllm-router would forward the question to one
+        # replica and count it among the requests it sent on, which the run compares with the calls it made).
+        replicas = [{"url": f"http://127.0.0.1:{port}"} for port in model.serve.replica_ports]
+        for r in replicas:
+            version(r["url"], r)
+        seen = {r.get("version") for r in replicas}
+        if len(seen) == 1 and None not in seen:
+            out["version"] = seen.pop()
+        else:
+            out["version_error"] = "the replicas report different versions or none: see router_workers"
+    else:
+        version(root, out)
+    if model.serve.replicated or model.kind == "endpoint":
+        # a vllm-router lists the replicas behind it; any other server has no such page, and that is no error
+        try:
+            workers = get(f"{root}/workers").get("workers")
+            health = {w.get("url"): w.get("is_healthy") for w in workers}
+            if model.serve.replicated:
+                out["router_workers"] = [{**r, "is_healthy": health.get(r["url"])} for r in replicas]
+            else:
+                out["router_workers"] = [{"url": u, "is_healthy": h} for u, h in health.items()]
+        except Exception:  # noqa: BLE001, S110
+            if model.serve.replicated:
+                out["router_workers"] = replicas
     return out

@@ -7,6 +7,11 @@ it started when the ``with`` block ends (Ctrl-C included). A server that dies du
 :class:`ServerStartError` carrying the last lines of its log. On the CPU profile each server is pinned to its
 core by CPU affinity, set in the child before exec and inherited by vLLM's engine-core process and every thread
 (tests/integration/test_serving.py reads it back from /proc).
+
+A model with ``replicas = N`` is N independent ``vllm serve`` processes on its ``replica_ports``, each pinned to its
+own core (or GPUs), behind one ``vllm-router`` (PyPI) on the model's port, started once every replica is healthy.
+The router's retries are off: a call the harness makes is one request to one replica, so a replica that dies ends
+only the calls in flight to it, as logged errors, while the router's health check sends later calls to the others.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import contextlib
 import functools
 import json
 import logging
+import math
 import os
 import signal
 import subprocess
@@ -47,6 +53,12 @@ class ServerSpec:
     log_path: Path
     cpus: tuple[int, ...] = ()  # the CPUs its processes may run on (empty: the inherited set)
     headless: bool = False  # a data-parallel worker node: engines only, no API server (no health check)
+    model: str = ""  # the served model name (a replica's spec is named NAME.rI; default: the spec's name)
+    router: bool = False  # a vllm-router in front of the model's replicas, started after them
+
+    @property
+    def served_name(self) -> str:
+        return self.model or self.name
 
     @property
     def health_url(self) -> str:
@@ -58,7 +70,7 @@ class ServerSpec:
 
         env = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(self.env.items()))
         pin = f"taskset -c {','.join(map(str, self.cpus))} " if self.cpus else ""
-        return f"{env} {pin}{shlex.join(self.argv)}"
+        return " ".join(part for part in (env, f"{pin}{shlex.join(self.argv)}") if part)
 
 
 def model_path(cfg: Config, m: ModelConfig) -> str:
@@ -76,12 +88,17 @@ def chat_template_path(cfg: Config, m: ModelConfig) -> Path | None:
     return cfg.resolve(name)
 
 
-def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: int = 0) -> ServerSpec:
-    """The command and environment that serve model ``m`` under ``profile`` (default: the config's)."""
+def build_spec(
+    cfg: Config, m: ModelConfig, profile: str | None = None, core: int = 0, replica: int | None = None
+) -> ServerSpec:
+    """The command and environment that serve model ``m`` under ``profile`` (default: the config's): the model's
+    one server, or with ``replica`` = i its i-th replica (on its replica port, core or GPUs)."""
     if not m.served:
         raise ValueError(f"model {m.name!r} is of kind {m.kind!r}: vocab serve does not start it")
     profile = profile or cfg.profile
     o = m.serve
+    port = m.port if replica is None else o.replica_ports[replica]
+    name = m.name if replica is None else f"{m.name}.r{replica}"
     argv = [
         sys.executable,
         "-m",
@@ -93,7 +110,7 @@ def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: in
         "--host",
         "127.0.0.1",
         "--port",
-        str(m.port),
+        str(port),
         "--dtype",
         o.dtype,
         "--max-model-len",
@@ -135,10 +152,17 @@ def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: in
         # that request's torch generator (`gen.set_offset`), which CPU generators do not support, and the
         # engine dies ("CPU Generator does not use offset", EngineDeadError) under concurrent load.
         argv += ["--no-enable-chunked-prefill"]
-        cpus = (o.cpu_core if o.cpu_core is not None else core,)
+        if replica is not None and o.replica_gpus:
+            raise ConfigError(f"[models.{m.name}.serve] replica_gpus: the cpu profile pins replicas to cores "
+                              "(replica_cores)")  # fmt: skip
+        if replica is None:
+            key, chosen = "cpu_core", o.cpu_core
+        else:
+            key, chosen = "replica_cores", (o.replica_cores[replica] if o.replica_cores else None)
+        cpus = (chosen if chosen is not None else core,)
         allowed = sorted(os.sched_getaffinity(0))
         if cpus[0] not in allowed:
-            raise ConfigError(f"[models.{m.name}.serve] cpu_core = {cpus[0]}: this process may run on CPUs "
+            raise ConfigError(f"[models.{m.name}.serve] {key} = {cpus[0]}: this process may run on CPUs "
                               f"{','.join(map(str, allowed))} only")  # fmt: skip
         env |= {
             "VLLM_TARGET_DEVICE": "cpu",
@@ -155,16 +179,72 @@ def build_spec(cfg: Config, m: ModelConfig, profile: str | None = None, core: in
         if o.gpu_memory_utilization is not None:
             argv += ["--gpu-memory-utilization", str(o.gpu_memory_utilization)]
         argv += o.parallel_args()
+        if replica is not None and o.replica_cores:
+            raise ConfigError(f"[models.{m.name}.serve] replica_cores: the gpu profile gives replicas GPUs "
+                              "(replica_gpus)")  # fmt: skip
+        if replica is not None and o.replica_gpus:
+            env["CUDA_VISIBLE_DEVICES"] = o.replica_gpus[replica]
     else:
         raise ValueError(f"unknown profile {profile!r}")
     argv += list(o.extra_args)
-    return ServerSpec(m.name, tuple(argv), env, m.port, cache / "logs" / f"vllm_{m.name}.log", cpus, o.headless)
+    log_path = cache / "logs" / f"vllm_{name}.log"
+    return ServerSpec(name, tuple(argv), env, port, log_path, cpus, o.headless, model=m.name)
+
+
+# The router's health check: every 2 s, one failure marks a replica down (its defaults, 60 s and 3, would send calls
+# to a dead replica for minutes). Its request timeout outlasts the client's, so that the client's timeout decides.
+ROUTER_HEALTH_INTERVAL_S = 2
+
+
+def router_spec(cfg: Config, m: ModelConfig) -> ServerSpec:
+    """``vllm-router`` on the model's port in front of its replicas: retries off, its metrics on 127.0.0.1."""
+    o = m.serve
+    argv = [
+        sys.executable,
+        "-m",
+        "vllm_router.launch_router",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(m.port),
+        "--worker-urls",
+        *(f"http://127.0.0.1:{p}" for p in o.replica_ports),
+        "--policy",
+        o.router_policy,
+        # A router retry would be a second request the harness never sees: one call, one request, one replica.
+        "--disable-retries",
+        "--health-check-interval-secs",
+        str(ROUTER_HEALTH_INTERVAL_S),
+        "--health-failure-threshold",
+        "1",
+        "--request-timeout-secs",
+        str(math.ceil(m.timeout_s) + 60),
+        "--prometheus-host",
+        "127.0.0.1",
+        "--prometheus-port",
+        str(o.router_metrics_port),
+        "--log-level",
+        "warning",
+    ]
+    log_path = cfg.cache_dir / "logs" / f"router_{m.name}.log"
+    return ServerSpec(m.name, tuple(argv), {}, m.port, log_path, model=m.name, router=True)
+
+
+def model_specs(cfg: Config, m: ModelConfig, profile: str | None = None, core: int = 0) -> list[ServerSpec]:
+    """Every process that serves model ``m``: its server, or its replicas followed by their router."""
+    if not m.serve.replicated:
+        return [build_spec(cfg, m, profile, core)]
+    allowed = sorted(os.sched_getaffinity(0))
+    replicas = [
+        build_spec(cfg, m, profile, core=allowed[(core + i) % len(allowed)], replica=i) for i in range(m.serve.replicas)
+    ]
+    return [*replicas, router_spec(cfg, m)]
 
 
 def served_specs(cfg: Config, profile: str | None = None, names: list[str] | None = None) -> list[ServerSpec]:
     models = [m for m in cfg.models.values() if m.served and (names is None or m.name in names)]
     allowed = sorted(os.sched_getaffinity(0))  # a model without cpu_core: the next CPU this process may use
-    return [build_spec(cfg, m, profile, core=allowed[i % len(allowed)]) for i, m in enumerate(models)]
+    return [s for i, m in enumerate(models) for s in model_specs(cfg, m, profile, core=allowed[i % len(allowed)])]
 
 
 def health(port: int, timeout: float = 2.0) -> bool:
@@ -212,45 +292,58 @@ class Servers:
         self.stop()
 
     def start(self) -> None:
+        # A model already healthy on its port (its server, or the router in front of its replicas) is reused whole.
+        reused_models: set[str] = set()
         for spec in self.specs:
-            if not spec.headless and health(spec.port):
-                names = served_names(spec.port)
-                if spec.name not in names:
-                    raise ServerStartError(
-                        f"port {spec.port} already serves {names}, not {spec.name!r}: stop it or change the port"
-                    )
-                log.info("%s: reusing the healthy server on port %d", spec.name, spec.port)
-                self.reused.append(spec.name)
+            if spec.headless or spec.name != spec.served_name or not health(spec.port):
                 continue
-            for key in ("TMPDIR", "VLLM_CACHE_ROOT"):
-                Path(spec.env[key]).mkdir(parents=True, exist_ok=True)
-            spec.log_path.parent.mkdir(parents=True, exist_ok=True)
-            logf = spec.log_path.open("ab")
-            logf.write(f"\n=== vocab serve {time.strftime('%Y-%m-%dT%H:%M:%S')} ===\n{spec.shell()}\n".encode())
-            logf.flush()
-            log.info("%s: starting on port %d (log: %s)", spec.name, spec.port, spec.log_path)
-            self.procs[spec.name] = subprocess.Popen(
-                list(spec.argv),
-                env={**os.environ, **spec.env},
-                stdout=logf,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                start_new_session=True,  # its own process group, stopped as one
-                preexec_fn=functools.partial(_child_setup, spec.cpus),
-            )
-            logf.close()
-        self.wait_healthy()
+            names = served_names(spec.port)
+            if spec.served_name not in names:
+                raise ServerStartError(
+                    f"port {spec.port} already serves {names}, not {spec.served_name!r}: stop it or change the port"
+                )
+            log.info("%s: reusing the healthy server on port %d", spec.name, spec.port)
+            reused_models.add(spec.served_name)
+        self.reused += [s.name for s in self.specs if s.served_name in reused_models]
+        todo = [s for s in self.specs if s.served_name not in reused_models]
+        for routers in (False, True):  # the servers, then the routers in front of replicas once these are healthy
+            phase = [s for s in todo if s.router == routers]
+            for spec in phase:
+                self._launch(spec)
+            self.wait_healthy(phase)
 
-    def wait_healthy(self) -> None:
+    def _launch(self, spec: ServerSpec) -> None:
+        for key in ("TMPDIR", "VLLM_CACHE_ROOT"):
+            if key in spec.env:
+                Path(spec.env[key]).mkdir(parents=True, exist_ok=True)
+        spec.log_path.parent.mkdir(parents=True, exist_ok=True)
+        logf = spec.log_path.open("ab")
+        logf.write(f"\n=== vocab serve {time.strftime('%Y-%m-%dT%H:%M:%S')} ===\n{spec.shell()}\n".encode())
+        logf.flush()
+        log.info("%s: starting on port %d (log: %s)", spec.name, spec.port, spec.log_path)
+        self.procs[spec.name] = subprocess.Popen(
+            list(spec.argv),
+            env={**os.environ, **spec.env},
+            stdout=logf,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group, stopped as one
+            preexec_fn=functools.partial(_child_setup, spec.cpus),
+        )
+        logf.close()
+
+    def wait_healthy(self, specs: list[ServerSpec] | None = None) -> None:
+        specs = self.specs if specs is None else specs
         deadline = time.monotonic() + self.startup_timeout
         # a headless worker node has no API server: it is up while its process runs (the head reports its engines)
-        pending = {s.name: s for s in self.specs if s.name in self.procs and not s.headless}
+        pending = {s.name: s for s in specs if s.name in self.procs and not s.headless}
         while pending:
             for name, spec in list(pending.items()):
                 proc = self.procs[name]
+                what = "vllm-router" if spec.router else "vllm serve"
                 if proc.poll() is not None:
                     raise ServerStartError(
-                        f"{name}: vllm serve exited with code {proc.returncode} during start-up; "
+                        f"{name}: {what} exited with code {proc.returncode} during start-up; "
                         f"last lines of {spec.log_path}:\n{log_tail(spec.log_path)}"
                     )
                 if health(spec.port):
@@ -264,7 +357,7 @@ class Servers:
                 )
             if pending:
                 time.sleep(1.0)
-        for spec in (s for s in self.specs if s.headless and s.name in self.procs):
+        for spec in (s for s in specs if s.headless and s.name in self.procs):
             if self.procs[spec.name].poll() is not None:
                 raise ServerStartError(
                     f"{spec.name}: the headless worker exited with code {self.procs[spec.name].returncode} during "
@@ -273,7 +366,7 @@ class Servers:
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop every process group this object started (reused servers are left running)."""
-        for name, proc in self.procs.items():
+        for name, proc in reversed(self.procs.items()):  # routers before the replicas behind them
             if proc.poll() is None:
                 log.info("%s: stopping", name)
                 _signal_group(proc, signal.SIGTERM)
@@ -307,3 +400,20 @@ def _child_setup(cpus: tuple[int, ...]) -> None:
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, sig)  # start_new_session=True made the server its group's leader
+
+
+def router_forwarded(metrics_port: int, timeout: float = 5.0) -> dict[str, int]:
+    """The requests a vllm-router sent on, per replica URL, read from its Prometheus endpoint on 127.0.0.1: the sum of
+    its circuit breaker's outcomes (``vllm_router_cb_outcomes_total``, success and failure), one per request sent to
+    a replica. Not ``vllm_router_processed_requests_total``: vllm-router 0.1.17 counts that in its routing policy,
+    which it skips when one replica is left healthy (measured: 18 of 30 calls counted after a replica died)."""
+    import re
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=timeout) as r:
+        text = r.read(8 << 20).decode("utf-8", "replace")
+    name = "vllm_router_cb_outcomes_total"
+    pattern = re.compile(rf'^{name}\{{worker="([^"]+)",outcome="[a-z_]+"\}}\s+([0-9.eE+]+)\s*$', re.M)
+    out: dict[str, int] = {}
+    for url, n in pattern.findall(text):
+        out[url] = out.get(url, 0) + int(float(n))
+    return out
