@@ -14,6 +14,7 @@ The request's ``model`` field picks the behaviour, so one server covers every fa
 ``router_lost``   vllm-router's HTTP 500 when the replica it chose died or refused the connection
 ``router_none``   vllm-router's HTTP 503 when no replica is healthy
 ``http502``       HTTP 502 Bad Gateway from a proxy
+``abort``         HTTP 200 with the tokens so far and ``finish_reason: abort`` (vLLM shutting an engine down)
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ class FaultServer:
                     return self._send(503, b"No available workers (all circuits open or unhealthy)", "text/plain")
                 if mode == "http502":
                     return self._send(502, b"<html>502 Bad Gateway</html>", "text/html")
+                if mode == "abort":  # vLLM 0.32 when a data-parallel sibling engine died: '{' and abort
+                    return self._send(200, completion("{", "abort"))
                 if mode == "not_json":
                     return self._send(200, completion("Sure! Here is a sentence: stone tones notes."))
                 if mode == "bad_body":

@@ -70,6 +70,7 @@ def test_valid_answer_is_parsed_with_usage(server):
         ("router_lost", "connection"),  # behind a router: the replica was lost, the call never reached a model
         ("router_none", "connection"),
         ("http502", "connection"),
+        ("abort", "aborted"),  # a 200 the server cut off itself: its fault, not the model's malformed answer
         ("not_json", "malformed"),
         ("bad_body", "malformed"),
         ("schema", "schema"),

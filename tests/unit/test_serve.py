@@ -140,12 +140,29 @@ def test_the_two_node_data_parallel_example_parses_as_head_and_worker(vllm_parse
     assert [s.headless for s in served_specs(cfg, "gpu")] == [False, True]
 
 
-def test_parallel_options_are_refused_on_the_cpu_profile(tmp_path):
+def _cpu_variant(tmp_path, lines: str, drop_core: bool = False):
     text = (ROOT / "configs" / "embedded.toml").read_text()
+    if drop_core:
+        text = text.replace("cpu_core = 0 ", "# ")
     p = tmp_path / "dp.toml"
-    p.write_text(text.replace("[models.smollm2.serve]\n", "[models.smollm2.serve]\ndata_parallel_size = 2\n"))
-    with pytest.raises(ConfigError, match="one engine per server"):
-        served_specs(load_config(p), "cpu")
+    p.write_text(text.replace("[models.smollm2.serve]\n", "[models.smollm2.serve]\n" + lines))
+    return load_config(p)
+
+
+@pytest.mark.parametrize("lines", ["tensor_parallel_size = 2\n", "pipeline_parallel_size = 2\n",
+                                   "data_parallel_size = 2\ndata_parallel_size_local = 1\n"])  # fmt: skip
+def test_parallel_options_beyond_local_data_parallel_are_refused_on_the_cpu_profile(tmp_path, lines):
+    with pytest.raises(ConfigError, match="tensor, pipeline and multi-node options are for the gpu profile"):
+        served_specs(_cpu_variant(tmp_path, lines, drop_core=True), "cpu")
+
+
+def test_cpu_data_parallel_is_n_engines_on_the_shared_cpus(tmp_path, vllm_parser):
+    with pytest.raises(ConfigError, match="the engines share the CPUs this process may use; leave cpu_core out"):
+        served_specs(_cpu_variant(tmp_path, "data_parallel_size = 2\n"), "cpu")
+    spec = served_specs(_cpu_variant(tmp_path, "data_parallel_size = 2\n", drop_core=True), "cpu", ["smollm2"])[0]
+    args = vllm_parser.parse_args(_serve_args(spec))
+    assert args.data_parallel_size == 2 and args.enforce_eager and spec.cpus == ()
+    assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in spec.env and spec.env["OMP_NUM_THREADS"] == "1"
 
 
 @pytest.mark.parametrize(

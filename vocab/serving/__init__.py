@@ -4,6 +4,7 @@
 from vocab.serving.client import (
     ERROR_KINDS,
     BudgetExhausted,
+    CallAborted,
     CallBudget,
     CallConnectionError,
     CallHTTPError,
@@ -24,6 +25,7 @@ __all__ = [
     "ASSETS",
     "ERROR_KINDS",
     "BudgetExhausted",
+    "CallAborted",
     "CallBudget",
     "CallConnectionError",
     "CallHTTPError",

@@ -13,6 +13,8 @@ kind                meaning
 ``connection``      connection refused, reset or dropped before an answer arrived, here or behind a router
                     (an HTTP 502, or vllm-router's 500/503 saying it lost or has no replica)
 ``http_status``     the server answered with an HTTP error status (4xx/5xx)
+``aborted``         the server ended the call unfinished (``finish_reason`` ``abort`` or ``error``: vLLM aborts
+                    the requests of an engine that stopped or is shutting down), an infrastructure fault
 ``malformed``       the answer is not JSON (or the response body itself is unreadable)
 ``schema``          the answer is JSON but does not match the schema
 ``truncated``       ``finish_reason == "length"`` before a complete answer: the token budget ran out
@@ -39,7 +41,7 @@ import openai
 
 from vocab.config import Config, ModelConfig, Sampling
 
-ERROR_KINDS = ("timeout", "connection", "http_status", "malformed", "schema", "truncated", "budget")
+ERROR_KINDS = ("timeout", "connection", "http_status", "aborted", "malformed", "schema", "truncated", "budget")
 
 
 class ModelCallError(Exception):
@@ -72,6 +74,10 @@ class CallHTTPError(ModelCallError):
     def __init__(self, message: str, *, status: int, **kw):
         super().__init__(message, **kw)
         self.status = status
+
+
+class CallAborted(ModelCallError):
+    kind = "aborted"
 
 
 class MalformedOutput(ModelCallError):
@@ -213,6 +219,17 @@ class ModelClient:
         choice = resp.choices[0]
         usage = _usage(resp, choice, name, endpoint, seconds)
         text = choice.message.content or ""
+        if choice.finish_reason in ("abort", "error"):
+            # An HTTP 200 whose answer the server cut off itself: seen when a data-parallel engine died and vLLM shut
+            # its sibling down, answering each request in flight with the tokens so far. Parsed, that partial text
+            # would be a "malformed" answer: a model's fault, where it is the server's.
+            raise CallAborted(
+                f"the server ended the call unfinished (finish_reason={choice.finish_reason}) after "
+                f"{usage.completion_tokens} tokens",
+                model=name,
+                usage=usage,
+                text=text,
+            )
         reasoning = getattr(choice.message, "reasoning_content", None) or getattr(choice.message, "reasoning", None)
         value = parse_answer(text, schema, usage, max_tokens)
         return StructuredResult(value=value, text=text, usage=usage, reasoning=reasoning)

@@ -142,9 +142,16 @@ def build_spec(
         # Its weights are a prepared local folder: nothing may be fetched. A `vllm` model names what vLLM
         # accepts, often a hub id that the GPU machine downloads, so the hub stays reachable there.
         env |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-    if profile == "cpu" and o.distributed:
+    # On the cpu profile a server is one engine, or with data_parallel_size = N, N engines on this machine behind one
+    # API server (vLLM balancing them); tensor, pipeline and multi-node options are for the gpu profile.
+    cpu_dp = profile == "cpu" and o.data_parallel_size > 1
+    if profile == "cpu" and o.distributed and o.parallel_args() != ["--data-parallel-size", str(o.data_parallel_size)]:
         raise ConfigError(f"[models.{m.name}.serve] {' '.join(o.parallel_args())}: the cpu profile serves one engine "
-                          "per server (the uni executor); the parallel options are for the gpu profile")  # fmt: skip
+                          "per server, or data_parallel_size engines on this machine; tensor, pipeline and multi-node "
+                          "options are for the gpu profile")  # fmt: skip
+    if cpu_dp and o.cpu_core is not None:
+        raise ConfigError(f"[models.{m.name}.serve] cpu_core with data_parallel_size = {o.data_parallel_size}: the "
+                          "engines share the CPUs this process may use; leave cpu_core out")  # fmt: skip
     if profile == "cpu":
         # Eager mode: ready in ~30 s; torch.compile took 80-100 s to start and degraded the output here.
         argv += ["--enforce-eager", "--distributed-executor-backend", "uni"]
@@ -161,7 +168,12 @@ def build_spec(
             key, chosen = "replica_cores", (o.replica_cores[replica] if o.replica_cores else None)
         cpus = (chosen if chosen is not None else core,)
         allowed = sorted(os.sched_getaffinity(0))
-        if cpus[0] not in allowed:
+        if cpu_dp:
+            # N engine processes (vLLM's multiprocess executor, whatever the flag says) on every CPU this process
+            # may use, one OpenMP thread each: the kernel spreads them; nothing pins an engine to a core.
+            cpus = ()
+            argv += ["--data-parallel-size", str(o.data_parallel_size)]
+        if cpus and cpus[0] not in allowed:
             raise ConfigError(f"[models.{m.name}.serve] {key} = {cpus[0]}: this process may run on CPUs "
                               f"{','.join(map(str, allowed))} only")  # fmt: skip
         env |= {
@@ -174,6 +186,8 @@ def build_spec(
             "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
             "OMP_NUM_THREADS": "1",
         }
+        if cpu_dp:  # data parallel is multiprocess by construction (an engine process per rank, a coordinator)
+            del env["VLLM_ENABLE_V1_MULTIPROCESSING"]
     elif profile == "gpu":
         cpus = ()
         if o.gpu_memory_utilization is not None:
