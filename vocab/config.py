@@ -17,6 +17,7 @@ Three kinds of model:
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,9 +68,10 @@ class ServeOptions:
     gpu_memory_utilization: float | None = None  # gpu profile only
     kv_cache_gib: int = 1  # cpu profile only: VLLM_CPU_KVCACHE_SPACE
     cpu_core: int | None = None  # cpu profile only: the CPU this server's processes and threads are pinned to
-    # vLLM's own distribution (gpu profile): GPUs per engine (tensor x pipeline), engines behind one endpoint (data
-    # parallel, balanced by vLLM), and across nodes: ranks on this node, the head's address and RPC port, the first
-    # rank of a worker node, and headless (a worker node: engines only, no API server of its own).
+    # vLLM's own distribution (gpu profile; the cpu profile takes data_parallel_size alone): GPUs per engine (tensor x
+    # pipeline), engines behind one endpoint (data parallel, balanced by vLLM), and across nodes: ranks on this node,
+    # the head's address and RPC port, the first rank of a worker node, and headless (a worker node: engines only, no
+    # API server of its own).
     tensor_parallel_size: int = 1
     pipeline_parallel_size: int = 1
     data_parallel_size: int = 1
@@ -79,8 +81,9 @@ class ServeOptions:
     data_parallel_start_rank: int | None = None
     headless: bool = False
     # Replicas (either profile): N independent `vllm serve` processes of this model on replica_ports, each pinned to
-    # its own CPU (replica_cores, cpu profile) or GPUs (replica_gpus, gpu profile: CUDA_VISIBLE_DEVICES), behind one
-    # `vllm-router` on the model's port with its retries off; its Prometheus metrics on router_metrics_port.
+    # its own CPU (replica_cores, cpu profile) or GPU (replica_gpus, gpu profile: CUDA_VISIBLE_DEVICES; default: the
+    # i-th replica on GPU i), behind one `vllm-router` on the model's port with its retries off; its Prometheus
+    # metrics on router_metrics_port.
     replicas: int = 1
     replica_ports: tuple[int, ...] = ()
     replica_cores: tuple[int, ...] = ()
@@ -327,7 +330,7 @@ def _int_list(r: _Reader, key: str, least: int) -> tuple[int, ...]:
 
 def _gpu_list(r: _Reader) -> tuple[str, ...]:
     value = r.get("replica_gpus", list, [])
-    if not all(isinstance(v, str) and v and all(d.strip().isdigit() for d in v.split(",")) for v in value):
+    if not all(isinstance(v, str) and re.fullmatch(r"[0-9]+(,[0-9]+)*", v) for v in value):
         raise r.error("replica_gpus", 'expected one CUDA_VISIBLE_DEVICES string per replica, like ["0", "1"]')
     return tuple(value)
 
@@ -340,7 +343,8 @@ def _check_replicas(r: _Reader, o: ServeOptions) -> None:
     n = o.replicas
     lists = {"replica_ports": o.replica_ports, "replica_cores": o.replica_cores, "replica_gpus": o.replica_gpus}
     if n == 1:
-        given = [k for k, v in lists.items() if v] + (["router_metrics_port"] if o.router_metrics_port else [])
+        given = [k for k, v in lists.items() if v] + ["router_metrics_port"] * (o.router_metrics_port is not None)
+        given += ["router_policy"] * (o.router_policy != ServeOptions.router_policy)
         if given:
             raise r.error(given[0], "set only with replicas > 1 (one server needs no router)")
         return
@@ -356,9 +360,11 @@ def _check_replicas(r: _Reader, o: ServeOptions) -> None:
     for key in ("replica_cores", "replica_gpus"):
         if lists[key] and len(lists[key]) != n:
             raise r.error(key, f"needs one entry per replica ({n}) or none, got {list(lists[key])}")
+        if len(set(lists[key])) != len(lists[key]):
+            raise r.error(key, f"two replicas share one, which replicas are meant not to: {list(lists[key])}")
     if o.router_metrics_port is None:
         raise r.error("router_metrics_port", "missing (required with replicas > 1: the router's Prometheus port, "
-                      "where vocab reads how many requests it forwarded to each replica)")  # fmt: skip
+                      "which counts the requests it sent to each replica)")  # fmt: skip
     if not 1024 <= o.router_metrics_port <= 65535:
         raise r.error("router_metrics_port", f"must lie in 1024..65535, got {o.router_metrics_port}")
     if o.router_policy not in ROUTER_POLICIES:
@@ -392,6 +398,10 @@ def _read_model(name: str, r: _Reader) -> ModelConfig:
             raise r.error("base_url", f"not allowed for kind {kind!r}: the server listens on 127.0.0.1:port")
     if kind == "endpoint" and base_url is None:
         raise r.error("base_url", "missing (required for kind 'endpoint')")
+    serve_table = r.table.get("serve")
+    if kind == "endpoint" and isinstance(serve_table, dict) and serve_table.get("replicas", 1) != 1:
+        raise r.error("serve.replicas", "an endpoint is started elsewhere; vocab serve starts replicas of 'embedded' "
+                      "or 'vllm' models only")  # fmt: skip
     cfg = ModelConfig(
         name=name,
         kind=kind,
@@ -406,9 +416,6 @@ def _read_model(name: str, r: _Reader) -> ModelConfig:
         sampling=_read_sampling(r.sub("sampling")),
         serve=_read_serve(r.sub("serve")),
     )
-    if kind == "endpoint" and cfg.serve.replicated:
-        raise r.error("serve.replicas", "an endpoint is started elsewhere; vocab serve starts replicas of 'embedded' "
-                      "or 'vllm' models only")  # fmt: skip
     r.done()
     return cfg
 
@@ -482,9 +489,11 @@ def load_config(path: str | Path) -> Config:
         template = chat_template_path(cfg, m)
         if template is not None and not template.is_file():
             raise ConfigError(f"{path}: models.{m.name}.serve.chat_template: no such file {template}")
-        if m.serve.kv_cache_gib is not None and m.serve.kv_cache_gib > memory_gib:
+        copies = m.serve.replicas * m.serve.data_parallel_size  # each replica or engine holds its own KV cache
+        if m.serve.kv_cache_gib is not None and m.serve.kv_cache_gib * copies > memory_gib:
             raise ConfigError(
-                f"{path}: models.{m.name}.serve.kv_cache_gib: {m.serve.kv_cache_gib} GiB, more than this machine's "
+                f"{path}: models.{m.name}.serve.kv_cache_gib: {m.serve.kv_cache_gib} GiB"
+                f"{f' x {copies} replicas or engines' if copies > 1 else ''}, more than this machine's "
                 f"{memory_gib:.0f} GiB of memory"
             )
     return cfg

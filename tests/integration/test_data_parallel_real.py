@@ -18,13 +18,14 @@ import pytest
 
 from vocab.config import load_config
 from vocab.records import load_run
+from vocab.serving.client import INFRA_KINDS
 from vocab.serving.servers import Servers, health
 
 from .test_loop_real import assert_no_duplicates_or_gaps, result_lines, vocab_run, wait_for
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
-INFRA = ["connection", "timeout", "http_status", "aborted"]
+INFRA = list(INFRA_KINDS)
 
 
 def engine_metric(port: int, name: str) -> dict[str, float]:
@@ -78,6 +79,7 @@ critic_max_tokens = 512
 """)
     cfg = load_config(cfg_path)
     run_dir = tmp_path / "run"
+    assert not health(8131), "a server already listens on 8131: this test needs its own"
     with Servers(cfg) as servers:
         group = servers.procs["smoldp"].pid
         p = vocab_run(cfg_path, run_dir)

@@ -19,6 +19,7 @@ import pytest
 
 from vocab.config import load_config
 from vocab.records import load_run
+from vocab.serving.client import INFRA_KINDS
 from vocab.serving.servers import ROUTER_HEALTH_INTERVAL_S, Servers, router_forwarded
 
 from .test_loop_real import assert_no_duplicates_or_gaps, result_lines, vocab_run, wait_for
@@ -68,7 +69,7 @@ def test_a_replica_killed_mid_run_leaves_the_run_to_the_survivor(tmp_path):
         server = run.manifest["models"]["smollm2"]["server"]
         assert sorted(w["url"] for w in server["router_workers"]) == [f"http://127.0.0.1:{p}" for p in (8122, 8123)]
         assert all(w["is_healthy"] and w["version"] == server["version"] for w in server["router_workers"]), server
-        infra = run.errors[run.errors.kind.isin(["connection", "timeout", "http_status"])]
+        infra = run.errors[run.errors.kind.isin(INFRA_KINDS)]
         # The dead replica's calls, and nothing else, are connection errors: those it held, and those the router
         # handed it before its next health check (every 2 s) marked it down.
         assert set(infra.kind) == {"connection"} and len(infra) >= 1, run.errors

@@ -8,7 +8,6 @@ from __future__ import annotations
 import http.server
 import json
 import sys
-import textwrap
 import threading
 from dataclasses import replace
 from pathlib import Path
@@ -67,10 +66,35 @@ def test_gpu_replicas_get_one_gpu_each(vllm_parser):
     assert parse_router_args(list(specs[4].argv[3:])).worker_urls == urls
 
 
-def test_replicas_without_cores_take_the_allowed_cpus_in_turn(tmp_path):
+def test_replicas_without_cores_take_the_allowed_cpus_in_turn(tmp_path, monkeypatch):
+    text = CPU.read_text().replace("replica_cores = [0, 1]", "")
+    second = text[text.index("[models.smollm2]") : text.index("[loop]")].replace("[models.smollm2", "[models.other")
+    second = second.replace("8121", "8131").replace("8122, 8123", "8132, 8133").replace("8124", "8134")
     p = tmp_path / "c.toml"
-    p.write_text(CPU.read_text().replace("replica_cores = [0, 1]", ""))
-    assert [s.cpus for s in served_specs(load_config(p), "cpu")][:2] == [(0,), (1,)]
+    p.write_text(text.replace("[loop]", second + "[loop]"))
+    # CPU ids that are not list positions, and more of them than the four replicas need
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {2, 3, 5, 7, 11})
+    specs = [s for s in served_specs(load_config(p), "cpu") if not s.router]
+    assert {s.name: s.cpus for s in specs} == {"other.r0": (2,), "other.r1": (3,), "smollm2.r0": (5,),
+                                               "smollm2.r1": (7,)}  # fmt: skip
+
+
+def test_gpu_replicas_default_to_one_gpu_each(tmp_path):
+    p = _with(tmp_path, "replica_cores = [0, 1]", "")
+    assert [s.env.get("CUDA_VISIBLE_DEVICES") for s in served_specs(load_config(p), "gpu")] == ["0", "1", None]
+
+
+def test_settings_of_replicas_are_refused_with_one_server(tmp_path):
+    p = _with(tmp_path, "replicas = 2", "replicas = 1")
+    text = p.read_text().replace('router_policy = "power_of_two"', 'router_policy = "random"')
+    for key in ("replica_ports = [8122, 8123]", "replica_cores = [0, 1]", "router_metrics_port = 8124"):
+        text = text.replace(key, "")
+    p.write_text(text)
+    with pytest.raises(ConfigError, match="router_policy: set only with replicas > 1"):
+        load_config(p)
+    p.write_text(text.replace('router_policy = "random"', "router_metrics_port = 0"))
+    with pytest.raises(ConfigError, match="router_metrics_port: set only with replicas > 1"):
+        load_config(p)
 
 
 def _with(tmp_path, old: str, new: str) -> Path:
@@ -100,6 +124,10 @@ def _with(tmp_path, old: str, new: str) -> Path:
         ("replicas = 2", "replicas = 1", "replica_ports: set only with replicas > 1"),
         ("replicas = 2", "replicas = 2\ndata_parallel_size = 2", "replicas are whole single-engine servers"),
         ("replica_cores = [0, 1]", 'replica_gpus = ["0", "x"]', "one CUDA_VISIBLE_DEVICES string per replica"),
+        ("replica_cores = [0, 1]", 'replica_gpus = ["0", " 1"]', "one CUDA_VISIBLE_DEVICES string per replica"),
+        ("replica_cores = [0, 1]", "replica_cores = [1, 1]", "two replicas share one"),
+        ("replica_cores = [0, 1]", 'replica_gpus = ["0", "0"]', "two replicas share one"),
+        ("kv_cache_gib = 1", "kv_cache_gib = 1000", "GiB x 2 replicas or engines, more than this machine's"),
     ],
 )
 def test_bad_replica_settings_are_one_line_config_errors(tmp_path, old, new, words):
@@ -122,30 +150,31 @@ def test_a_core_this_process_may_not_use_is_refused(tmp_path):
         served_specs(load_config(p), "cpu")
 
 
-def test_an_endpoint_cannot_have_replicas(tmp_path):
+@pytest.mark.parametrize("extra", ["", "replica_ports = [9001, 9002]\nrouter_metrics_port = 9003\n"])
+def test_an_endpoint_cannot_have_replicas(tmp_path, extra):
     p = tmp_path / "e.toml"
-    p.write_text(
-        textwrap.dedent("""
-        [models.judge]
-        kind = "endpoint"
-        base_url = "http://10.0.0.1:8000/v1"
-        [models.judge.serve]
-        replicas = 2
-        replica_ports = [9001, 9002]
-        router_metrics_port = 9003
-    """)
-    )
-    with pytest.raises(ConfigError, match="an endpoint is started elsewhere"):
+    head = '[models.judge]\nkind = "endpoint"\nbase_url = "http://10.0.0.1:8000/v1"\n'
+    p.write_text(head + "[models.judge.serve]\nreplicas = 2\n" + extra)
+    with pytest.raises(ConfigError, match="serve.replicas: an endpoint is started elsewhere"):
         load_config(p)
 
 
 # --- the start order, with stand-in processes: tiny HTTP servers -----------------------------------------------
 
 STANDIN = """
-import http.server, sys, urllib.request
-port, needs = int(sys.argv[1]), [int(p) for p in sys.argv[2:]]
+import http.server, signal, sys, time, urllib.request
+name, port, needs = sys.argv[1], int(sys.argv[2]), [int(p) for p in sys.argv[3:]]
+stamps = sys.argv[0] + ".stops"
+def stopped(*_):  # the order in which the stand-ins were stopped, for the test to read
+    with open(stamps, "a") as f:
+        f.write(f"{name} {time.time()}\\n")
+    time.sleep(0.3)  # a router that takes a moment to go
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stopped)
 for p in needs:  # a stand-in router: refuses to start unless every replica already answers /health
     urllib.request.urlopen(f"http://127.0.0.1:{p}/health", timeout=2)
+if not needs:
+    time.sleep(1.0)  # a stand-in replica takes a while to listen, as vllm serve does
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         body = b'{"data": [{"id": "m"}]}'
@@ -168,46 +197,54 @@ def _free_ports(n: int) -> list[int]:
     return ports
 
 
-def test_the_router_starts_only_after_its_replicas_are_healthy_and_stops_first(tmp_path, monkeypatch):
+def _standin_specs(tmp_path, *ports_and_needs):
     script = tmp_path / "standin.py"
     script.write_text(STANDIN)
+    specs = []
+    for name, port, needs in ports_and_needs:
+        argv = (sys.executable, str(script), name, str(port), *map(str, needs))
+        specs.append(ServerSpec(name, argv, {}, port, tmp_path / f"{name}.log", model="m", router=bool(needs)))
+    return specs, Path(str(script) + ".stops")
+
+
+def test_the_router_starts_only_after_its_replicas_are_healthy_and_stops_first(tmp_path, monkeypatch):
     a, b, front = _free_ports(3)
-
-    def spec(name, port, *needs, router=False):
-        argv = (sys.executable, str(script), str(port), *map(str, needs))
-        return ServerSpec(name, argv, {}, port, tmp_path / f"{name}.log", model="m", router=router)
-
-    # a stand-in replica takes a moment to listen: a router started beside it, not after it, would exit at once
-    specs = [spec("m.r0", a), spec("m.r1", b), spec("m", front, a, b, router=True)]
+    specs, stops = _standin_specs(tmp_path, ("m.r0", a, ()), ("m.r1", b, ()), ("m", front, (a, b)))
     monkeypatch.setattr("vocab.serving.servers.served_specs", lambda *args, **kw: specs)
     with Servers(load_config(CPU), startup_timeout=60) as servers:
-        assert set(servers.pids()) == {"m.r0", "m.r1", "m"}
-        assert all(p.poll() is None for p in servers.procs.values())
         assert list(servers.procs) == ["m.r0", "m.r1", "m"]
+        assert all(p.poll() is None for p in servers.procs.values())  # the router found both replicas up
         procs = dict(servers.procs)
     assert all(p.poll() is not None for p in procs.values())
+    order = [line.split() for line in stops.read_text().splitlines()]
+    assert order[0][0] == "m" and {n for n, _ in order[1:]} == {"m.r0", "m.r1"}
+    # the replicas were signalled only after the router had finished stopping (it takes 0.3 s)
+    assert min(float(t) for _, t in order[1:]) >= float(order[0][1]) + 0.3
 
 
 def test_a_router_that_dies_at_start_is_named_with_its_log(tmp_path, monkeypatch):
-    script = tmp_path / "standin.py"
-    script.write_text(STANDIN)
     a, front, nothing = _free_ports(3)
-    specs = [
-        ServerSpec("m.r0", (sys.executable, str(script), str(a)), {}, a, tmp_path / "r0.log", model="m"),
-        ServerSpec(
-            "m",
-            (sys.executable, str(script), str(front), str(nothing)),
-            {},
-            front,
-            tmp_path / "rt.log",
-            model="m",
-            router=True,
-        ),  # fmt: skip
-    ]
+    specs, _ = _standin_specs(tmp_path, ("m.r0", a, ()), ("m", front, (nothing,)))
     monkeypatch.setattr("vocab.serving.servers.served_specs", lambda *args, **kw: specs)
     with pytest.raises(ServerStartError, match="m: vllm-router exited with code 1 during start-up") as e:
         Servers(load_config(CPU), startup_timeout=60).__enter__()
     assert "Connection refused" in str(e.value)  # the tail of its log
+
+
+def test_a_replica_port_held_by_another_process_is_refused_before_anything_starts(tmp_path, monkeypatch):
+    a, b, front = _free_ports(3)
+    specs, _ = _standin_specs(tmp_path, ("m.r0", a, ()), ("m.r1", b, ()), ("m", front, (a, b)))
+    monkeypatch.setattr("vocab.serving.servers.served_specs", lambda *args, **kw: specs)
+    squatter = http.server.ThreadingHTTPServer(("127.0.0.1", b), _Handler)  # answers /health like a server
+    threading.Thread(target=squatter.serve_forever, daemon=True).start()
+    try:
+        servers = Servers(load_config(CPU), startup_timeout=60)
+        with pytest.raises(ServerStartError, match=f"m.r1: port {b} is already in use"):
+            servers.__enter__()
+        assert servers.procs == {}  # nothing was started
+    finally:
+        squatter.shutdown()
+        squatter.server_close()
 
 
 # --- what the router reports --------------------------------------------------------------------------------------

@@ -42,6 +42,8 @@ import openai
 from vocab.config import Config, ModelConfig, Sampling
 
 ERROR_KINDS = ("timeout", "connection", "http_status", "aborted", "malformed", "schema", "truncated", "budget")
+# The kinds that are the infrastructure's fault, not the model's answer (``budget`` is the run's own limit).
+INFRA_KINDS = ("timeout", "connection", "http_status", "aborted")
 
 
 class ModelCallError(Exception):

@@ -94,8 +94,9 @@ def deployment(model: ModelConfig, timeout: float = 5.0) -> dict[str, Any]:
             into["version_error"] = f"{type(e).__name__}: {e}"[:200]
 
     if model.serve.replicated:
-        # Our own replicas: each one's /version asked directly (vllm-router would forward the question to one
-        # replica and count it among the requests it sent on, which the run compares with the calls it made).
+        # Our own replicas: each one's /version asked directly. vllm-router 0.1.17 forwards /version to one replica
+        # and counts it among the requests it sent on (measured: one more than the run's calls), which the
+        # integration test compares with the calls the run made; /v1/models it answers itself.
         replicas = [{"url": f"http://127.0.0.1:{port}"} for port in model.serve.replica_ports]
         for r in replicas:
             version(r["url"], r)

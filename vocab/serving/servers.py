@@ -4,9 +4,10 @@
 (``cpu`` or ``gpu``); :class:`Servers` starts them, waits for each health check, reuses a healthy server
 already listening on a configured port, writes each server's log to a file, and stops every process group
 it started when the ``with`` block ends (Ctrl-C included). A server that dies during start-up raises
-:class:`ServerStartError` carrying the last lines of its log. On the CPU profile each server is pinned to its
-core by CPU affinity, set in the child before exec and inherited by vLLM's engine-core process and every thread
-(tests/integration/test_serving.py reads it back from /proc).
+:class:`ServerStartError` carrying the last lines of its log. On the CPU profile each one-engine server (and each
+replica) is pinned to its core by CPU affinity, set in the child before exec and inherited by vLLM's engine-core
+process and every thread (tests/integration/test_serving.py reads it back from /proc); a data-parallel server's
+engines share the CPUs this process may use.
 
 A model with ``replicas = N`` is N independent ``vllm serve`` processes on its ``replica_ports``, each pinned to its
 own core (or GPUs), behind one ``vllm-router`` (PyPI) on the model's port, started once every replica is healthy.
@@ -196,8 +197,8 @@ def build_spec(
         if replica is not None and o.replica_cores:
             raise ConfigError(f"[models.{m.name}.serve] replica_cores: the gpu profile gives replicas GPUs "
                               "(replica_gpus)")  # fmt: skip
-        if replica is not None and o.replica_gpus:
-            env["CUDA_VISIBLE_DEVICES"] = o.replica_gpus[replica]
+        if replica is not None:  # one GPU each: the configured one, else the i-th (physical index) for replica i
+            env["CUDA_VISIBLE_DEVICES"] = o.replica_gpus[replica] if o.replica_gpus else str(replica)
     else:
         raise ValueError(f"unknown profile {profile!r}")
     argv += list(o.extra_args)
@@ -244,21 +245,37 @@ def router_spec(cfg: Config, m: ModelConfig) -> ServerSpec:
     return ServerSpec(m.name, tuple(argv), {}, m.port, log_path, model=m.name, router=True)
 
 
-def model_specs(cfg: Config, m: ModelConfig, profile: str | None = None, core: int = 0) -> list[ServerSpec]:
-    """Every process that serves model ``m``: its server, or its replicas followed by their router."""
-    if not m.serve.replicated:
-        return [build_spec(cfg, m, profile, core)]
+def model_specs(cfg: Config, m: ModelConfig, profile: str | None = None, first: int = 0) -> list[ServerSpec]:
+    """Every process that serves model ``m``: its server, or its replicas followed by their router. A process without
+    a configured core takes the next CPU this process may use, counting from the ``first``-th."""
     allowed = sorted(os.sched_getaffinity(0))
-    replicas = [
-        build_spec(cfg, m, profile, core=allowed[(core + i) % len(allowed)], replica=i) for i in range(m.serve.replicas)
-    ]
+    if not m.serve.replicated:
+        return [build_spec(cfg, m, profile, core=allowed[first % len(allowed)])]
+    n = len(allowed)
+    replicas = [build_spec(cfg, m, profile, allowed[(first + i) % n], replica=i) for i in range(m.serve.replicas)]
     return [*replicas, router_spec(cfg, m)]
 
 
 def served_specs(cfg: Config, profile: str | None = None, names: list[str] | None = None) -> list[ServerSpec]:
     models = [m for m in cfg.models.values() if m.served and (names is None or m.name in names)]
-    allowed = sorted(os.sched_getaffinity(0))  # a model without cpu_core: the next CPU this process may use
-    return [s for i, m in enumerate(models) for s in model_specs(cfg, m, profile, core=allowed[i % len(allowed)])]
+    specs, first = [], 0
+    for m in models:  # one running count over every pinned process: one per server, one per replica
+        specs += model_specs(cfg, m, profile, first)
+        first += m.serve.replicas
+    return specs
+
+
+def port_free(port: int) -> bool:
+    """True when nothing listens on 127.0.0.1:``port`` (a bind succeeds)."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
 
 
 def health(port: int, timeout: float = 2.0) -> bool:
@@ -320,6 +337,12 @@ class Servers:
             reused_models.add(spec.served_name)
         self.reused += [s.name for s in self.specs if s.served_name in reused_models]
         todo = [s for s in self.specs if s.served_name not in reused_models]
+        for spec in todo:  # a port held by anything else would answer the health check in the new process's stead
+            if not spec.headless and not port_free(spec.port):
+                raise ServerStartError(
+                    f"{spec.name}: port {spec.port} is already in use (by a process this one did not start): stop it "
+                    "or change the port in the config"
+                )
         for routers in (False, True):  # the servers, then the routers in front of replicas once these are healthy
             phase = [s for s in todo if s.router == routers]
             for spec in phase:
@@ -379,18 +402,22 @@ class Servers:
                 )
 
     def stop(self, timeout: float = 30.0) -> None:
-        """Stop every process group this object started (reused servers are left running)."""
-        for name, proc in reversed(self.procs.items()):  # routers before the replicas behind them
-            if proc.poll() is None:
-                log.info("%s: stopping", name)
-                _signal_group(proc, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        for proc in self.procs.values():
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                _signal_group(proc, signal.SIGKILL)
-                proc.wait()
+        """Stop every process group this object started (reused servers are left running): the routers first, waited
+        for, so that no call is routed to a replica that is stopping; then the servers."""
+        routers = {s.name for s in self.specs if s.router}
+        for phase in (routers, set(self.procs) - routers):
+            procs = {name: p for name, p in self.procs.items() if name in phase}
+            for name, proc in procs.items():
+                if proc.poll() is None:
+                    log.info("%s: stopping", name)
+                    _signal_group(proc, signal.SIGTERM)
+            deadline = time.monotonic() + timeout
+            for proc in procs.values():
+                try:
+                    proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    _signal_group(proc, signal.SIGKILL)
+                    proc.wait()
         self.procs.clear()
 
     def pids(self) -> dict[str, int]:
