@@ -85,8 +85,9 @@ demo: models
 demo-full: models
 	$(VOCAB) demo --config $(CONFIG) --run-dir data/runs/reference --retry-abandoned
 
+# --durations: the slowest tests' times in the log (read, never asserted: no timed test in CI)
 test: models
-	$(PYTEST) tests notebooks
+	$(PYTEST) --durations=25 tests notebooks
 
 test-unit: setup
 	$(PYTEST) tests/unit

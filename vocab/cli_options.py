@@ -20,7 +20,12 @@ def _design(p) -> None:
     p.add_argument("--writers", help="comma-separated writer models (default from config)")
     p.add_argument("--critics", help="comma-separated critic models (default from config)")
     p.add_argument("--max-attempts", type=int, help="attempts per level before a Hard FAIL (default 3)")
-    p.add_argument("--retry-abandoned", action="store_true", help="rerun the levels that were abandoned")
+    p.add_argument(
+        "--retry-abandoned",
+        action="store_true",
+        help="rerun the levels that an infrastructure fault or the call budget abandoned (a level the model's "
+        "own answer abandoned, truncated, malformed or off the schema, is not asked again)",
+    )
     p.add_argument("--max-calls", type=int, help="hard call budget for this process (default from config)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 

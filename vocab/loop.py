@@ -43,7 +43,7 @@ from vocab.records import (
     versions,
     write_json_atomic,
 )
-from vocab.serving.client import ModelCallError, StructuredResult
+from vocab.serving.client import RETRY_KINDS, ModelCallError, StructuredResult
 
 log = logging.getLogger(__name__)
 
@@ -324,16 +324,23 @@ async def run_design(
             all_attempts.append(a)
     errors = read_jsonl(run_dir / "errors.jsonl")
     prior = {
-        (o["cell"], o["level"]): o["status"]
+        (o["cell"], o["level"]): o
         for o in level_outcomes(all_attempts, errors, cells, [lv.level for lv in levels], loop.max_attempts)
     }
-    todo = []
+    todo, kept = [], 0
     for w, c in loop.cells:
         cell = cell_name(w, c)
         for lv in levels:
-            status = prior[(cell, lv.level)]
-            if status == "PENDING" or (status == "ABANDONED" and retry_abandoned):
+            o = prior[(cell, lv.level)]
+            if o["status"] == "PENDING":
                 todo.append((w, c, lv))
+            elif o["status"] == "ABANDONED" and retry_abandoned:
+                if o["error_kind"] in RETRY_KINDS:
+                    todo.append((w, c, lv))
+                else:
+                    kept += 1
+    if kept:
+        log.info("--retry-abandoned: %d levels abandoned by the model's own answer are not asked again", kept)
     sinks = Sinks(
         {cell: JsonlWriter(results_path(run_dir, cell)) for cell in cells},
         JsonlWriter(run_dir / "errors.jsonl"),

@@ -1,8 +1,9 @@
 """Replicas that fail independently, for real: configs/cpu-replicas.toml starts two SmolLM2 `vllm serve` processes,
 one per core, behind vllm-router with its retries off. One replica is SIGKILLed while it holds calls: the run goes
 on with the other, only the calls the dead one held (or was handed before the router's health check saw it gone)
-end as logged connection errors and ABANDONED levels, `--retry-abandoned` completes them without a duplicated
-attempt, and the calls the harness made equal the requests the router forwarded."""
+end as logged connection errors and ABANDONED levels; serving again starts the dead replica alone, the router takes
+it back, `--retry-abandoned` completes the lost levels without a duplicated attempt, and the calls the harness made
+equal the requests the router forwarded."""
 
 from __future__ import annotations
 
@@ -33,6 +34,12 @@ def router_load(port: int) -> dict[str, int]:
     """In-flight requests per replica URL, as the router's /workers page says."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/workers", timeout=5) as r:
         return {w["url"]: w["load"] for w in json.load(r)["workers"]}
+
+
+def router_healthy(port: int) -> dict[str, bool]:
+    """Each replica URL's health, as the router's /workers page says."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/workers", timeout=5) as r:
+        return {w["url"]: w["is_healthy"] for w in json.load(r)["workers"]}
 
 
 def calls_made(output: str) -> int:
@@ -82,12 +89,16 @@ def test_a_replica_killed_mid_run_leaves_the_run_to_the_survivor(tmp_path):
         assert after, "nothing was logged after the kill: the survivor did not carry the run"
         assert not (run.outcomes.status == "PENDING").any()
 
-        # --retry-abandoned on the survivor alone completes the lost levels, once each
-        before = sum(router_forwarded(metrics).values())
-        p = vocab_run(CONFIG, run_dir, "--levels", "1-6", "--retry-abandoned")
-        out, _ = p.communicate(timeout=1500)
-        assert p.returncode == 0, out
-        assert calls_made(out) == sum(router_forwarded(metrics).values()) - before
+        # serving again starts the dead replica alone, and the running router's health check takes it back
+        with Servers(cfg) as again:
+            assert again.reused == ["smollm2.r0", "smollm2"] and list(again.procs) == ["smollm2.r1"]
+            wait_for(lambda: router_healthy(m.port).get(dead_url), 60, "the router to take r1 back")
+            # --retry-abandoned completes the lost levels, once each, every call one request the router sent on
+            before = sum(router_forwarded(metrics).values())
+            p = vocab_run(CONFIG, run_dir, "--levels", "1-6", "--retry-abandoned")
+            out, _ = p.communicate(timeout=1500)
+            assert p.returncode == 0, out
+            assert calls_made(out) == sum(router_forwarded(metrics).values()) - before
     run = load_run(run_dir)
     still = run.outcomes[run.outcomes.status == "ABANDONED"]
     assert set(still.error_kind) <= {"truncated", "malformed", "schema"}, still  # the model's own answers only

@@ -191,6 +191,26 @@ def test_budget_exhaustion_abandons_and_retry_completes(cfg, tmp_path):
     assert sorted((r["level"], r["attempt"]) for r in rows) == [(1, 1), (2, 1), (3, 1)]  # no duplicates
 
 
+def test_retry_abandoned_asks_again_only_what_the_infrastructure_lost(cfg, tmp_path):
+    run_dir = tmp_path / "run"
+    answers = iter([Fail("connection reset"), "not json at all"])
+
+    def first(r, m, n):  # one level lost to a dropped connection, one to the model's malformed answer, one passes
+        a = next(answers, None)
+        if isinstance(a, Exception):
+            raise a
+        return a if a is not None else grade()
+
+    s = design_run(cfg, run_dir, first)
+    assert s.statuses["w__c"] == {"ABANDONED": 2, "PASSED": 1}
+    s2 = design_run(cfg, run_dir, lambda r, m, n: grade(), retry=True)
+    assert s2.attempts_new == 1 and s2.errors_new == 0  # the connection's level; the malformed answer is kept
+    run = load_run(run_dir)
+    assert sorted(run.outcomes.status) == ["ABANDONED", "PASSED", "PASSED"]
+    assert list(run.outcomes[run.outcomes.status == "ABANDONED"].error_kind) == ["malformed"]
+    assert sorted(e["kind"] for e in read_jsonl(run_dir / "errors.jsonl")) == ["connection", "malformed"]
+
+
 def test_an_incompatible_config_is_refused(cfg, tmp_path):
     run_dir = tmp_path / "run"
     design_run(cfg, run_dir, lambda r, m, n: grade())

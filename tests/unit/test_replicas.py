@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import http.server
 import json
+import os
+import signal
 import sys
 import threading
 from dataclasses import replace
@@ -16,7 +18,7 @@ import pytest
 
 from vocab.config import ConfigError, ModelConfig, load_config
 from vocab.serving.roundtrip import deployment
-from vocab.serving.servers import Servers, ServerSpec, ServerStartError, router_forwarded, served_specs
+from vocab.serving.servers import Servers, ServerSpec, ServerStartError, health, router_forwarded, served_specs
 
 ROOT = Path(__file__).resolve().parents[2]
 CPU = ROOT / "configs" / "cpu-replicas.toml"
@@ -245,6 +247,39 @@ def test_a_replica_port_held_by_another_process_is_refused_before_anything_start
     finally:
         squatter.shutdown()
         squatter.server_close()
+
+
+def _kill(proc) -> None:
+    os.killpg(proc.pid, signal.SIGKILL)  # as a replica dies: no SIGTERM handler runs
+    proc.wait()
+
+
+def test_a_dead_replica_is_started_alone_behind_the_router_still_running(tmp_path, monkeypatch):
+    a, b, front = _free_ports(3)
+    specs, stops = _standin_specs(tmp_path, ("m.r0", a, ()), ("m.r1", b, ()), ("m", front, (a, b)))
+    monkeypatch.setattr("vocab.serving.servers.served_specs", lambda *args, **kw: specs)
+    with Servers(load_config(CPU), startup_timeout=60) as first:
+        _kill(first.procs["m.r1"])
+        assert not health(b)
+        with Servers(load_config(CPU), startup_timeout=60) as again:
+            assert again.reused == ["m.r0", "m"]
+            assert list(again.procs) == ["m.r1"] and health(b)
+        # it stopped what it started, the replica, and left the router and the other replica running
+        assert not health(b) and health(a) and health(front)
+        assert first.procs["m"].poll() is None and first.procs["m.r0"].poll() is None
+    assert [line.split()[0] for line in stops.read_text().splitlines()][:1] == ["m.r1"]
+
+
+def test_a_dead_router_is_started_again_in_front_of_the_running_replicas(tmp_path, monkeypatch):
+    a, b, front = _free_ports(3)
+    specs, _ = _standin_specs(tmp_path, ("m.r0", a, ()), ("m.r1", b, ()), ("m", front, (a, b)))
+    monkeypatch.setattr("vocab.serving.servers.served_specs", lambda *args, **kw: specs)
+    with Servers(load_config(CPU), startup_timeout=60) as first:
+        _kill(first.procs["m"])
+        with Servers(load_config(CPU), startup_timeout=60) as again:
+            assert again.reused == ["m.r0", "m.r1"]
+            assert list(again.procs) == ["m"] and health(front)
+        assert not health(front) and health(a) and health(b)
 
 
 # --- what the router reports --------------------------------------------------------------------------------------

@@ -44,6 +44,10 @@ from vocab.config import Config, ModelConfig, Sampling
 ERROR_KINDS = ("timeout", "connection", "http_status", "aborted", "malformed", "schema", "truncated", "budget")
 # The kinds that are the infrastructure's fault, not the model's answer (``budget`` is the run's own limit).
 INFRA_KINDS = ("timeout", "connection", "http_status", "aborted")
+# What ``--retry-abandoned`` retries: a level lost to the infrastructure or to the run's call budget. A level the
+# model's own answer abandoned (truncated, malformed, off the schema) is not asked again: with a fixed seed the same
+# request gets the same answer, and asking until an answer parses would be an attempt the design does not count.
+RETRY_KINDS = (*INFRA_KINDS, "budget")
 
 
 class ModelCallError(Exception):

@@ -323,10 +323,13 @@ class Servers:
         self.stop()
 
     def start(self) -> None:
-        # A model already healthy on its port (its server, or the router in front of its replicas) is reused whole.
-        reused_models: set[str] = set()
+        # Each process already healthy on its port and serving the model is reused: a server, a replica, a router.
+        # So after a replica died, `vocab serve` starts that replica alone (the running router's health check takes
+        # it back), and a router that died is started again in front of the replicas still running.
+        todo = []
         for spec in self.specs:
-            if spec.headless or spec.name != spec.served_name or not health(spec.port):
+            if spec.headless or not health(spec.port):
+                todo.append(spec)
                 continue
             names = served_names(spec.port)
             if spec.served_name not in names:
@@ -334,9 +337,7 @@ class Servers:
                     f"port {spec.port} already serves {names}, not {spec.served_name!r}: stop it or change the port"
                 )
             log.info("%s: reusing the healthy server on port %d", spec.name, spec.port)
-            reused_models.add(spec.served_name)
-        self.reused += [s.name for s in self.specs if s.served_name in reused_models]
-        todo = [s for s in self.specs if s.served_name not in reused_models]
+            self.reused.append(spec.name)
         for spec in todo:  # a port held by anything else would answer the health check in the new process's stead
             if not spec.headless and not port_free(spec.port):
                 raise ServerStartError(
