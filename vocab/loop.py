@@ -296,6 +296,7 @@ class RunSummary:
     errors_new: int
     seconds: float
     calls: int
+    kept_abandoned: int = 0  # under --retry-abandoned: levels the model's own answer abandoned, not asked again
 
     def text(self) -> str:
         """The summary the command line prints: one line for the run, one per cell."""
@@ -303,6 +304,11 @@ class RunSummary:
             f"run {self.run_dir}: {self.attempts_new} new attempts, {self.errors_new} errors, "
             f"{self.calls} calls in {self.seconds:.0f} s"
         ]
+        if self.kept_abandoned:
+            lines.append(
+                f"  --retry-abandoned: {self.kept_abandoned} levels abandoned by the model's own answer (truncated, "
+                "malformed, off the schema) not asked again"
+            )
         for cell, counts in self.statuses.items():
             lines.append(f"  {cell}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
         return "\n".join(lines)
@@ -339,8 +345,6 @@ async def run_design(
                     todo.append((w, c, lv))
                 else:
                     kept += 1
-    if kept:
-        log.info("--retry-abandoned: %d levels abandoned by the model's own answer are not asked again", kept)
     sinks = Sinks(
         {cell: JsonlWriter(results_path(run_dir, cell)) for cell in cells},
         JsonlWriter(run_dir / "errors.jsonl"),
@@ -395,6 +399,7 @@ async def run_design(
         sum(p.errors for p in sinks.progress.values()),
         time.perf_counter() - t0,
         clients.budget.used - calls0,
+        kept,
     )
 
 

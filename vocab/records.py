@@ -211,8 +211,8 @@ def level_outcomes(
     """Each (cell, level)'s status from its logged attempts and errors.
 
     PASSED: an attempt passed. HARD_FAIL: ``max_attempts`` attempts, all failed. ABANDONED: a call failed
-    after the last logged attempt (an infrastructure fault, never a result). PENDING: not finished (for
-    example an interrupted run).
+    after the last logged attempt (an infrastructure fault, or an answer truncated, malformed or off the schema;
+    never a result; ``error_kind`` says which). PENDING: not finished (for example an interrupted run).
     """
     by_key: dict[tuple[str, int], list[dict]] = {}
     for a in attempts:

@@ -20,8 +20,8 @@ def raw_table(run: Run) -> pd.DataFrame:
     """Per cell: attempts, attempt pass-rate p, levels, level pass-rate, Hard FAILs, abandoned levels.
 
     ``levels`` counts the design's levels; ``level_pass_rate`` is PASSED levels over levels with a result
-    (PASSED or HARD_FAIL) — an abandoned level is an infrastructure fault, not a result, and is counted
-    apart.
+    (PASSED or HARD_FAIL) — an abandoned level (a call failed: an infrastructure fault, or the model's answer
+    truncated, malformed or off the schema) is not a result, and is counted apart.
     """
     rows = []
     att, out = run.attempts, run.outcomes

@@ -108,7 +108,6 @@ critic_max_tokens = 512
     assert run.errors[reasons.isin(["abort", "error"])].kind.eq("aborted").all()  # never folded into a content kind
     lost = run.outcomes[run.outcomes.status == "ABANDONED"]
     assert lost.error_kind.isin(INFRA).sum() == len(infra)  # one per level: the fault ends it, never FAILs it
-    assert (lost.attempts == 0).all()  # no attempt was logged for a level its fault ended
     with Servers(cfg):
         p = vocab_run(cfg_path, run_dir, "--retry-abandoned")
         out, _ = p.communicate(timeout=1200)

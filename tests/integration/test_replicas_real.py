@@ -21,7 +21,7 @@ import pytest
 from vocab.config import load_config
 from vocab.records import load_run
 from vocab.serving.client import INFRA_KINDS
-from vocab.serving.servers import ROUTER_HEALTH_INTERVAL_S, Servers, router_forwarded
+from vocab.serving.servers import ROUTER_HEALTH_INTERVAL_S, Servers, router_forwarded, router_workers
 
 from .test_loop_real import assert_no_duplicates_or_gaps, result_lines, vocab_run, wait_for
 
@@ -34,12 +34,6 @@ def router_load(port: int) -> dict[str, int]:
     """In-flight requests per replica URL, as the router's /workers page says."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/workers", timeout=5) as r:
         return {w["url"]: w["load"] for w in json.load(r)["workers"]}
-
-
-def router_healthy(port: int) -> dict[str, bool]:
-    """Each replica URL's health, as the router's /workers page says."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/workers", timeout=5) as r:
-        return {w["url"]: w["is_healthy"] for w in json.load(r)["workers"]}
 
 
 def calls_made(output: str) -> int:
@@ -92,7 +86,7 @@ def test_a_replica_killed_mid_run_leaves_the_run_to_the_survivor(tmp_path):
         # serving again starts the dead replica alone, and the running router's health check takes it back
         with Servers(cfg) as again:
             assert again.reused == ["smollm2.r0", "smollm2"] and list(again.procs) == ["smollm2.r1"]
-            wait_for(lambda: router_healthy(m.port).get(dead_url), 60, "the router to take r1 back")
+            assert router_workers(m.port) == {dead_url: True, f"http://127.0.0.1:{m.serve.replica_ports[0]}": True}
             # --retry-abandoned completes the lost levels, once each, every call one request the router sent on
             before = sum(router_forwarded(metrics).values())
             p = vocab_run(CONFIG, run_dir, "--levels", "1-6", "--retry-abandoned")

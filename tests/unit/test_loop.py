@@ -205,6 +205,7 @@ def test_retry_abandoned_asks_again_only_what_the_infrastructure_lost(cfg, tmp_p
     assert s.statuses["w__c"] == {"ABANDONED": 2, "PASSED": 1}
     s2 = design_run(cfg, run_dir, lambda r, m, n: grade(), retry=True)
     assert s2.attempts_new == 1 and s2.errors_new == 0  # the connection's level; the malformed answer is kept
+    assert s2.kept_abandoned == 1 and "1 levels abandoned by the model's own answer" in s2.text()
     run = load_run(run_dir)
     assert sorted(run.outcomes.status) == ["ABANDONED", "PASSED", "PASSED"]
     assert list(run.outcomes[run.outcomes.status == "ABANDONED"].error_kind) == ["malformed"]

@@ -164,7 +164,7 @@ def test_an_endpoint_cannot_have_replicas(tmp_path, extra):
 # --- the start order, with stand-in processes: tiny HTTP servers -----------------------------------------------
 
 STANDIN = """
-import http.server, signal, sys, time, urllib.request
+import http.server, json, signal, sys, time, urllib.request
 name, port, needs = sys.argv[1], int(sys.argv[2]), [int(p) for p in sys.argv[3:]]
 stamps = sys.argv[0] + ".stops"
 def stopped(*_):  # the order in which the stand-ins were stopped, for the test to read
@@ -177,10 +177,20 @@ for p in needs:  # a stand-in router: refuses to start unless every replica alre
     urllib.request.urlopen(f"http://127.0.0.1:{p}/health", timeout=2)
 if not needs:
     time.sleep(1.0)  # a stand-in replica takes a while to listen, as vllm serve does
+def up(p):
+    try:
+        return urllib.request.urlopen(f"http://127.0.0.1:{p}/health", timeout=2).status == 200
+    except OSError:
+        return False
 class H(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        body = b'{"data": [{"id": "m"}]}'
-        self.send_response(200); self.send_header("Content-Length", str(len(body))); self.end_headers()
+    def do_GET(self):  # as vllm-router 0.1.17 answers: /health 503 while a replica is down, /liveness 200, /workers
+        code, body = 200, b'{"data": [{"id": "m"}]}'
+        if needs and self.path == "/health" and not all(up(p) for p in needs):
+            code, body = 503, b"Unhealthy servers"
+        elif needs and self.path == "/workers":
+            body = json.dumps({"workers": [{"url": f"http://127.0.0.1:{p}", "is_healthy": up(p)} for p in needs]})
+            body = body.encode()
+        self.send_response(code); self.send_header("Content-Length", str(len(body))); self.end_headers()
         self.wfile.write(body)
     def log_message(self, *a): pass
 http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
@@ -205,7 +215,10 @@ def _standin_specs(tmp_path, *ports_and_needs):
     specs = []
     for name, port, needs in ports_and_needs:
         argv = (sys.executable, str(script), name, str(port), *map(str, needs))
-        specs.append(ServerSpec(name, argv, {}, port, tmp_path / f"{name}.log", model="m", router=bool(needs)))
+        workers = tuple(f"http://127.0.0.1:{p}" for p in needs)
+        specs.append(
+            ServerSpec(name, argv, {}, port, tmp_path / f"{name}.log", model="m", router=bool(needs), workers=workers)
+        )
     return specs, Path(str(script) + ".stops")
 
 
@@ -241,7 +254,9 @@ def test_a_replica_port_held_by_another_process_is_refused_before_anything_start
     threading.Thread(target=squatter.serve_forever, daemon=True).start()
     try:
         servers = Servers(load_config(CPU), startup_timeout=60)
-        with pytest.raises(ServerStartError, match=f"m.r1: port {b} is already in use"):
+        with pytest.raises(
+            ServerStartError, match=f"m.r1: port {b} is in use but does not answer as a healthy vllm serve"
+        ):
             servers.__enter__()
         assert servers.procs == {}  # nothing was started
     finally:
@@ -265,7 +280,7 @@ def test_a_dead_replica_is_started_alone_behind_the_router_still_running(tmp_pat
             assert again.reused == ["m.r0", "m"]
             assert list(again.procs) == ["m.r1"] and health(b)
         # it stopped what it started, the replica, and left the router and the other replica running
-        assert not health(b) and health(a) and health(front)
+        assert not health(b) and health(a) and health(front, path="/liveness") and not health(front)
         assert first.procs["m"].poll() is None and first.procs["m.r0"].poll() is None
     assert [line.split()[0] for line in stops.read_text().splitlines()][:1] == ["m.r1"]
 
@@ -280,6 +295,20 @@ def test_a_dead_router_is_started_again_in_front_of_the_running_replicas(tmp_pat
             assert again.reused == ["m.r0", "m.r1"]
             assert list(again.procs) == ["m"] and health(front)
         assert not health(front) and health(a) and health(b)
+
+
+def test_a_router_in_front_of_other_replicas_is_not_reused(tmp_path, monkeypatch):
+    a, b, front = _free_ports(3)
+    specs, _ = _standin_specs(tmp_path, ("m.r0", a, ()), ("m.r1", b, ()), ("m", front, (a, b)))
+    foreign, _ = _standin_specs(tmp_path, ("m.r0", a, ()), ("m", front, (a,)))  # another config's: one replica
+    chosen = [foreign]
+    monkeypatch.setattr("vocab.serving.servers.served_specs", lambda *args, **kw: chosen[0])
+    with Servers(load_config(CPU), startup_timeout=60):
+        chosen[0] = specs
+        again = Servers(load_config(CPU), startup_timeout=60)
+        with pytest.raises(ServerStartError, match=rf"the router on port {front} routes to \['http://127.0.0.1:{a}'\]"):
+            again.__enter__()
+        assert again.procs == {}  # refused before anything started
 
 
 # --- what the router reports --------------------------------------------------------------------------------------

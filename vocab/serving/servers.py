@@ -56,6 +56,7 @@ class ServerSpec:
     headless: bool = False  # a data-parallel worker node: engines only, no API server (no health check)
     model: str = ""  # the served model name (a replica's spec is named NAME.rI; default: the spec's name)
     router: bool = False  # a vllm-router in front of the model's replicas, started after them
+    workers: tuple[str, ...] = ()  # a router's replica URLs
 
     @property
     def served_name(self) -> str:
@@ -223,7 +224,7 @@ def router_spec(cfg: Config, m: ModelConfig) -> ServerSpec:
         "--port",
         str(m.port),
         "--worker-urls",
-        *(f"http://127.0.0.1:{p}" for p in o.replica_ports),
+        *(f"http://127.0.0.1:{p}" for p in o.replica_ports),  # = the spec's workers
         "--policy",
         o.router_policy,
         # A router retry would be a second request the harness never sees: one call, one request, one replica.
@@ -242,7 +243,8 @@ def router_spec(cfg: Config, m: ModelConfig) -> ServerSpec:
         "warning",
     ]
     log_path = cfg.cache_dir / "logs" / f"router_{m.name}.log"
-    return ServerSpec(m.name, tuple(argv), {}, m.port, log_path, model=m.name, router=True)
+    workers = tuple(f"http://127.0.0.1:{p}" for p in o.replica_ports)
+    return ServerSpec(m.name, tuple(argv), {}, m.port, log_path, model=m.name, router=True, workers=workers)
 
 
 def model_specs(cfg: Config, m: ModelConfig, profile: str | None = None, first: int = 0) -> list[ServerSpec]:
@@ -278,12 +280,20 @@ def port_free(port: int) -> bool:
     return True
 
 
-def health(port: int, timeout: float = 2.0) -> bool:
+def health(port: int, timeout: float = 2.0, path: str = "/health") -> bool:
+    """True when 127.0.0.1:``port`` answers ``path`` with 200. A vllm-router answers /health with 503 while any of
+    its replicas is down, and /liveness with 200 while it runs."""
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=timeout) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=timeout) as r:
             return r.status == 200
     except (urllib.error.URLError, OSError, TimeoutError):
         return False
+
+
+def router_workers(port: int, timeout: float = 5.0) -> dict[str, bool]:
+    """A vllm-router's replicas, URL -> healthy, from its /workers page."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/workers", timeout=timeout) as r:
+        return {w["url"]: bool(w.get("is_healthy")) for w in json.load(r).get("workers", [])}
 
 
 def served_names(port: int, timeout: float = 5.0) -> list[str]:
@@ -328,27 +338,64 @@ class Servers:
         # it back), and a router that died is started again in front of the replicas still running.
         todo = []
         for spec in self.specs:
-            if spec.headless or not health(spec.port):
+            # a router is up while it runs (its /health says 503 while a replica is down); a server when healthy
+            if spec.headless or not health(spec.port, path="/liveness" if spec.router else "/health"):
                 todo.append(spec)
                 continue
-            names = served_names(spec.port)
-            if spec.served_name not in names:
-                raise ServerStartError(
-                    f"port {spec.port} already serves {names}, not {spec.served_name!r}: stop it or change the port"
-                )
-            log.info("%s: reusing the healthy server on port %d", spec.name, spec.port)
+            self._check_identity(spec)
+            log.info("%s: reusing the running %s on port %d", spec.name, _what(spec), spec.port)
             self.reused.append(spec.name)
         for spec in todo:  # a port held by anything else would answer the health check in the new process's stead
             if not spec.headless and not port_free(spec.port):
                 raise ServerStartError(
-                    f"{spec.name}: port {spec.port} is already in use (by a process this one did not start): stop it "
-                    "or change the port in the config"
+                    f"{spec.name}: port {spec.port} is in use but does not answer as a healthy {_what(spec)} (one "
+                    "still starting, a hung one, or another program): wait, stop it, or change the port in the config"
                 )
         for routers in (False, True):  # the servers, then the routers in front of replicas once these are healthy
             phase = [s for s in todo if s.router == routers]
             for spec in phase:
                 self._launch(spec)
             self.wait_healthy(phase)
+        for spec in (s for s in self.specs if s.router and s.name in self.reused):
+            self._wait_router_takes_back(spec)
+
+    def _wait_router_takes_back(self, spec: ServerSpec) -> None:
+        """A reused router marks replicas started again healthy at its next health checks: wait for it, so that the
+        deployment is whole when ``start`` returns."""
+        deadline = time.monotonic() + max(30.0, 10 * ROUTER_HEALTH_INTERVAL_S)
+        while True:
+            try:
+                down = [url for url, ok in router_workers(spec.port).items() if not ok]
+            except (urllib.error.URLError, OSError, TimeoutError, ValueError, KeyError) as e:
+                raise ServerStartError(f"{spec.name}: the router on port {spec.port} stopped answering ({e})") from None
+            if not down:
+                return
+            if time.monotonic() > deadline:
+                raise ServerStartError(
+                    f"{spec.name}: the router on port {spec.port} still marks {down} down, though they answer "
+                    "/health: see their logs"
+                )
+            time.sleep(0.5)
+
+    def _check_identity(self, spec: ServerSpec) -> None:
+        """A running process on ``spec``'s port may be reused only if it is what the config would start: a server
+        that serves the model, or a router in front of exactly the configured replicas."""
+        try:
+            if spec.router:
+                found = sorted(router_workers(spec.port))
+                if found != sorted(spec.workers):
+                    raise ServerStartError(
+                        f"{spec.name}: the router on port {spec.port} routes to {found}, not to this config's "
+                        f"replicas {sorted(spec.workers)}: stop it or change the port"
+                    )
+                return
+            names = served_names(spec.port)
+        except (urllib.error.URLError, OSError, TimeoutError, ValueError, KeyError) as e:
+            raise ServerStartError(f"{spec.name}: port {spec.port} answers, but not as a {_what(spec)} ({e})") from None
+        if spec.served_name not in names:
+            raise ServerStartError(
+                f"port {spec.port} already serves {names}, not {spec.served_name!r}: stop it or change the port"
+            )
 
     def _launch(self, spec: ServerSpec) -> None:
         for key in ("TMPDIR", "VLLM_CACHE_ROOT"):
@@ -378,7 +425,7 @@ class Servers:
         while pending:
             for name, spec in list(pending.items()):
                 proc = self.procs[name]
-                what = "vllm-router" if spec.router else "vllm serve"
+                what = _what(spec)
                 if proc.poll() is not None:
                     raise ServerStartError(
                         f"{name}: {what} exited with code {proc.returncode} during start-up; "
@@ -404,7 +451,9 @@ class Servers:
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop every process group this object started (reused servers are left running): the routers first, waited
-        for, so that no call is routed to a replica that is stopping; then the servers."""
+        for, so that no call is routed to a replica that is stopping; then the servers. A replica started behind a
+        router this object reused is stopped while that router may still send it calls: those calls end as logged
+        connection errors, and their levels ABANDONED (``--retry-abandoned`` completes them)."""
         routers = {s.name for s in self.specs if s.router}
         for phase in (routers, set(self.procs) - routers):
             procs = {name: p for name, p in self.procs.items() if name in phase}
@@ -423,6 +472,10 @@ class Servers:
 
     def pids(self) -> dict[str, int]:
         return {name: p.pid for name, p in self.procs.items()}
+
+
+def _what(spec: ServerSpec) -> str:
+    return "vllm-router" if spec.router else "vllm serve"
 
 
 def _child_setup(cpus: tuple[int, ...]) -> None:
