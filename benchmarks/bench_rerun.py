@@ -108,14 +108,15 @@ def main() -> None:
     ap.add_argument("--keep", help="keep the run directories under this folder")
     ap.add_argument("--from-runs", nargs=3, metavar=("NAME", "RUN", "RERUN"),
                     help="a row from a committed run and its rerun slice instead of running servers")  # fmt: skip
+    ap.add_argument("--what", default="bfloat16 for both models, unbound servers (the previous reference run's)",
+                    help="with --from-runs: the row's config, what differs from the committed one")  # fmt: skip
     args = ap.parse_args()
     path = ROOT / "benchmarks" / "results" / "rerun.json"
     if args.from_runs:
         name, a, b = args.from_runs
         found = from_runs(ROOT / a, ROOT / b)
         rows = json.loads(path.read_text())["configurations"] if args.merge and path.exists() else {}
-        rows[name] = {"config": "bfloat16 for both models, unbound servers (the reference run's; measured before)",
-                      "default": False, **found}  # fmt: skip
+        rows[name] = {"config": args.what, "default": False, **found}
         write_result("rerun", result_record("rerun", design_every=args.every, configurations=rows))
         print(name, json.dumps({k: found[k] for k in ("attempts", "identical_share", "attempts_per_hour")}))
         return

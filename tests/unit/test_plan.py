@@ -99,9 +99,9 @@ def test_a_plan_from_a_pilot_plugs_in_its_estimates_per_cell(capsys, tmp_path):
 
     assert main(["plan", str(REFERENCE), "--half-width", ".1", "--sims", "200", "--n-boot", "200", "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
-    assert "as if true" in d["warning"] and d["rater"] == "gemma3" and d["rows_rated"] == 62
     data = load_dataset(REFERENCE)
     ratings = read_ratings(REFERENCE, "gemma3")
+    assert "as if true" in d["warning"] and d["rater"] == "gemma3" and d["rows_rated"] == len(ratings) > 0
     corr = correct.correction_table(data.attempts, read_key(REFERENCE), correct.variants({"gemma3": ratings}, None,
                                     data.rubric), n_boot=200).set_index("cell")  # fmt: skip
     assert [c["cell"] for c in d["cells"]] == sorted(corr.index)
