@@ -46,8 +46,12 @@ class Job:
 
 
 def run_identity(run_dir: str | Path) -> dict[str, Any]:
-    """Which run an exam draws on: its id and the SHA-256 of its levels. Two runs can share an id (the
-    reference run was remade on generator 2.0.0 under the same name), never their levels' hash, so an entry
-    registered for one run's levels never matches the other's."""
+    """Which run an exam draws on: its id, the SHA-256 of its levels and of its whole fingerprint (models,
+    sampling, prompts, rubric, loop). Two runs can share an id and their levels (the reference run was remade
+    under the same name on the same levels with another sampling recipe), not their fingerprint, so an entry
+    registered for one run never matches the other's. (Entries registered before the fingerprint's hash was part
+    of the identity match no run now: their exams are complete, and a new exam needs a new entry.)"""
     m = read_manifest(Path(run_dir))
-    return {"run_id": m["run_id"], "levels_sha256": (m.get("fingerprint") or {}).get("levels_sha256")}
+    fp = m.get("fingerprint") or {}
+    digest = hashlib.sha256(json.dumps(fp, sort_keys=True).encode()).hexdigest() if fp else None
+    return {"run_id": m["run_id"], "levels_sha256": fp.get("levels_sha256"), "fingerprint_sha256": digest}
