@@ -18,7 +18,7 @@ from vocab.exam import run as examrun
 from vocab.records import JsonlWriter, read_jsonl
 from vocab.serving.client import CallBudget
 
-from .standin import StandInModel, grade
+from .standin import Fail, StandInModel, grade
 
 GOOD = "Once the sun had set, we could see stars we had never seen before."
 
@@ -121,6 +121,29 @@ def test_budget_skips_are_recorded_and_the_exam_is_incomplete(tmp_path):
     asyncio.run(examrun.run_exam("planted", run, entry, clients, ["pass"], params))
     assert clients.models["pass"].calls == [] and len(read_jsonl(out / "items.jsonl")) == 5
     assert json.loads((out / "exam.json").read_text())["counts"]["budget_skipped"] == m["jobs"] - 5
+
+
+def test_a_judges_own_failed_answer_is_final_and_a_lost_call_is_asked_again(tmp_path):
+    run = make_run(tmp_path)
+    params = examrun.planted_params(run, ["j"], 2, 0, 1000, True, 64)
+    entry = entry_for(tmp_path / "reg.jsonl", "planted", params, ["j"])
+    first = iter([Fail("connection reset"), "not json at all"])
+
+    def flaky(r, m, n):  # the first call lost to the connection, the second a malformed answer, the rest good
+        a = next(first, None)
+        if isinstance(a, Exception):
+            raise a
+        return a if a is not None else grade()
+
+    out = asyncio.run(examrun.run_exam("planted", run, entry, FakeClients({"j": flaky}), ["j"], params))
+    m = json.loads((out / "exam.json").read_text())
+    assert m["status"] == "incomplete" and m["counts"]["missing"] == 1 and m["counts"]["answer_errors"] == 1
+    clients = FakeClients({"j": lambda r, m, n: grade()})
+    asyncio.run(examrun.run_exam("planted", run, entry, clients, ["j"], params))
+    m = json.loads((out / "exam.json").read_text())
+    assert len(clients.models["j"].calls) == 1  # the lost call only; the malformed answer is not asked again
+    assert m["status"] == "complete" and m["counts"]["missing"] == 0 and m["counts"]["answer_errors"] == 1
+    assert m["counts"]["items"] == m["jobs"] - 1
 
 
 def test_pairwise_exam_metrics_and_determinism_probe(tmp_path):

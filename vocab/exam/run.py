@@ -36,7 +36,7 @@ from vocab.exam.pairwise import PAIRWISE_MAX_TOKENS
 from vocab.exam.tournament import tournament_jobs, tournament_pairs, writer_answers
 from vocab.loop import call_seed, parse_critic
 from vocab.records import JsonlWriter, machine, read_jsonl, write_json_atomic
-from vocab.serving.client import BudgetExhausted, ModelCallError
+from vocab.serving.client import RETRY_KINDS, BudgetExhausted, ModelCallError
 
 PLANTED_METRICS = {
     "verdict_recall": "share of defect variants the judge FAILED (any of checks 2-12)",
@@ -156,10 +156,20 @@ def pairwise_jobs(pairs: list[pairwise.Pair], judges: list[str], sampling_seeds:
     return jobs
 
 
+def settled(out_dir: Path) -> set[tuple[str, str]]:
+    """The (judge, item) pairs an exam does not ask again: those answered, and those whose call failed by the
+    judge's own answer (truncated, malformed, off the schema), which its seeded request would repeat. A call lost
+    to the infrastructure or the budget is asked again."""
+    answered = {(r["judge"], r["item_id"]) for r in read_jsonl(out_dir / "items.jsonl")}
+    final = {(e["judge"], e["item_id"]) for e in read_jsonl(out_dir / "errors.jsonl") if e["kind"] not in RETRY_KINDS}
+    return answered | final
+
+
 async def run_jobs(out_dir: Path, entry: dict, jobs: list[Job], clients, kind: str) -> dict[str, int]:
-    """Ask every job not yet answered in ``out_dir/items.jsonl``; errors and budget skips are logged."""
+    """Ask every job not yet answered in ``out_dir/items.jsonl`` nor ended by the judge's own answer (see
+    :func:`settled`); errors and budget skips are logged."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    done = {(r["judge"], r["item_id"]) for r in read_jsonl(out_dir / "items.jsonl")}
+    done = settled(out_dir)
     items, errors, skipped = (JsonlWriter(out_dir / f) for f in ("items.jsonl", "errors.jsonl", "skipped.jsonl"))
     counts = {"asked": 0, "answered": 0, "errors": 0, "budget_skipped": 0}
 
@@ -269,9 +279,11 @@ async def run_exam(kind: str, run_dir, entry: dict, clients, judges: list[str], 
             if s.get("why") == "budget" and (s["judge"], s["item_id"]) not in answered
         }
     )
+    done = settled(out)
     manifest["counts"] = {
         "items": len(answered),
-        "missing": sum(j.key not in answered for j in jobs),
+        "missing": sum(j.key not in done for j in jobs),  # a failed answer of the judge's own is not missing
+        "answer_errors": len(done - answered),
         "errors": len(read_jsonl(out / "errors.jsonl")),
         "budget_skipped": skipped_budget,
         "last_run": counts,
