@@ -215,6 +215,7 @@ ROUTER_HEALTH_INTERVAL_S = 2
 def router_spec(cfg: Config, m: ModelConfig) -> ServerSpec:
     """``vllm-router`` on the model's port in front of its replicas: retries off, its metrics on 127.0.0.1."""
     o = m.serve
+    workers = tuple(f"http://127.0.0.1:{p}" for p in o.replica_ports)
     argv = [
         sys.executable,
         "-m",
@@ -224,7 +225,7 @@ def router_spec(cfg: Config, m: ModelConfig) -> ServerSpec:
         "--port",
         str(m.port),
         "--worker-urls",
-        *(f"http://127.0.0.1:{p}" for p in o.replica_ports),  # = the spec's workers
+        *workers,
         "--policy",
         o.router_policy,
         # A router retry would be a second request the harness never sees: one call, one request, one replica.
@@ -243,7 +244,6 @@ def router_spec(cfg: Config, m: ModelConfig) -> ServerSpec:
         "warning",
     ]
     log_path = cfg.cache_dir / "logs" / f"router_{m.name}.log"
-    workers = tuple(f"http://127.0.0.1:{p}" for p in o.replica_ports)
     return ServerSpec(m.name, tuple(argv), {}, m.port, log_path, model=m.name, router=True, workers=workers)
 
 
