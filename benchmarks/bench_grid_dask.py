@@ -2,8 +2,8 @@
 same spec, 2 workers each, one task per point either way; wall time of each and their ratio, and whether the two
 frames are identical (they must be: each point seeds itself from its coordinates).
 
-The spec is a slice of the committed full grid (every pile size, critic and spread at the θ values given; the
-full grid is 9 θ values, so about 40 min a run on this machine kind) so that both runs fit one sitting.
+The spec is the committed full grid's at the θ values given (every pile size, critic and spread; the full grid is
+θ 0.1, 0.2, ..., 0.9, about 25 min a run on this machine kind, so both runs about 50 min).
 
 Run: .venv/bin/python benchmarks/bench_grid_dask.py [--thetas 0.3] [--sims 2000]; writes
 benchmarks/results/grid_dask.json.
@@ -21,7 +21,7 @@ import pandas as pd
 from common import result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab.coverage import GridSpec, parse_values, run_grid
-from vocab.coverage.grid import GRID_METHODS
+from vocab.coverage.grid import GRID_METHODS, LOCAL_WORKER_CONFIG
 
 
 def main() -> None:
@@ -48,6 +48,7 @@ def main() -> None:
               "spreads": ["2.0", "inf"], "sims": spec.sims, "n_boot": spec.n_boot, "methods": list(spec.methods)},
         points=len(spec.piles) * len(spec.thetas) * len(qs) ** 2 * 2,
         workers=args.jobs,
+        local_worker_config=LOCAL_WORKER_CONFIG,
         seconds=seconds,
         dask_over_pool=round(seconds["local dask"] / seconds["process pool"], 3),
         identical_frames=identical,

@@ -30,9 +30,32 @@ def test_a_local_dask_cluster_gives_the_pools_frame(pooled, tmp_path):
     pd.testing.assert_frame_equal(pooled, pd.read_csv(out))
     ran = json.loads(out.with_suffix(".json").read_text())["ran_on"]
     assert ran["scheduler"] == "local Dask cluster" and len(ran["worker_packages"]) == 2
+    assert ran["local_worker_config"]["distributed.worker.profile.enabled"] is False  # recorded with the grid
     assert len(ran["tasks_by_worker"]) == 2 and sum(ran["tasks_by_worker"].values()) == 8
     assert all(n >= 1 for n in ran["tasks_by_worker"].values())  # both workers ran tasks
     assert all(p["vocab"] and p["scipy"] for p in ran["worker_packages"].values())
+
+
+def test_a_local_clusters_workers_run_without_the_shared_cluster_defaults():
+    """What LOCAL_WORKER_CONFIG says reaches the worker processes: one malloc arena and no trim threshold in their
+    environment (set before they start), no statistical profiler in their Dask config."""
+    import dask
+    from dask.distributed import Client
+
+    from vocab.coverage.grid import local_cluster
+
+    def settings():
+        env = os.environ
+        return (
+            env.get("MALLOC_ARENA_MAX"),
+            env.get("MALLOC_TRIM_THRESHOLD_"),
+            dask.config.get("distributed.worker.profile.enabled"),
+        )
+
+    with local_cluster(2) as cluster, Client(cluster) as client:
+        seen = client.run(settings)
+    assert len(seen) == 2 and set(seen.values()) == {("1", None, False)}
+    assert dask.config.get("distributed.worker.profile.enabled") is True  # this process's config is left as it was
 
 
 def test_a_worker_with_other_packages_is_named():
