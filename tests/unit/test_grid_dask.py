@@ -36,13 +36,18 @@ def test_a_local_dask_cluster_gives_the_pools_frame(pooled, tmp_path):
     assert all(p["vocab"] and p["scipy"] for p in ran["worker_packages"].values())
 
 
-def test_a_local_clusters_workers_run_without_the_shared_cluster_defaults():
+def test_a_local_clusters_workers_run_without_the_shared_cluster_defaults(monkeypatch):
     """What LOCAL_WORKER_CONFIG says reaches the worker processes: one malloc arena and no trim threshold in their
-    environment (set before they start), no statistical profiler in their Dask config."""
+    environment (set before they start; here the caller's environment has the trim threshold an earlier default
+    cluster leaves in it), no statistical profiler in their Dask config; the caller's environment is as it was."""
     import dask
     from dask.distributed import Client
 
     from vocab.coverage.grid import local_cluster
+
+    monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
+    monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
+    before = dict(os.environ)
 
     def settings():
         env = os.environ
@@ -54,6 +59,7 @@ def test_a_local_clusters_workers_run_without_the_shared_cluster_defaults():
 
     with local_cluster(2) as cluster, Client(cluster) as client:
         seen = client.run(settings)
+        assert dict(os.environ) == before
     assert len(seen) == 2 and set(seen.values()) == {("1", None, False)}
     assert dask.config.get("distributed.worker.profile.enabled") is True  # this process's config is left as it was
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import concurrent.futures
 import itertools
 import json
+import os
 import platform
 import time
 from dataclasses import dataclass
@@ -165,11 +166,11 @@ class SchedulerError(InputError):
 CHECKED_PACKAGES = ("vocab", "numpy", "scipy", "pandas", "python")  # what a point's numbers depend on
 
 # The workers of a local cluster share this machine's cores with the grid's tasks, and distributed's defaults are
-# made for long-lived workers of a shared cluster: a statistical profiler sampling every thread every 10 ms, system
+# made for long-lived workers of a shared cluster: a statistical profiler sampling the task's thread every 10 ms, system
 # and memory monitors every 0.5 s and 0.1 s, an event-loop health tick every 20 ms, and glibc told to hand freed
 # memory back at 64 KiB (``MALLOC_TRIM_THRESHOLD_``, which also pins the mmap threshold at 128 KiB, so each of a
-# point's large arrays is a fresh mmap). With them a task here took ~10 % more CPU than in the process pool and its
-# thread had 4x the page faults (it runs off the main thread, in a malloc arena of its own). So a local cluster's
+# point's large arrays is a fresh mmap). With them a task here took 5-15 % more CPU than in the process pool and its
+# thread had up to 4x the page faults (it runs off the main thread, in a malloc arena of its own). So a local cluster's
 # workers get these instead: no profiler, slower monitors, one malloc arena (the pool's workers' allocator), no
 # trim threshold. None of it changes a number; a cluster at a --scheduler address keeps its own settings.
 LOCAL_WORKER_CONFIG = {
@@ -185,13 +186,23 @@ LOCAL_WORKER_CONFIG = {
 
 def local_cluster(jobs: int):
     """A LocalCluster of ``jobs`` one-thread worker processes on 127.0.0.1, no dashboard, with
-    :data:`LOCAL_WORKER_CONFIG` (each nanny keeps it for the worker it spawns, and again if it respawns one)."""
+    :data:`LOCAL_WORKER_CONFIG` (each nanny keeps it for the worker it spawns, and again if it respawns one).
+
+    A worker inherits this process's environment, into which each nanny writes its pre-spawn variables (and which
+    an earlier cluster with distributed's defaults leaves ``MALLOC_TRIM_THRESHOLD_`` in): that one is held out
+    while the workers start, and the environment is as it was afterwards."""
     import dask
     from dask.distributed import LocalCluster
 
-    with dask.config.set(LOCAL_WORKER_CONFIG):
-        return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                            dashboard_address=None)  # fmt: skip
+    before = dict(os.environ)
+    os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
+    try:
+        with dask.config.set(LOCAL_WORKER_CONFIG):
+            return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                dashboard_address=None)  # fmt: skip
+    finally:
+        os.environ.clear()
+        os.environ.update(before)
 
 
 def _on_dask(spec: GridSpec, points: list, scheduler: str, jobs: int) -> tuple[list[pd.DataFrame], dict]:
