@@ -162,6 +162,7 @@ def test_cpu_data_parallel_is_n_engines_on_the_shared_cpus(tmp_path, vllm_parser
     spec = served_specs(_cpu_variant(tmp_path, "data_parallel_size = 2\n", drop_core=True), "cpu", ["smollm2"])[0]
     args = vllm_parser.parse_args(_serve_args(spec))
     assert args.data_parallel_size == 2 and args.enforce_eager and spec.cpus == ()
+    assert args.api_server_count == 1  # one front end: each extra one is a process that imports vLLM on these cores
     assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in spec.env and spec.env["OMP_NUM_THREADS"] == "1"
 
 
