@@ -13,15 +13,24 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 
-def result_record(name: str, **fields) -> dict:
-    """The benchmark's fields, then the commit, the time and the machine it was measured on."""
+def _commit() -> str:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
     dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
                            text=True).stdout.strip()  # fmt: skip
+    return commit.stdout.strip() + ("+dirty" if dirty else "")
+
+
+# The code a benchmark runs is what it imported when it started: the commit is read then, not when the result is
+# written (a commit made during an hour-long run would otherwise be recorded as the one measured).
+STARTED_ON = _commit()
+
+
+def result_record(name: str, **fields) -> dict:
+    """The benchmark's fields, then the commit it started on, the time and the machine it was measured on."""
     return {
         "benchmark": name,
         **fields,
-        "commit": commit.stdout.strip() + ("+dirty" if dirty else ""),
+        "commit": STARTED_ON,
         "when": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(),
     }
