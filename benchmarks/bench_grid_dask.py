@@ -3,7 +3,7 @@ same spec, 2 workers each, one task per point either way; wall time of each and 
 frames are identical (they must be: each point seeds itself from its coordinates).
 
 The spec is the committed full grid's, restricted to the θ values given (every pile size, critic and spread); the
-full grid is θ 0.1, 0.2, ..., 0.9: 1,530 s through the pool on this machine kind, so both runs take about 52 min.
+full grid is θ 0.1, 0.2, ..., 0.9: 1,530-1,640 s through the pool on this machine kind, so both take 52-56 min.
 
 The θ values run one at a time, each through both, in alternating order (pool then Dask, then Dask then pool, ...),
 so a drift of the machine's speed during the run falls on both alike, and each θ is a paired measurement: the
