@@ -28,6 +28,10 @@ from .test_loop_real import assert_no_duplicates_or_gaps, result_lines, vocab_ru
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "cpu-replicas.toml"
+# Four levels, two attempts each: a second attempt is what sends new calls after the kill (the survivor must carry
+# them) and what a retried level chains; a third only lengthens both (2 cores: 284 s with six levels and three
+# attempts, 253 s with these).
+SHORT = ("--levels", "1-4", "--max-attempts", "2")
 
 
 def router_load(port: int) -> dict[str, int]:
@@ -47,7 +51,7 @@ def test_a_replica_killed_mid_run_leaves_the_run_to_the_survivor(tmp_path):
     run_dir = tmp_path / "run"
     with Servers(cfg) as servers:
         assert servers.reused == [], "a previous server holds the replicas' ports"
-        p = vocab_run(CONFIG, run_dir, "--levels", "1-6")
+        p = vocab_run(CONFIG, run_dir, *SHORT)
         # kill r1 once both replicas have answered and r1 holds at least one call
         wait_for(
             lambda: (
@@ -89,7 +93,7 @@ def test_a_replica_killed_mid_run_leaves_the_run_to_the_survivor(tmp_path):
             assert router_workers(m.port) == {dead_url: True, f"http://127.0.0.1:{m.serve.replica_ports[0]}": True}
             # --retry-abandoned completes the lost levels, once each, every call one request the router sent on
             before = sum(router_forwarded(metrics).values())
-            p = vocab_run(CONFIG, run_dir, "--levels", "1-6", "--retry-abandoned")
+            p = vocab_run(CONFIG, run_dir, *SHORT, "--retry-abandoned")
             out, _ = p.communicate(timeout=1500)
             assert p.returncode == 0, out
             assert calls_made(out) == sum(router_forwarded(metrics).values()) - before
