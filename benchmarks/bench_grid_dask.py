@@ -7,7 +7,8 @@ full grid is θ 0.1, 0.2, ..., 0.9: 1,530-1,640 s through the pool on this machi
 
 The θ values run one at a time, each through both, in alternating order (pool then Dask, then Dask then pool, ...),
 so a drift of the machine's speed during the run falls on both alike, and each θ is a paired measurement: the
-spread of the per-θ ratios is this machine's run-to-run noise, measured in the same run as the ratio. Each θ's Dask
+spread of the per-θ ratios bounds this machine's run-to-run noise, measured in the same run as the ratio (it also
+holds the order effect, reported apart, and any change of the ratio with θ). Each θ's Dask
 run gets a local cluster of its own (with LOCAL_WORKER_CONFIG, as `--scheduler local` starts it), started and its
 workers' imports done before the clock starts and closed after, so nothing of one runs beside the other; the
 start-up is timed apart and counted once in Dask's total, as one `vocab coverage-grid --scheduler local` pays it.
@@ -45,6 +46,8 @@ def main() -> None:
     args = ap.parse_args()
     qs = (0.1, 0.5, 0.8, 0.95, 1.0)
     thetas = parse_values(args.thetas, "--thetas")
+    if len(set(thetas)) != len(thetas):
+        ap.error(f"--thetas {args.thetas}: a value repeats (each θ is one paired measurement)")
     specs = {t: GridSpec(GRID_METHODS, (10, 20, 40), (t,), qs, qs, (2.0, float("inf")), sims=args.sims)
              for t in thetas}  # fmt: skip
     for s in specs.values():

@@ -20,8 +20,9 @@ def _commit() -> str:
     return commit.stdout.strip() + ("+dirty" if dirty else "")
 
 
-# The code a benchmark runs is what it imported when it started: the commit is read then, not when the result is
-# written (a commit made during an hour-long run would otherwise be recorded as the one measured).
+# The commit is read when the benchmark starts, not when its result is written (a commit made during an hour-long
+# run would otherwise be recorded as the one measured). Processes a benchmark starts later (servers, Dask workers)
+# import vocab from the working tree when they start: leave the tree alone while a benchmark runs.
 STARTED_ON = _commit()
 
 

@@ -28,8 +28,8 @@ from .test_loop_real import assert_no_duplicates_or_gaps, result_lines, vocab_ru
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "cpu-replicas.toml"
-# Four levels, two attempts each: a second attempt is what sends new calls after the kill (the survivor must carry
-# them) and what a retried level chains; a third only lengthens both (2 cores: 284 s with six levels and three
+# Four levels, two attempts each: a second attempt adds calls after the kill (the survivor must carry them) and is
+# what a retried level chains; a third only lengthens both (2 cores: 284 s with six levels and three
 # attempts, 253 s with these).
 SHORT = ("--levels", "1-4", "--max-attempts", "2")
 
