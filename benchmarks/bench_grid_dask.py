@@ -8,10 +8,10 @@ full grid is θ 0.1, 0.2, ..., 0.9: 1,530-1,640 s through the pool on this machi
 The θ values run one at a time, each through both, in alternating order (pool then Dask, then Dask then pool, ...),
 so a drift of the machine's speed during the run falls on both alike, and each θ is a paired measurement: the
 spread of the per-θ ratios bounds this machine's run-to-run noise, measured in the same run as the ratio (it also
-holds the order effect, reported apart, and any change of the ratio with θ). Each θ's Dask
-run gets a local cluster of its own (with LOCAL_WORKER_CONFIG, as `--scheduler local` starts it), started and its
-workers' imports done before the clock starts and closed after, so nothing of one runs beside the other; the
-start-up is timed apart and counted once in Dask's total, as one `vocab coverage-grid --scheduler local` pays it.
+holds the order effect, reported apart, and any change of the ratio with θ). Each θ's Dask run gets a local cluster
+of its own (with LOCAL_WORKER_CONFIG, as `--scheduler local` starts it), started and its workers' imports done
+before the clock starts and closed after, so nothing of one runs beside the other; the start-up is timed apart and
+counted once in Dask's total, as one `vocab coverage-grid --scheduler local` pays it.
 
 Run: .venv/bin/python benchmarks/bench_grid_dask.py [--thetas 0.3] [--sims 2000]; writes
 benchmarks/results/grid_dask.json.
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import importlib
 import json
 import math
@@ -33,7 +34,7 @@ import pandas as pd
 from common import result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab.coverage import GridSpec, parse_values, run_grid
-from vocab.coverage.grid import GRID_METHODS, LOCAL_WORKER_CONFIG, local_cluster
+from vocab.coverage.grid import GRID_METHODS, LOCAL_WORKER_CONFIG, grid_points, local_cluster
 
 POOL, DASK = "process pool", "local dask"
 
@@ -45,13 +46,14 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     args = ap.parse_args()
     qs = (0.1, 0.5, 0.8, 0.95, 1.0)
-    thetas = parse_values(args.thetas, "--thetas")
-    if len(set(thetas)) != len(thetas):
-        ap.error(f"--thetas {args.thetas}: a value repeats (each θ is one paired measurement)")
-    specs = {t: GridSpec(GRID_METHODS, (10, 20, 40), (t,), qs, qs, (2.0, float("inf")), sims=args.sims)
-             for t in thetas}  # fmt: skip
-    for s in specs.values():
-        s.validate()
+    full = GridSpec(GRID_METHODS, (10, 20, 40), parse_values(args.thetas, "--thetas"), qs, qs, (2.0, float("inf")),
+                    sims=args.sims)  # fmt: skip
+    try:
+        full.validate()  # a repeated θ among them too: each θ is one paired measurement
+    except ValueError as e:
+        ap.error(str(e))
+    thetas = full.thetas
+    specs = {t: dataclasses.replace(full, thetas=(t,)) for t in thetas}
     per_theta, identical = [], True
     with tempfile.TemporaryDirectory() as tmp:
         for i, (theta, spec) in enumerate(specs.items()):
@@ -84,17 +86,17 @@ def main() -> None:
         "per_theta_ratio_min": min(ratios),
         "per_theta_ratio_max": max(ratios),
         "per_theta_ratio_geomean": round(math.exp(statistics.fmean(logs)), 3),
-        # the per-θ ratios' spread: one θ's ratio varies by about this factor between runs on this machine
+        # the per-θ ratios' spread: a bound on how much one θ's ratio varies between runs on this machine (it
+        # also holds the order effect, the two geometric means below, and any change of the ratio with θ)
         "per_theta_ratio_sd_log": round(statistics.stdev(logs), 3) if len(logs) > 1 else None,
         "pool_first_geomean": _geomean([r["dask_over_pool"] for r in per_theta if r["first"] == POOL]),
         "dask_first_geomean": _geomean([r["dask_over_pool"] for r in per_theta if r["first"] == DASK]),
     }
     result = result_record(
         "grid_dask",
-        spec={"thetas": list(thetas), "piles": [10, 20, 40], "q1s": list(qs), "q0s": list(qs),
-              "spreads": ["2.0", "inf"], "sims": args.sims, "n_boot": specs[thetas[0]].n_boot,
-              "methods": list(GRID_METHODS)},
-        points=len(thetas) * 3 * len(qs) ** 2 * 2,
+        spec={"thetas": list(thetas), "piles": list(full.piles), "q1s": list(qs), "q0s": list(qs),
+              "spreads": ["2.0", "inf"], "sims": full.sims, "n_boot": full.n_boot, "methods": list(full.methods)},
+        points=len(grid_points(full)),
         workers=args.jobs,
         local_worker_config=LOCAL_WORKER_CONFIG,
         dask_cluster_startup_s=startup,  # the first θ's; each θ's is in per_theta

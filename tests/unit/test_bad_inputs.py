@@ -316,6 +316,8 @@ def test_a_json_inspect_log_past_its_bound_is_refused(tmp_path, capsys):
         (["coverage-grid", "--out", "{tmp}/g.csv", "--levels", "1000000000000", "--sims", "10"], "sims x attempts"),
         (["coverage-grid", "--out", "{tmp}/g.csv", "--jobs", "64"], "--jobs must lie between 1 and"),
         (["coverage-grid", "--out", "{tmp}/g.csv", "--jobs", "0"], "--jobs must lie between 1 and"),
+        (["coverage-grid", "--out", "{tmp}/g.csv", "--thetas", "0.3,0.5,0.30"], "thetas: 0.3 is given more than once"),
+        (["coverage-grid", "--out", "{tmp}/g.csv", "--spreads", "2,inf,inf"], "spreads: inf is given more than once"),
     ],
 )
 def test_a_simulation_too_large_for_memory_is_refused_before_it_starts(tmp_path, capsys, argv, words):

@@ -122,6 +122,11 @@ class GridSpec:
         unknown = [m for m in self.methods if m not in POINT_METHODS]
         if unknown or not self.methods:
             raise ValueError(f"methods: unknown {unknown or 'none given'} (known: {', '.join(POINT_METHODS)})")
+        for name in ("methods", "piles", "thetas", "q1s", "q0s", "spreads"):
+            values = getattr(self, name)
+            repeated = sorted({v for v in values if values.count(v) > 1}, key=str)
+            if repeated:  # a repeated value would run its points twice and weigh them twice in every summary
+                raise ValueError(f"{name}: {repeated[0]} is given more than once")
         for name, values in (("thetas", self.thetas), ("q1s", self.q1s), ("q0s", self.q0s)):
             bad = [v for v in values if not 0 <= v <= 1]
             if bad:
