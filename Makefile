@@ -85,8 +85,14 @@ demo: models
 demo-full: models
 	$(VOCAB) demo --config $(CONFIG) --run-dir data/runs/reference --retry-abandoned
 
-# --durations: the slowest tests' times in the log (read, never asserted: no timed test in CI)
-test: models
+# make test times itself, setup included, and the run writes benchmarks/results/make_test.json from pytest's own
+# reports (tests/conftest.py): every test's time and outcome, read, never asserted (no timed test in CI).
+# --durations: the slowest tests' times in the log too.
+test:
+	@started=$$($(PYTHON) -c 'import time; print(time.time())'); \
+	$(MAKE) --no-print-directory models && \
+	setup=$$($(PYTHON) -c "import time; print(time.time() - $$started)") && \
+	VOCAB_TEST_RECORD=1 VOCAB_TEST_STARTED=$$started VOCAB_TEST_SETUP_SECONDS=$$setup \
 	$(PYTEST) --durations=25 tests notebooks
 
 test-unit: setup

@@ -39,12 +39,12 @@ from pathlib import Path
 from common import ROOT, result_record, write_result  # benchmarks/common.py
 
 from vocab import prompts, rubric
-from vocab.config import load_config
+from vocab.config import chat_template_path, load_config
 from vocab.levels import design_numbers, generate
 from vocab.loop import _seeded
 from vocab.serving.client import CallBudget, ModelCallError, ModelClient
 from vocab.serving.models import ASSETS
-from vocab.serving.servers import Servers, chat_template_path
+from vocab.serving.servers import Servers
 
 LLAMA_PORTS = {"smollm2": 8201, "gemma3": 8202}
 

@@ -1,7 +1,7 @@
-"""Simulated studies per second for every interval method, and the fast seed interval against the
-row-resampling reference, side by side in one run: the unclustered simulator (the study's regime: 10-row piles,
-N = 400) and the level-clustered one the committed coverage grid runs (140 levels of up to 3 attempts, spread 2,
-10-row piles; the two oracle yardsticks included), every method on the same studies.
+"""Simulated studies per second for every interval method, side by side in one run: the unclustered simulator
+(the study's regime: 10-row piles, N = 400) and the level-clustered one the committed coverage grid runs (140
+levels of up to 3 attempts, spread 2, 10-row piles; the two oracle yardsticks included), every method on the same
+studies.
 
 Run: .venv/bin/python benchmarks/bench_simulate.py [--sims 2000] [--n-boot 1000]. Prints one JSON object and
 writes it to benchmarks/results/simulate.json. A measurement, not a test: run it on an idle machine.
@@ -65,20 +65,12 @@ def main() -> None:
         dt = time.perf_counter() - t0
         c = coverage_of(method, est, lo, hi, target, studies.defined)
         clustered[method] = {"studies_per_s": round(args.sims / dt, 1), "coverage": round(c.coverage, 4)}
-    st = simulate.simulate_studies(0.5, 0.8, 0.8, 400, 10, args.sims, np.random.default_rng(0))
-    t0 = time.perf_counter()
-    simulate.seed_interval_rows(st, args.n_boot, np.random.default_rng(1))
-    rows_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    simulate.seed_interval(st, args.n_boot, np.random.default_rng(1))
-    fast_s = time.perf_counter() - t0
     out = result_record(
         "simulate",
         sims=args.sims,
         n_boot=args.n_boot,
         unclustered=unclustered,
         clustered=clustered,
-        seed_interval={"rows_s": round(rows_s, 3), "counts_s": round(fast_s, 3), "ratio": round(rows_s / fast_s, 1)},
     )
     write_result("simulate", out)
     print(json.dumps(out))

@@ -481,8 +481,7 @@ def load_config(path: str | Path) -> Config:
             else (cfg_path.parent / cache).resolve()
         )
     cfg = Config(path=path, cache_dir=cache, profile=profile, max_calls=max_calls, models=models, loop=loop)
-    from vocab.records import memory_gib as machine_memory  # local: records imports this module
-    from vocab.serving.servers import chat_template_path  # local: servers imports this module
+    from vocab.machine import memory_gib as machine_memory
 
     memory_gib = machine_memory()
     for m in models.values():
@@ -566,3 +565,15 @@ def loop_with_overrides(
     except LevelError as e:
         raise ConfigError(str(e)) from None
     return loop
+
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"  # chat templates shipped in the package
+
+
+def chat_template_path(cfg: Config, m: ModelConfig) -> Path | None:
+    if m.serve.chat_template is None:
+        return None
+    name = m.serve.chat_template
+    if name.startswith("vocab:"):  # a template shipped in the package
+        return TEMPLATES / name.removeprefix("vocab:")
+    return cfg.resolve(name)

@@ -44,6 +44,7 @@ from vocab.records import (
     write_json_atomic,
 )
 from vocab.serving.client import RETRY_KINDS, ModelCallError, StructuredResult
+from vocab.serving.roundtrip import deployment
 
 log = logging.getLogger(__name__)
 
@@ -276,7 +277,7 @@ def prepare_run_dir(cfg: Config, loop: LoopConfig, run_dir: Path) -> tuple[dict,
                 "lexicon": levels[0].lexicon if levels else None,
             },
             "config": {"path": str(cfg.path), "text": Path(cfg.path).read_text()},
-            "models": model_records(cfg, names),
+            "models": model_records(cfg, names, {n: deployment(cfg.model(n)) for n in names}),
             "versions": versions(),
             "git_commit": git_commit(),
             "machine": machine(),

@@ -33,6 +33,7 @@ from typing import Any
 from vocab import prompts, rubric
 from vocab.config import Config, LoopConfig
 from vocab.errors import InputError
+from vocab.machine import ISA_FLAGS, machine, memory_gib  # noqa: F401 - a manifest's machine
 
 log = logging.getLogger(__name__)
 
@@ -329,14 +330,6 @@ def versions() -> dict[str, str | None]:
 # The instruction sets that decide which CPU kernels vLLM and PyTorch run: the same seed can give other text, and
 # throughput can differ several times, between machines of one kind that differ here (an AVX2-only EPYC against
 # one with AVX-512).
-ISA_FLAGS = ("avx2", "avx512f", "avx512_bf16", "avx512_vnni", "amx_bf16", "amx_tile")
-
-
-def memory_gib() -> float:
-    """This machine's physical memory in GiB."""
-    return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
-
-
 def read_json_object(path: Path, keys: tuple[str, ...], what: str, remedy: str, error=None) -> dict[str, Any]:
     """A JSON file vocab wrote (a dataset's or packet's description): damaged (cut, not JSON, not UTF-8, too
     deep) or missing one of ``keys`` is one line naming it and the ``remedy``, raised as ``error``."""
@@ -348,26 +341,6 @@ def read_json_object(path: Path, keys: tuple[str, ...], what: str, remedy: str, 
     if not isinstance(obj, dict) or not set(keys) <= set(obj):
         raise error(f"{path} is not {what} vocab wrote: {remedy}")
     return obj
-
-
-def machine() -> dict[str, Any]:
-    """The CPU a run or benchmark ran on: model, usable cores, the instruction sets that pick kernels, memory."""
-    cpu, flags = "unknown", set()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key.strip() == "model name" and cpu == "unknown":
-                cpu = value.strip()
-            elif key.strip() == "flags" and not flags:
-                flags = set(value.split())
-    except OSError:
-        pass
-    return {
-        "cpu": cpu,
-        "cores": len(os.sched_getaffinity(0)),
-        "isa": [f for f in ISA_FLAGS if f in flags],
-        "memory_gib": round(memory_gib(), 1),
-    }
 
 
 def git_commit() -> str | None:
@@ -391,9 +364,10 @@ def git_commit() -> str | None:
         return None
 
 
-def model_records(cfg: Config, names: list[str]) -> dict[str, Any]:
+def model_records(cfg: Config, names: list[str], deployments: dict[str, dict]) -> dict[str, Any]:
+    """Each model's record for a manifest; ``deployments``: what each model's endpoint said it serves (its caller
+    asked: storage never calls the network)."""
     from vocab.serving.models import prepared_dir, weight_checksums
-    from vocab.serving.roundtrip import deployment
 
     out = {}
     for n in names:
@@ -404,6 +378,6 @@ def model_records(cfg: Config, names: list[str]) -> dict[str, Any]:
             rec["weights"] = weight_checksums(prepared_dir(cfg.cache_dir, m.asset))
         elif m.kind == "vllm":
             rec["model"] = m.model
-        rec["server"] = deployment(m)  # which deployment answered: its models and vLLM version, where it says
+        rec["server"] = deployments[n]  # which deployment answered: its models and vLLM version, where it says
         out[n] = rec
     return out

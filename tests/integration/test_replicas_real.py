@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.router_metrics import router_forwarded
 from vocab.config import load_config
 from vocab.records import load_run
 from vocab.serving.client import INFRA_KINDS
-from vocab.serving.servers import ROUTER_HEALTH_INTERVAL_S, Servers, router_forwarded, router_workers
+from vocab.serving.servers import ROUTER_HEALTH_INTERVAL_S, Servers, router_workers
 
 from .test_loop_real import assert_no_duplicates_or_gaps, result_lines, vocab_run, wait_for
 

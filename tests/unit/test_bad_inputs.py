@@ -335,7 +335,6 @@ def test_a_simulation_too_large_for_memory_is_refused_before_it_starts(tmp_path,
 )
 def test_a_dask_scheduler_that_is_no_address_or_does_not_answer_is_one_line(tmp_path, capsys, scheduler, words):
     """Refused before any point runs; nothing is written (the port-9 case waits out the client's 10 s timeout)."""
-    pytest.importorskip("dask.distributed")
     argv = ["coverage-grid", "--out", str(tmp_path / "g.csv"), "--sims", "10", "--scheduler", scheduler]
     refused(argv, capsys, [tmp_path], words)
 

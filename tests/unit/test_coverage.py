@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vocab.coverage import coverage, seed_interval, simulate_studies
+from vocab.coverage import coverage, interval, simulate_studies
 
 
 def test_seeded_and_deterministic():
@@ -41,7 +41,7 @@ def test_the_study_regime_under_covers():
 def test_short_piles_are_resampled_within_their_own_size():
     rng = np.random.default_rng(2)
     st = simulate_studies(0.5, 1.0, 0.02, 30, 10, 50, rng)  # the critic fails almost nothing
-    est, lo, hi = seed_interval(st, 200, rng)
+    est, lo, hi = interval("seed", st, 200, rng)
     short = st.defined & np.isnan(st.failed[:, -1])
     assert short.any() and np.all((lo[short] <= est[short] + 1e-12) & (est[short] <= hi[short] + 1e-12))
 
@@ -78,29 +78,15 @@ def test_cli_and_bad_input():
     assert bad.returncode == 2 and "theta must lie in [0, 1]" in bad.stderr
 
 
-def test_binomial_bootstrap_matches_row_resampling():
-    """The fast seed interval draws pile counts; resampling rows (the study's code) gives the same coverage."""
-    from vocab.coverage import seed_interval_rows
-
-    rng = np.random.default_rng(4)
-    st = simulate_studies(0.5, 0.8, 0.8, 400, 10, 3000, rng)
-    fast = seed_interval(st, 400, np.random.default_rng(1))
-    rows = seed_interval_rows(st, 400, np.random.default_rng(2))
-    np.testing.assert_allclose(fast[0], rows[0])  # the same point estimates
-    cover = [np.mean((lo <= 0.5) & (hi >= 0.5)) for _, lo, hi in (fast, rows)]
-    assert abs(cover[0] - cover[1]) < 0.02  # Monte Carlo error of 3,000 studies is about 0.007
-    assert np.mean(np.abs(fast[2] - fast[1] - (rows[2] - rows[1]))) < 0.03
-
-
 def test_ppi_equals_seed_estimate_and_ppi_py():
     """At lambda = 1 the prediction-powered estimate is seed 000's theta; its interval is ppi_py's."""
     import ppi_py
 
-    from vocab.coverage import point_estimate, ppi_interval
+    from vocab.coverage import point_estimate
 
     rng = np.random.default_rng(7)
     st = simulate_studies(0.4, 0.85, 0.7, 300, 12, 40, rng)
-    est, lo, hi = ppi_interval(st)
+    est, lo, hi = interval("ppi", st, 1, rng)
     np.testing.assert_allclose(est[st.defined], point_estimate(st)[st.defined])
     for s in np.flatnonzero(st.defined)[:10]:
         ya, yb = st.passed[s][~np.isnan(st.passed[s])], st.failed[s][~np.isnan(st.failed[s])]
@@ -124,7 +110,7 @@ def test_every_method_is_near_nominal_with_large_piles(method):
 def test_the_randomised_confidence_distribution_is_exact_for_one_proportion():
     """Its equal-tailed interval covers a binomial proportion 95 % of the time at every value, the edges included,
     where the Jeffreys interval for 10 rows swings between over- and under-covering."""
-    from vocab.coverage.simulate import binomial_cd_draws
+    from vocab.stats import binomial_cd_draws
 
     rng = np.random.default_rng(5)
     sims, n = 4000, 10
@@ -427,15 +413,27 @@ def test_clustered_coverage_at_two_points():
         clustered_coverage("wald", theta=0.3, q1=0.8, q0=0.8, spread=1.0, sims=10)
 
 
+def _row_bootstrap(values: np.ndarray, w: np.ndarray, n_boot: int, rng) -> np.ndarray:
+    """(S, n_boot) weighted means of rows resampled with replacement within each study's pile, by indexing rows:
+    the reference the pile bootstrap by counts is checked against."""
+    s, n = values.shape
+    size = np.maximum(np.sum(~np.isnan(values), axis=1), 1)
+    idx = (rng.random((s, n_boot, n)) * size[:, None, None]).astype(np.int64)
+    v = np.take_along_axis(np.nan_to_num(values)[:, None, :].repeat(n_boot, 1), idx, axis=2)
+    ww = np.take_along_axis(w[:, None, :].repeat(n_boot, 1), idx, axis=2)
+    use = np.arange(n)[None, None, :] < size[:, None, None]
+    return (v * ww * use).sum(2) / (ww * use).sum(2)
+
+
 def test_the_pile_bootstrap_by_counts_is_the_row_bootstrap():
-    """The grid's seed interval resamples a pile as multinomial counts over its distinct (weight, verdict) rows;
-    the study's code resamples rows. Same distribution: same mean and spread of the weighted share, per study."""
-    from vocab.coverage.clustered import _pile_boot, _row_boot
+    """Seed 000's interval resamples a pile as multinomial counts over its distinct (weight, verdict) rows; the
+    study's first code resampled rows. Same distribution: same mean and spread of the weighted share, per study."""
+    from vocab.stats import pile_bootstrap
 
     values = np.array([[1, 0, 1, 1, 0, np.nan], [0, 0, 0, 1, np.nan, np.nan], [1, 1, 1, 1, 1, 1]], dtype=float)
     weights = np.array([[1, 2, 3, 1, 1, 0], [3, 1, 2, 2, 0, 0], [1, 1, 2, 3, 1, 2]], dtype=float)
-    by_rows = _row_boot(values, weights, 20_000, np.random.default_rng(1))
-    by_counts = _pile_boot(values, weights, 20_000, np.random.default_rng(2))
+    by_rows = _row_bootstrap(values, weights, 20_000, np.random.default_rng(1))
+    by_counts = pile_bootstrap(values, weights, 20_000, np.random.default_rng(2))
     np.testing.assert_allclose(by_counts.mean(axis=1), by_rows.mean(axis=1), atol=0.01)
     np.testing.assert_allclose(by_counts.std(axis=1), by_rows.std(axis=1), atol=0.01)
     assert (by_counts[2] == 1).all() and by_rows.std(axis=1)[0] > 0.1  # a pile passed in full resamples to 1

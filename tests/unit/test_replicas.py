@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.router_metrics import router_forwarded
 from vocab.config import ConfigError, ModelConfig, load_config
 from vocab.serving.roundtrip import deployment
-from vocab.serving.servers import Servers, ServerSpec, ServerStartError, health, router_forwarded, served_specs
+from vocab.serving.servers import Servers, ServerSpec, ServerStartError, health, served_specs
 
 ROOT = Path(__file__).resolve().parents[2]
 CPU = ROOT / "configs" / "cpu-replicas.toml"

@@ -35,7 +35,7 @@ from typing import Any
 import pandas as pd
 
 from vocab import rubric as vocab_rubric
-from vocab.calibration.sample import CalibrationError
+from vocab.calibration.errors import CalibrationError
 from vocab.records import read_json_object, write_text_atomic
 
 CLASSES = ("PASSED", "FAILED", "UNSCORED")

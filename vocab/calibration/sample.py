@@ -27,14 +27,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vocab.errors import InputError
+from vocab.calibration.dataset import is_imported
+from vocab.calibration.errors import CalibrationError
 
 KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight"]
 SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
-
-
-class CalibrationError(InputError):
-    """A sample that would overwrite another, or a ratings file that does not fit its sheet."""
 
 
 @dataclass(frozen=True)
@@ -276,8 +273,6 @@ def read_sheet(run_dir: str | Path) -> pd.DataFrame:
 
 
 def read_key(run_dir: str | Path) -> pd.DataFrame:
-    from vocab.calibration.dataset import is_imported
-
     # an imported dataset's groups are names ("12", "q-07"), a run's levels numbers
     dtype = {"level": str} if is_imported(run_dir) else None
     return pd.read_csv(Path(run_dir) / "calibration" / "key.csv", dtype=dtype)

@@ -10,18 +10,18 @@ writer's rate of good attempts over the population of levels (:func:`population_
 E[attempts], the retries included), as in the unclustered simulator; each study's own share of good attempts is
 kept too (``truth``), for the finite-population view.
 
-Intervals (nominal 95 %):
+Intervals (nominal 95 %), each the report's (:mod:`vocab.stats.intervals`, the same code and draws) with the model
+of p named:
 
-- ``seed`` — seed 000's: rows of each pile resampled with their weights, p fixed;
+- ``seed`` — seed 000's bootstrap of the piles' rows with their weights, p fixed;
 - ``attempt-boot`` — the same, p resampled as if the attempts were independent (Binomial(N, p)/N);
 - ``level-boot`` — the same, p resampled by levels (a cluster bootstrap: levels drawn with replacement);
-- ``jeffreys`` — Beta(k + ½, n − k + ½) posteriors for a, the weighted b (its effective count n·b) and p;
+- ``jeffreys`` — Jeffreys posteriors for a, the weighted b and p (on the attempts);
 - ``jeffreys-cluster`` — the same with p's posterior on N / deff attempts, deff the design effect of p estimated
   from the levels (the ratio estimator's variance over the binomial one, at least 1);
 - ``ppi`` — prediction-powered inference at λ = 1 with the failed pile's weights, a Wald interval;
-- ``fiducial`` — randomised binomial confidence distributions (:func:`vocab.stats.binomial_cd_draws`)
-  for a (its n rows), the weighted b (on its Kish effective number of rows, (Σw)² / Σw²) and p (on N / deff
-  attempts, as ``jeffreys-cluster``), propagated to theta by sampling; the equal-tailed interval.
+- ``fiducial`` — 03's default: randomised binomial confidence distributions for a, b (on its Kish effective rows)
+  and p (on N / deff attempts).
 
 Yardsticks, not intervals anyone can compute (they know the truth): ``oracle`` and ``oracle-shortest`` take the
 estimate's own error distribution at the point (over its simulated studies) as known, the equal-tailed and the
@@ -42,7 +42,7 @@ import pandas as pd
 
 from vocab import stats
 from vocab.coverage.simulate import Coverage, coverage_of
-from vocab.stats import binomial_cd_draws, kish_rows
+from vocab.stats import Piles
 
 CLUSTERED_METHODS = ("seed", "attempt-boot", "level-boot", "jeffreys", "jeffreys-cluster", "ppi", "fiducial")
 ORACLES = ("oracle", "oracle-shortest")  # yardsticks that know the truth: for widths, never a choice
@@ -131,58 +131,25 @@ def population_theta(theta: float, q1: float, q0: float, spread: float, max_atte
     return float(num / den)
 
 
+def clustered_piles(st: ClusteredStudies) -> Piles:
+    """The studies' piles as :mod:`vocab.stats.intervals` takes them, p's design effect from their levels."""
+    return Piles(st.p, st.attempts.astype(float), st.passed, st.failed, st.weights,
+                 stats.design_effect(st.level_passes, st.level_attempts))  # fmt: skip
+
+
 def clustered_shares(st: ClusteredStudies):
     """Per study: (passed-pile rows, a, failed-pile rows, the weighted b)."""
-    na = np.sum(~np.isnan(st.passed), axis=1)
-    nb = np.sum(~np.isnan(st.failed), axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        a = np.nansum(st.passed, axis=1) / na
-        b = np.nansum(np.nan_to_num(st.failed) * st.weights, axis=1) / st.weights.sum(axis=1)
-    return na, a, nb, b
+    return clustered_piles(st).shares()
 
 
 def clustered_estimate(st: ClusteredStudies) -> np.ndarray:
     """Per study: the corrected rate p·a + (1 − p)·b (nan where a pile is empty)."""
-    _, a, _, b = clustered_shares(st)
-    return st.p * a + (1 - st.p) * b
+    return clustered_piles(st).estimate()
 
 
 def design_effect(st: ClusteredStudies) -> np.ndarray:
     """Per study: :func:`vocab.stats.design_effect` of its levels' counts."""
     return stats.design_effect(st.level_passes, st.level_attempts)
-
-
-def _row_boot(values: np.ndarray, w: np.ndarray, n_boot: int, rng) -> np.ndarray:
-    """(S, n_boot) weighted means of rows resampled with replacement within each study's pile, as the study's
-    code resamples them: the reference :func:`_pile_boot` (which the intervals use) is tested against."""
-    s, n = values.shape
-    size = np.maximum(np.sum(~np.isnan(values), axis=1), 1)
-    idx = (rng.random((s, n_boot, n)) * size[:, None, None]).astype(np.int64)
-    v = np.take_along_axis(np.nan_to_num(values)[:, None, :].repeat(n_boot, 1), idx, axis=2)
-    ww = np.take_along_axis(w[:, None, :].repeat(n_boot, 1), idx, axis=2)
-    use = np.arange(n)[None, None, :] < size[:, None, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (v * ww * use).sum(2) / (ww * use).sum(2)
-
-
-def _pile_boot(values: np.ndarray, w: np.ndarray, n_boot: int, rng) -> np.ndarray:
-    """:func:`_row_boot` by counts: a resample of a pile's rows is a multinomial draw over its distinct (weight,
-    verdict) rows, so the (S, n_boot) weighted means come without indexing S × n_boot × n rows."""
-    s = values.shape[0]
-    size = np.sum(~np.isnan(values), axis=1)
-    kinds = np.unique(w[~np.isnan(values)]) if size.any() else np.ones(1)
-    cats = [(k, y) for k in kinds for y in (0.0, 1.0)]
-    counts = np.stack([((w == k) & (values == y)).sum(axis=1) for k, y in cats], axis=1).astype(float)
-    probs = counts / np.maximum(size, 1)[:, None]
-    probs[size == 0] = 1.0 / len(cats)  # an empty pile (the study is undefined): any valid draw
-    wk = np.array([k for k, _ in cats])
-    yk = np.array([y for _, y in cats])
-    num, den = np.empty((s, n_boot)), np.empty((s, n_boot))
-    for i, (m, pr) in enumerate(zip(np.maximum(size, 1), probs, strict=True)):
-        d = rng.multinomial(m, pr, size=n_boot)  # (n_boot, categories)
-        num[i], den[i] = d @ (wk * yk), d @ wk
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return num / den
 
 
 def both_unanimous(st: ClusteredStudies) -> np.ndarray:
@@ -191,85 +158,46 @@ def both_unanimous(st: ClusteredStudies) -> np.ndarray:
     return np.isin(a, (0.0, 1.0)) & np.isin(b, (0.0, 1.0))
 
 
-def _keep_unanimous(draws: np.ndarray, share: np.ndarray, where: np.ndarray, scale: float) -> np.ndarray:
-    """In the studies ``where``, a unanimous pile's draws pulled towards the boundary it sits at: the distance to
-    it times ``scale``."""
-    top, bottom = (((share == v) & where)[:, None] for v in (1, 0))
-    return np.where(top, 1 - scale * (1 - draws), np.where(bottom, scale * draws, draws))
+def _level_boot(st: ClusteredStudies, n_boot: int):
+    """p resampled by levels (a cluster bootstrap: levels drawn with replacement), as a model of p for
+    :func:`vocab.stats.correction_intervals`."""
+
+    def draw(rng):
+        s, big_l = st.level_passes.shape
+        idx = rng.integers(0, big_l, size=(s, n_boot, big_l))
+        x = np.take_along_axis(st.level_passes[:, None, :].repeat(n_boot, 1), idx, axis=2).sum(2)
+        m = np.take_along_axis(st.level_attempts[:, None, :].repeat(n_boot, 1), idx, axis=2).sum(2)
+        return x / m
+
+    return draw
+
+
+# each simulator method: the interval of vocab.stats.intervals it is, and its model of p (None: the interval's own)
+_AS_INTERVAL = {
+    "seed": ("seed", None),
+    "attempt-boot": ("seed", "binomial"),
+    "level-boot": ("seed", "levels"),
+    "jeffreys": ("jeffreys", None),
+    "jeffreys-cluster": ("jeffreys", "beta-deff"),
+    "ppi": ("ppi", None),
+    "fiducial": ("fiducial", None),
+}
 
 
 def clustered_interval(
     method: str, st: ClusteredStudies, n_boot: int, rng: np.random.Generator, *, unanimous_scale: float = 1.0
 ):
-    """(estimate, low, high) per study. ``unanimous_scale`` (fiducial only, for :func:`unanimous_tradeoff`): how
-    much of the piles' uncertainty the interval keeps where both piles are unanimous; 1 is the method as it
-    stands."""
+    """(estimate, low, high) per study, by :func:`vocab.stats.correction_intervals` (the report's intervals).
+    ``unanimous_scale`` (fiducial only, for :func:`unanimous_tradeoff`): how much of the piles' uncertainty the
+    interval keeps where both piles are unanimous; 1 is the method as it stands."""
     if method not in CLUSTERED_METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(CLUSTERED_METHODS)})")
-    if not 0 <= unanimous_scale <= 1 or (unanimous_scale != 1 and method != "fiducial"):
-        raise ValueError(f"unanimous_scale must lie in [0, 1], for fiducial only; got {unanimous_scale} for {method}")
-    na, a, nb, b = clustered_shares(st)
-    est = clustered_estimate(st)
-    s = len(st.p)
-    if method == "ppi":
-        from scipy.stats import norm
-
-        n = na + nb
-        with np.errstate(invalid="ignore", divide="ignore"):
-            wa = st.p * n / na  # a passed row's weight; its residual w (Y - 1)
-            wb = (1 - st.p)[:, None] * n[:, None] * st.weights / st.weights.sum(axis=1, keepdims=True)
-            ra = np.where(np.isnan(st.passed), np.nan, wa[:, None] * (st.passed - 1))
-            rb = np.where(np.isnan(st.failed), np.nan, wb * st.failed)
-            r = np.concatenate([ra, rb], axis=1)
-            mean_r = np.nansum(r, axis=1) / n
-            var_r = np.nansum(r**2, axis=1) / n - mean_r**2
-            est_ppi = st.p + mean_r
-            se = np.sqrt(np.maximum(var_r, 0) / n + st.p * (1 - st.p) / st.attempts)
-        z = norm.ppf(0.975)
-        lo, hi = est_ppi - z * se, est_ppi + z * se
-        est = est_ppi
-    else:
-        if method in ("seed", "attempt-boot", "level-boot"):
-            ab = _pile_boot(st.passed, np.ones_like(st.passed), n_boot, rng)
-            bb = _pile_boot(st.failed, st.weights, n_boot, rng)
-        elif method == "fiducial":
-            nbe = kish_rows(st.weights)
-            ab = binomial_cd_draws(np.nan_to_num(a) * na, na, rng.random(s), n_boot, rng)
-            bb = binomial_cd_draws(np.nan_to_num(b) * nbe, nbe, rng.random(s), n_boot, rng)
-            if unanimous_scale != 1.0:
-                both = both_unanimous(st)
-                ab, bb = _keep_unanimous(ab, a, both, unanimous_scale), _keep_unanimous(bb, b, both, unanimous_scale)
-        else:
-            ka = np.nan_to_num(a) * na
-            kb = np.nan_to_num(b) * nb
-            ab = rng.beta((ka + 0.5)[:, None], (na - ka + 0.5)[:, None], size=(s, n_boot))
-            bb = rng.beta((kb + 0.5)[:, None], (nb - kb + 0.5)[:, None], size=(s, n_boot))
-        if method == "seed":
-            pb = np.repeat(st.p[:, None], n_boot, axis=1)
-        elif method == "attempt-boot":
-            pb = rng.binomial(st.attempts[:, None], st.p[:, None], size=(s, n_boot)) / st.attempts[:, None]
-        elif method == "level-boot":
-            big_l = st.level_passes.shape[1]
-            idx = rng.integers(0, big_l, size=(s, n_boot, big_l))
-            x = np.take_along_axis(st.level_passes[:, None, :].repeat(n_boot, 1), idx, axis=2).sum(2)
-            m = np.take_along_axis(st.level_attempts[:, None, :].repeat(n_boot, 1), idx, axis=2).sum(2)
-            pb = x / m
-        elif method == "fiducial":
-            n_eff = st.attempts / design_effect(st)
-            pb = binomial_cd_draws(st.p * n_eff, n_eff, rng.random(s), n_boot, rng)
-        else:
-            n_eff = st.attempts / (design_effect(st) if method == "jeffreys-cluster" else 1.0)
-            kp = st.p * n_eff
-            pb = rng.beta((kp + 0.5)[:, None], (n_eff - kp + 0.5)[:, None], size=(s, n_boot))
-        t = pb * ab + (1 - pb) * bb
-        lo, hi = np.nanquantile(t, [0.025, 0.975], axis=1)
-        with np.errstate(invalid="ignore"):  # every interval is widened to hold its estimate (stats.holding)
-            lo, hi = np.fmin(lo, est), np.fmax(hi, est)
-    lo, hi = np.clip(lo, 0, 1), np.clip(hi, 0, 1)
-    undefined = ~st.defined
-    est, lo, hi = est.astype(float), lo.astype(float), hi.astype(float)
-    est[undefined] = lo[undefined] = hi[undefined] = np.nan
-    return est, lo, hi
+    interval, p_model = _AS_INTERVAL[method]
+    if p_model == "levels":
+        p_model = _level_boot(st, n_boot)
+    r = stats.correction_intervals(interval, clustered_piles(st), n_draws=n_boot, rng=rng, p_model=p_model,
+                                   unanimous_scale=unanimous_scale)  # fmt: skip
+    return r.theta, r.low, r.high
 
 
 def oracle_interval(est, target: float, defined, *, shortest: bool = False, confidence: float = 0.95):

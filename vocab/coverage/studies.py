@@ -8,7 +8,7 @@ import pandas as pd
 
 from vocab import stats
 from vocab.coverage.clustered import clustered_shares, simulate_clustered
-from vocab.coverage.simulate import _counts, simulate_studies
+from vocab.coverage.simulate import simulate_studies, study_piles
 
 
 def rater_error_table(
@@ -33,10 +33,9 @@ def rater_error_table(
     for e in errors:
         rng = np.random.default_rng(np.random.SeedSequence([seed, round(e * 1000)]))
         st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error=e)
-        na, ka, nb, kb = _counts(st)
+        _, a, _, b = study_piles(st).shares()
         d = st.defined
         with np.errstate(invalid="ignore", divide="ignore"):
-            a, b = ka / na, kb / nb
             naive = st.p * a + (1 - st.p) * b
             if e < 0.5:
                 a_c, b_c = stats.invert_flip_rate(a, e), stats.invert_flip_rate(b, e)

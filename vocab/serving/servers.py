@@ -33,12 +33,10 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-from vocab.config import Config, ConfigError, ModelConfig
+from vocab.config import Config, ConfigError, ModelConfig, chat_template_path
 from vocab.serving.models import prepared_dir
 
 log = logging.getLogger(__name__)
-
-TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 
 
 class ServerStartError(RuntimeError):
@@ -79,15 +77,6 @@ def model_path(cfg: Config, m: ModelConfig) -> str:
     if m.kind == "embedded":
         return str(prepared_dir(cfg.cache_dir, m.asset))
     return m.model
-
-
-def chat_template_path(cfg: Config, m: ModelConfig) -> Path | None:
-    if m.serve.chat_template is None:
-        return None
-    name = m.serve.chat_template
-    if name.startswith("vocab:"):  # a template shipped in the package
-        return TEMPLATES / name.removeprefix("vocab:")
-    return cfg.resolve(name)
 
 
 def build_spec(
@@ -498,20 +487,3 @@ def _child_setup(cpus: tuple[int, ...]) -> None:
 def _signal_group(proc: subprocess.Popen, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, sig)  # start_new_session=True made the server its group's leader
-
-
-def router_forwarded(metrics_port: int, timeout: float = 5.0) -> dict[str, int]:
-    """The requests a vllm-router sent on, per replica URL, read from its Prometheus endpoint on 127.0.0.1: the sum of
-    its circuit breaker's outcomes (``vllm_router_cb_outcomes_total``, success and failure), one per request sent to
-    a replica. Not ``vllm_router_processed_requests_total``: vllm-router 0.1.17 counts that in its routing policy,
-    which it skips when one replica is left healthy (measured: 18 of 30 calls counted after a replica died)."""
-    import re
-
-    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=timeout) as r:
-        text = r.read(8 << 20).decode("utf-8", "replace")
-    name = "vllm_router_cb_outcomes_total"
-    pattern = re.compile(rf'^{name}\{{worker="([^"]+)",outcome="[a-z_]+"\}}\s+([0-9.eE+]+)\s*$', re.M)
-    out: dict[str, int] = {}
-    for url, n in pattern.findall(text):
-        out[url] = out.get(url, 0) + int(float(n))
-    return out

@@ -1,0 +1,62 @@
+"""One implementation of each interval: what the simulator (and so the coverage grid and the planner) computes for a
+study is, to the bit, what the report prints for the same piles and seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vocab import stats
+from vocab.calibration import correction_table, draw_sample, variants
+from vocab.coverage.clustered import ClusteredStudies, clustered_interval
+
+from .test_calibration import synthetic_attempts
+
+
+def _as_study(att: pd.DataFrame, key: pd.DataFrame, verdicts: pd.Series, cell: str) -> ClusteredStudies:
+    """One cell of a sampled, rated run as the simulator holds a study: p over the cell's attempts, the levels'
+    counts, the piles' verdicts (in the key's blind-id order) and the failed pile's weights."""
+    a = att[att.cell == cell]
+    levels = a.assign(passed=a.verdict.eq("PASSED")).groupby("level", sort=True).passed.agg(["sum", "size"])
+    k = key[key.cell == cell].sort_values("blind_id")
+    passed = verdicts.loc[k[k.pile == "passed"].blind_id].to_numpy(float)
+    failed_rows = k[k.pile == "failed"]
+    failed = verdicts.loc[failed_rows.blind_id].to_numpy(float)
+    one = np.ones(1, bool)
+    return ClusteredStudies(
+        p=np.array([a.verdict.eq("PASSED").mean()]), attempts=np.array([len(a)]), passed=passed[None, :],
+        failed=failed[None, :], weights=failed_rows.weight.to_numpy(float)[None, :],
+        level_passes=levels["sum"].to_numpy()[None, :], level_attempts=levels["size"].to_numpy()[None, :],
+        truth=np.full(1, np.nan), defined=one,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_the_simulator_computes_what_the_report_prints(seed):
+    rng = np.random.default_rng(seed)
+    att = synthetic_attempts(seed, levels=int(rng.integers(12, 40)))
+    key = draw_sample(att, per_pile=int(rng.integers(3, 15)), seed=seed).key
+    # a rater that disagrees with the critic on a share of rows that differs per study
+    flip = rng.random(len(key)) < rng.uniform(0.05, 0.4)
+    verdicts = pd.Series((key.critic_verdict.eq("PASSED") ^ flip).astype(float).to_numpy(), index=key.blind_id)
+    ratings = {"r": pd.DataFrame({"blind_id": key.blind_id, "verdict": np.where(verdicts, "PASSED", "FAILED")})}
+    for interval in stats.INTERVALS:
+        table = correction_table(att, key, variants(ratings, None), n_boot=300, seed=seed, interval=interval)
+        assert len(table) == 4
+        for row in table.itertuples():
+            study = _as_study(att, key, verdicts, row.cell)
+            rng = stats.stream(seed, "correction", interval, "r", row.cell)  # the report's stream for that row
+            est, lo, hi = clustered_interval(interval, study, 300, rng)
+            assert (est[0], lo[0], hi[0]) == (row.theta, row.ci_low, row.ci_high), (interval, row.cell)
+
+
+def test_an_interval_of_one_study_does_not_depend_on_the_studies_beside_it_in_the_scalar_entry():
+    """The report's entry point is the vectorised function with one study: the same numbers as calling that
+    function directly, q1 and q0 included."""
+    x, y, w = np.array([1, 1, 0, 1.0]), np.array([0, 1, 0.0]), np.array([1, 3, 2.0])
+    one = stats.correction_interval("fiducial", 0.4, 50, x, y, w, n_draws=500, rng=np.random.default_rng(5))
+    piles = stats.Piles.one(0.4, 50, x, y, w)
+    many = stats.correction_intervals("fiducial", piles, n_draws=500, rng=np.random.default_rng(5), with_q=True)
+    assert one.theta_ci == (many.low[0], many.high[0]) and one.q1_ci == (many.q1_low[0], many.q1_high[0])
+    assert one.point.theta == pytest.approx(0.4 * 0.75 + 0.6 * (3 / 6))
