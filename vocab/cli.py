@@ -46,17 +46,14 @@ def cmd_models_prepare(args) -> int:
 
 
 def cmd_serve(args) -> int:
-    from vocab.serving.servers import Servers, served_specs
+    from vocab.serving.servers import Servers, dry_run_lines
 
     cfg = load_config(args.config)
     names = args.model or None
     for n in names or ():
         cfg.model(n)
     if args.dry_run:
-        for spec in served_specs(cfg, args.profile, names):
-            print(f"# {spec.name}: port {spec.port}, log {spec.log_path}\n{spec.shell()}")
-        for m in (m for m in cfg.models.values() if not m.served):
-            print(f"# {m.name}: endpoint {m.base_url} (not started by vocab serve)")
+        print("\n".join(dry_run_lines(cfg, args.profile, names)))
         return 0
     with Servers(cfg, args.profile, names) as servers:
         for spec in servers.specs:
@@ -135,13 +132,9 @@ def cmd_levels(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from vocab.script import MAX_LINE, check_lines
+    from vocab.script import check_lines, read_lines
 
-    def lines():  # read a line at a time, never more than one line's limit (a 100 MB line is refused early)
-        while line := sys.stdin.readline(MAX_LINE + 2):
-            yield line.rstrip("\r\n") if line.endswith("\n") or len(line) <= MAX_LINE else line
-
-    for o in check_lines(lines()):  # nothing is written unless every line is valid
+    for o in check_lines(read_lines(sys.stdin)):  # nothing is written unless every line is valid
         sys.stdout.write(json.dumps(o) + "\n")
     return 0
 
@@ -163,50 +156,11 @@ def _names(text: str, option: str) -> tuple[str, ...]:
 
 
 def cmd_sample(args) -> int:
-    from vocab.calibration import draw_sample, load_dataset, write_sample
-    from vocab.calibration import sample as sm
+    from vocab.calibration.chain import sample_step
 
-    if args.budget is not None and args.per_pile is not None:
-        raise UsageError("--budget and --per-pile: give one (a budget is split between the piles)")
-    if args.allocation is not None and args.budget is None:
-        raise UsageError("--allocation needs --budget (the rows per cell to split)")
-    if args.rater is not None and args.allocation != "pilot":
-        raise UsageError("--rater is the pilot's rater: only with --allocation pilot")
-    allocation = args.allocation or "equal"
-    data = load_dataset(args.run_dir)
-    cal = Path(args.run_dir) / "calibration"
-    record = {"seed": args.seed, "allocation": allocation, "budget": args.budget}
-    if allocation == "pilot":
-        from vocab.calibration.raters import blind_ratings, rater_passes
-
-        ratings, lead = blind_ratings(args.run_dir, [args.rater] if args.rater else None,
-                                      purpose="there is no pilot to allocate from")  # fmt: skip
-        rater = args.rater or lead
-        key, sheet = sm.read_key(args.run_dir), sm.read_sheet(args.run_dir)
-        extra, sizes = sm.extend_sample(data.attempts, key, rater_passes(ratings[rater]), args.budget, args.seed,
-                                        data.visible, set(sheet.blind_id))  # fmt: skip
-        sm.write_extension(extra, key, args.run_dir)
-        if (cal / "ratings_script.csv").exists():  # the script rater covers every row: its verdicts adjudicate
-            from vocab.calibration.raters import write_script_ratings
-
-            write_script_ratings(args.run_dir)
-        record |= {"stage": "pilot extension", "pilot_rater": rater, "added": len(extra.key)}
-        print(f"{cal}: {len(extra.key)} rows added to the {len(key)} of the pilot (allocated by {rater}'s ratings); "
-              "the new rows are at the end of the blind sheet")  # fmt: skip
-    else:
-        sizes = sm.pile_sizes(data.attempts, args.budget, allocation) if args.budget is not None else None
-        fresh = not (cal / "key.csv").exists()
-        per_pile = 10 if args.per_pile is None else args.per_pile
-        out = write_sample(draw_sample(data.attempts, per_pile, args.seed, data.visible, sizes=sizes),
-                           args.run_dir)  # fmt: skip
-        if not fresh:
-            print(f"{out}: the same sample is already there (key.csv, blind_sheet.csv, blind_sheet.jsonl)")
-            return 0
-        print(f"{out}: key.csv, blind_sheet.csv, blind_sheet.jsonl")
-        record |= {"stage": "draw", "per_pile": None if sizes else per_pile}
-    if sizes:
-        record["rows_per_cell"] = {c: {"passed": a, "failed": b} for c, (a, b) in sizes.items()}
-    sm.write_sample_manifest(args.run_dir, record)
+    for line in sample_step(args.run_dir, per_pile=args.per_pile, budget=args.budget, allocation=args.allocation,
+                            rater=args.rater, seed=args.seed):  # fmt: skip
+        print(line)
     return 0
 
 
@@ -224,19 +178,10 @@ def cmd_calibrate(args) -> int:
 def cmd_import_inspect(args) -> int:
     from vocab.calibration.imports import INSPECT_FAIL, INSPECT_PASS, INSPECT_QUESTION, import_inspect, summary
 
-    def values(text, default):
-        option = "--pass-values" if default == INSPECT_PASS else "--fail-values"
-        return _names(text, option) if text is not None else default
-
-    out = import_inspect(
-        args.log,
-        args.run_dir,
-        scorer=args.scorer,
-        pass_values=values(args.pass_values, INSPECT_PASS),
-        fail_values=values(args.fail_values, INSPECT_FAIL),
-        question=args.question or INSPECT_QUESTION,
-        judge=args.judge,
-    )
+    passes = _names(args.pass_values, "--pass-values") if args.pass_values is not None else INSPECT_PASS
+    fails = _names(args.fail_values, "--fail-values") if args.fail_values is not None else INSPECT_FAIL
+    out = import_inspect(args.log, args.run_dir, scorer=args.scorer, pass_values=passes, fail_values=fails,
+                         question=args.question or INSPECT_QUESTION, judge=args.judge)  # fmt: skip
     print(summary(out))
     return 0
 
@@ -260,25 +205,15 @@ def cmd_import_table(args) -> int:
 
 
 def cmd_rate(args) -> int:
-    import asyncio
-
-    from vocab.calibration import rate_with_model, write_script_ratings
-    from vocab.serving.client import Clients
+    from vocab.calibration.raters import rate_with_config, write_script_ratings
 
     if not (Path(args.run_dir) / "calibration" / "blind_sheet.jsonl").exists():
         raise UsageError(f"{args.run_dir}: no calibration/blind_sheet.jsonl (draw the sample first: vocab sample)")
     if args.model == "script":
         print(write_script_ratings(args.run_dir))
         return 0
-    cfg = load_config(args.config)
-    cfg.model(args.model)
-
-    async def go():
-        async with Clients.from_config(cfg, args.max_calls) as clients:
-            model = clients.get(args.model)
-            return await rate_with_model(args.run_dir, args.rater or args.model, model, max_tokens=args.max_tokens)
-
-    progress = asyncio.run(go())
+    progress = rate_with_config(load_config(args.config), args.run_dir, args.model, args.rater or args.model,
+                                max_tokens=args.max_tokens, max_calls=args.max_calls)  # fmt: skip
     print(json.dumps(progress.as_dict()))
     return 0 if progress.complete else 1
 
@@ -293,42 +228,12 @@ def cmd_packet(args) -> int:
 
 
 def cmd_form(args) -> int:
-    from vocab.calibration.packet import read_packet_meta, unpack_packet_zip
+    from vocab.calibration.form import lab_argv, open_packet
 
-    packet = args.packet
-    if packet.suffix == ".zip" and packet.is_file():
-        packet = unpack_packet_zip(packet, args.into)
-        print(f"{packet}: the packet, unpacked from {args.packet.name}; your ratings are kept here", file=sys.stderr)
-    elif args.into is not None:
-        raise UsageError("--into is for a packet's zip (vocab form NAME.zip --into DIR)")
-    if not (packet / "packet.json").exists():
-        raise UsageError(f"{packet}: not a rater's packet (make one: vocab packet --run-dir RUN --rater NAME)")
-    read_packet_meta(packet)  # a damaged packet is one line here, not an error inside JupyterLab
-    run = packet.resolve().parent.parent
-    if (run / "calibration" / "key.csv").exists():
-        hand = packet.with_suffix(".zip")
-        print(f"note: this packet lies inside the run {run}: the form's kernel can read the run's files, the key "
-              f"among them. To hand it to a rater, give them {hand}", file=sys.stderr)  # fmt: skip
-    argv = [
-        str(Path(sys.executable).with_name("jupyter")),
-        "lab",
-        f"--ServerApp.root_dir={packet.resolve()}",
-        "--FileContentsManager.pre_save_hook=vocab.calibration.form.strip_live_form",
-        "--LabApp.default_url=/lab/tree/rate.ipynb",
-        f"--ServerApp.port={args.port}",
-        "--ServerApp.ip=127.0.0.1",
-        "--ServerApp.terminals_enabled=False",  # no shell beside the form: the run's files are not a terminal away
-        "--LabApp.news_url=None",  # a rater's JupyterLab asks nothing of the internet: no news feed,
-        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",  # no update check
-        # ... and does not ask whether it may (JupyterLab's news toast): its settings' defaults say no
-        f"--LabApp.app_settings_dir={Path(__file__).with_name('templates') / 'lab_settings'}",
-    ]
-    if args.no_browser:
-        argv.append("--no-browser")
-    if os.geteuid() == 0:  # containers and CI run as root; JupyterLab refuses that without being told
-        argv.append("--allow-root")
-    if args.token is not None:
-        argv.append(f"--IdentityProvider.token={args.token}")
+    packet, notes = open_packet(args.packet, args.into)
+    for note in notes:
+        print(note, file=sys.stderr)
+    argv = lab_argv(packet, args.port, no_browser=args.no_browser, token=args.token)
     os.execv(argv[0], argv)  # JupyterLab takes over this process: Ctrl-C stops it as usual
 
 
@@ -343,15 +248,9 @@ def cmd_ratings_import(args) -> int:
 
 
 def cmd_exam_baselines(args) -> int:
-    from vocab.exam import degenerate_scores, qualifies
+    from vocab.exam.metrics import baseline_lines
 
-    keys = ["judge", "tie_rate", "balanced_accuracy", "verdict_recall", "on_target_recall", "false_positive_rate"]
-    for r in degenerate_scores():
-        if args.json:
-            print(json.dumps({k: r[k] for k in keys} | {k: v for k, v in r.items() if k not in keys}))
-        else:
-            vals = ", ".join(f"{k} {v:.3f}" for k, v in r.items() if k != "judge" and v is not None)
-            print(f"{r['judge']:14} {vals}; qualifies: {qualifies(r)}")
+    print("\n".join(baseline_lines(as_json=args.json)))
     return 0
 
 
@@ -401,28 +300,16 @@ def cmd_coverage(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    from vocab.calibration.audit import audit
-    from vocab.records import dir_lock
+    from vocab.calibration.audit import audit_locked
 
     raters = _names(args.raters, "--raters") if args.raters is not None else ()
     llm = _names(args.llm_raters, "--llm-raters") if args.llm_raters is not None else ()
-    if args.per_pile < 1:
-        raise UsageError(f"--per-pile must be positive, got {args.per_pile}")
-    cfg = load_config(args.config) if llm else None
-    target = args.source if args.source.is_dir() else args.out
-    if target is None:
-        raise UsageError(f"{args.source} is a file: name a new directory for its dataset with --out")
-    with dir_lock(target):
-        if args.source.is_dir() and (args.scorer or args.assertion):
-            raise UsageError(f"{args.source} is a directory: --scorer and --assertion are for an imported file")
-        kw = {"inspect": {"scorer": args.scorer}, "promptfoo": {"assertion": args.assertion}}
-        a = audit(args.source, args.out, raters=raters, llm_raters=llm, cfg=cfg, per_pile=args.per_pile,
-                  seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, import_kw=kw)  # fmt: skip
+    a = audit_locked(args.source, args.out, raters=raters, llm_raters=llm, config=args.config, per_pile=args.per_pile,
+                     seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, scorer=args.scorer,
+                     assertion=args.assertion)  # fmt: skip
     for name, state in sorted(a.rated.items()):
         print(f"ratings {name}: {state}")
-    for line in a.headline:
-        print(line)
-    print(f"next: {a.next_step}")
+    print("\n".join([*a.headline, f"next: {a.next_step}"]))
     return 0
 
 
@@ -442,54 +329,21 @@ def cmd_report(args) -> int:
 
 
 def cmd_plan(args) -> int:
-    from vocab.coverage.plan import plan, plan_from_pilot
+    from vocab.coverage.plan import plan_request
 
-    guesses = {"--theta": args.theta, "--q1": args.q1, "--q0": args.q0, "--attempts": args.attempts}
-    if args.pilot is not None:
-        given = [k for k, v in guesses.items() if v is not None]
-        if given:
-            raise UsageError(f"{', '.join(given)}: a pilot ({args.pilot}) gives these; leave them out")
-        if not args.pilot.is_dir():
-            raise UsageError(f"{args.pilot}: not a directory (a run or dataset with some blind ratings)")
-        try:
-            pp = plan_from_pilot(args.pilot, half_width=args.half_width, rater=args.rater, method=args.method,
-                                 sims=args.sims, seed=args.seed, n_boot=args.n_boot)  # fmt: skip
-        except ValueError as e:
-            raise UsageError(str(e)) from None
-        print(json.dumps(pp.as_dict()) if args.json else pp.text())
-        return 0
-    missing = [k for k, v in guesses.items() if v is None]
-    if missing:
-        raise UsageError(f"{', '.join(missing)} needed (or a pilot directory: vocab plan DIR --half-width H)")
-    if args.rater is not None:
-        raise UsageError("--rater is for a pilot (vocab plan DIR --rater NAME)")
-    try:
-        p = plan(theta=args.theta, q1=args.q1, q0=args.q0, attempts=args.attempts, half_width=args.half_width,
-                 method=args.method, sims=args.sims, seed=args.seed, n_boot=args.n_boot)  # fmt: skip
-    except ValueError as e:
-        raise UsageError(str(e)) from None
+    p = plan_request(args.pilot, theta=args.theta, q1=args.q1, q0=args.q0, attempts=args.attempts, rater=args.rater,
+                     half_width=args.half_width, method=args.method, sims=args.sims, seed=args.seed,
+                     n_boot=args.n_boot)  # fmt: skip
     print(json.dumps(p.as_dict()) if args.json else p.text())
     return 0
 
 
 def cmd_coverage_grid(args) -> int:
-    from vocab.coverage import GridSpec, parse_values, run_grid
+    from vocab.coverage.grid import grid_request, run_grid
 
-    try:
-        spec = GridSpec(
-            tuple(m.strip() for m in args.methods.split(",") if m.strip()), parse_values(args.piles, "--piles", int),
-            parse_values(args.thetas, "--thetas"), parse_values(args.q1s, "--q1s"), parse_values(args.q0s, "--q0s"),
-            parse_values(args.spreads, "--spreads"), levels=args.levels, max_attempts=args.max_attempts,
-            sims=args.sims, n_boot=args.n_boot, seed=args.seed,
-        )  # fmt: skip
-        spec.validate()
-    except ValueError as e:
-        raise UsageError(str(e)) from None
-    cores = len(os.sched_getaffinity(0))
-    if not 1 <= args.jobs <= cores:  # each worker holds one point's arrays: more than the cores only adds memory
-        raise UsageError(f"--jobs must lie between 1 and {cores} (the cores this process may use), got {args.jobs}")
-    if args.scheduler is not None and args.scheduler != "local" and "://" not in args.scheduler:
-        raise UsageError(f"--scheduler: an address such as tcp://HOST:8786, or local; got {args.scheduler!r}")
+    spec = grid_request(args.methods, args.piles, args.thetas, args.q1s, args.q0s, args.spreads, levels=args.levels,
+                        max_attempts=args.max_attempts, sims=args.sims, n_boot=args.n_boot, seed=args.seed,
+                        jobs=args.jobs, scheduler=args.scheduler)  # fmt: skip
     t0 = time.perf_counter()
     command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
     out = run_grid(spec, args.out, jobs=args.jobs, force=args.force, command=command, scheduler=args.scheduler)

@@ -206,3 +206,9 @@ def check_lines(lines: Iterable[str]) -> list[dict[str, Any]]:
         except ScriptInputError as e:
             raise ScriptInputError(f"stdin line {i}: {e}") from None
     return outputs
+
+
+def read_lines(stream):
+    """Lines of ``stream`` a line at a time, never more than one line's limit (a 100 MB line is refused early)."""
+    while line := stream.readline(MAX_LINE + 2):
+        yield line.rstrip("\r\n") if line.endswith("\n") or len(line) <= MAX_LINE else line

@@ -293,7 +293,7 @@ def test_an_inspect_log_that_inflates_past_its_bounds_is_refused_unread(tmp_path
 
 
 def test_an_inspect_logs_members_are_bounded_together(tmp_path, capsys, monkeypatch):
-    from vocab.calibration import imports
+    from vocab.calibration.imports import common as imports
 
     monkeypatch.setattr(imports, "MAX_INFLATED", 10_000)  # the real log inflates to more than this
     refused(["import", "inspect", str(LOG), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "over the 10,000")

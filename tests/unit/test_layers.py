@@ -69,3 +69,10 @@ def test_the_cycle_finder_finds_a_cycle_and_only_cycles():
 
 def test_no_import_circles_in_the_package():
     assert cycles(import_graph()) == []
+
+
+def test_each_module_holds_one_subject():
+    """A module past about 500 lines has two subjects; the command line only parses and calls (at most 400)."""
+    sizes = {p.relative_to(PACKAGE.parent).as_posix(): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
+    assert {m: n for m, n in sizes.items() if n > 500} == {}
+    assert sizes["vocab/cli.py"] <= 400

@@ -222,3 +222,23 @@ def audit(
             f"-p run_dir {d} -p raters {','.join(ratings)}`"
         )
     return result
+
+
+def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, per_pile: int, seed: int, max_calls,
+                 source_kind, scorer, assertion) -> Audit:  # fmt: skip
+    """`vocab audit`: :func:`audit` with its options checked and the dataset directory's lock held while it runs."""
+    from vocab.config import load_config
+    from vocab.records import dir_lock
+
+    if per_pile < 1:
+        raise CalibrationError(f"--per-pile must be positive, got {per_pile}")
+    cfg = load_config(config) if llm_raters else None
+    target = source if source.is_dir() else out
+    if target is None:
+        raise CalibrationError(f"{source} is a file: name a new directory for its dataset with --out")
+    with dir_lock(target):
+        if source.is_dir() and (scorer or assertion):
+            raise CalibrationError(f"{source} is a directory: --scorer and --assertion are for an imported file")
+        kw = {"inspect": {"scorer": scorer}, "promptfoo": {"assertion": assertion}}
+        return audit(source, out, raters=raters, llm_raters=llm_raters, cfg=cfg, per_pile=per_pile, seed=seed,
+                     max_calls=max_calls, source_kind=source_kind, import_kw=kw)  # fmt: skip

@@ -51,3 +51,52 @@ def calibrate_run(
                 f"(calibration/rater_{name}_errors.jsonl); left out of the notebooks"
             )
     return complete
+
+
+def sample_step(run_dir, *, per_pile: int | None, budget: int | None, allocation: str | None, rater: str | None,
+                seed: int) -> list[str]:  # fmt: skip
+    """`vocab sample`: draw the blind sample (``per_pile`` rows a pile, or a ``budget`` of rows per cell split by
+    ``allocation``), or with allocation ``pilot`` extend a rated pilot by ``rater``'s ratings; record how in
+    ``calibration/sample.json``. Returns what to tell the user."""
+    from vocab.calibration import sample as sm
+    from vocab.calibration.dataset import load_dataset
+    from vocab.calibration.errors import CalibrationError
+
+    if budget is not None and per_pile is not None:
+        raise CalibrationError("--budget and --per-pile: give one (a budget is split between the piles)")
+    if allocation is not None and budget is None:
+        raise CalibrationError("--allocation needs --budget (the rows per cell to split)")
+    if rater is not None and allocation != "pilot":
+        raise CalibrationError("--rater is the pilot's rater: only with --allocation pilot")
+    allocation = allocation or "equal"
+    data = load_dataset(run_dir)
+    cal = Path(run_dir) / "calibration"
+    record = {"seed": seed, "allocation": allocation, "budget": budget}
+    said = []
+    if allocation == "pilot":
+        from vocab.calibration.raters import blind_ratings, rater_passes
+
+        ratings, lead = blind_ratings(run_dir, [rater] if rater else None, purpose="there is no pilot to allocate from")
+        rater = rater or lead
+        key, sheet = sm.read_key(run_dir), sm.read_sheet(run_dir)
+        extra, sizes = sm.extend_sample(data.attempts, key, rater_passes(ratings[rater]), budget, seed, data.visible,
+                                        set(sheet.blind_id))  # fmt: skip
+        sm.write_extension(extra, key, run_dir)
+        if (cal / "ratings_script.csv").exists():  # the script rater covers every row: its verdicts adjudicate
+            write_script_ratings(run_dir)
+        record |= {"stage": "pilot extension", "pilot_rater": rater, "added": len(extra.key)}
+        said.append(f"{cal}: {len(extra.key)} rows added to the {len(key)} of the pilot (allocated by {rater}'s "
+                    "ratings); the new rows are at the end of the blind sheet")  # fmt: skip
+    else:
+        sizes = sm.pile_sizes(data.attempts, budget, allocation) if budget is not None else None
+        fresh = not (cal / "key.csv").exists()
+        per_pile = 10 if per_pile is None else per_pile
+        out = write_sample(draw_sample(data.attempts, per_pile, seed, data.visible, sizes=sizes), run_dir)
+        if not fresh:
+            return [f"{out}: the same sample is already there (key.csv, blind_sheet.csv, blind_sheet.jsonl)"]
+        said.append(f"{out}: key.csv, blind_sheet.csv, blind_sheet.jsonl")
+        record |= {"stage": "draw", "per_pile": None if sizes else per_pile}
+    if sizes:
+        record["rows_per_cell"] = {c: {"passed": a, "failed": b} for c, (a, b) in sizes.items()}
+    sm.write_sample_manifest(run_dir, record)
+    return said

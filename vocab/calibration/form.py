@@ -303,3 +303,53 @@ def strip_live_form(model, **kwargs):
             fixed = re.sub(r"(?m)^(\s*takeover\s*=\s*)True\b", r"\1False", text)
             if fixed != text:
                 cell["source"] = fixed
+
+
+def open_packet(packet: Path, into: Path | None) -> tuple[Path, list[str]]:
+    """`vocab form`'s argument as a packet directory: a zip is unpacked (into ``into``, by default beside it); a
+    damaged or missing packet is one line. Returns the packet and the notes for the rater."""
+    from vocab.calibration.packet import unpack_packet_zip
+
+    notes = []
+    if packet.suffix == ".zip" and packet.is_file():
+        unpacked = unpack_packet_zip(packet, into)
+        notes.append(f"{unpacked}: the packet, unpacked from {packet.name}; your ratings are kept here")
+        packet = unpacked
+    elif into is not None:
+        raise CalibrationError("--into is for a packet's zip (vocab form NAME.zip --into DIR)")
+    if not (packet / "packet.json").exists():
+        raise CalibrationError(f"{packet}: not a rater's packet (make one: vocab packet --run-dir RUN --rater NAME)")
+    read_packet_meta(packet)  # a damaged packet is one line here, not an error inside JupyterLab
+    run = packet.resolve().parent.parent
+    if (run / "calibration" / "key.csv").exists():
+        notes.append(f"note: this packet lies inside the run {run}: the form's kernel can read the run's files, the "
+                     f"key among them. To hand it to a rater, give them {packet.with_suffix('.zip')}")  # fmt: skip
+    return packet, notes
+
+
+def lab_argv(packet: Path, port: int, *, no_browser: bool, token: str | None) -> list[str]:
+    """The JupyterLab command that serves a packet's form: rooted at the packet, no terminals, nothing asked of the
+    internet, the live form stripped before every save."""
+    import sys
+
+    argv = [
+        str(Path(sys.executable).with_name("jupyter")),
+        "lab",
+        f"--ServerApp.root_dir={packet.resolve()}",
+        "--FileContentsManager.pre_save_hook=vocab.calibration.form.strip_live_form",
+        "--LabApp.default_url=/lab/tree/rate.ipynb",
+        f"--ServerApp.port={port}",
+        "--ServerApp.ip=127.0.0.1",
+        "--ServerApp.terminals_enabled=False",  # no shell beside the form: the run's files are not a terminal away
+        "--LabApp.news_url=None",  # a rater's JupyterLab asks nothing of the internet: no news feed,
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",  # no update check
+        # ... and does not ask whether it may (JupyterLab's news toast): its settings' defaults say no
+        f"--LabApp.app_settings_dir={Path(__file__).resolve().parents[1] / 'templates' / 'lab_settings'}",
+    ]
+    if no_browser:
+        argv.append("--no-browser")
+    if os.geteuid() == 0:  # containers and CI run as root; JupyterLab refuses that without being told
+        argv.append("--allow-root")
+    if token is not None:
+        argv.append(f"--IdentityProvider.token={token}")
+    return argv

@@ -374,3 +374,19 @@ def blind_ratings(run_dir: str | Path, wanted: list[str] | None = None, *, purpo
         raise CalibrationError(f"{run_dir}: no blind ratings yet, so {purpose} (hand in ratings first)")
     ratings = {n: read_ratings(run_dir, n) for n in names}
     return ratings, min(names, key=lambda n: (-len(ratings[n]), n))
+
+
+def rate_with_config(cfg, run_dir, model: str, rater: str, *, max_tokens, max_calls: int | None):
+    """`vocab rate`: ``model`` of ``cfg`` rates the blind sheet as ``rater`` (:func:`rate_with_model`), within
+    ``max_calls`` calls."""
+    import asyncio
+
+    from vocab.serving.client import Clients
+
+    cfg.model(model)
+
+    async def go():
+        async with Clients.from_config(cfg, max_calls) as clients:
+            return await rate_with_model(run_dir, rater, clients.get(model), max_tokens=max_tokens)
+
+    return asyncio.run(go())

@@ -1,7 +1,21 @@
 """A simulator of the study (`simulate`), to measure what the corrected rate's interval is worth; the coverage
-grid over the study's regime and the choice of 03's default interval (`grid`); the rater-error and retry
-studies (`studies`); the study with level-clustered attempts (`clustered`)."""
+grid over the study's regime (`grid`) and the choice of 03's default interval from it (`choice`); the rater-error
+and retry studies (`studies`); the study with level-clustered attempts (`clustered`); planning (`plan`)."""
 
+from vocab.coverage.choice import (
+    BAR,
+    band_misses,
+    choose_interval,
+    erring_critic,
+    grid_bar,
+    method_summary,
+    recheck_bar,
+    recheck_below,
+    usable_points,
+    width_by_critic,
+    width_yardstick,
+    within_by_regime,
+)
 from vocab.coverage.clustered import (
     CLUSTERED_METHODS,
     ORACLES,
@@ -12,26 +26,7 @@ from vocab.coverage.clustered import (
     simulate_clustered,
     unanimous_tradeoff,
 )
-from vocab.coverage.grid import (
-    BAR,
-    GridSpec,
-    band_misses,
-    choose_interval,
-    coverage_grid,
-    erring_critic,
-    grid_bar,
-    grid_point,
-    grid_points,
-    method_summary,
-    parse_values,
-    recheck_bar,
-    recheck_below,
-    run_grid,
-    usable_points,
-    width_by_critic,
-    width_yardstick,
-    within_by_regime,
-)
+from vocab.coverage.grid import GridSpec, coverage_grid, grid_point, grid_points, parse_values, run_grid
 from vocab.coverage.simulate import (
     METHODS,
     Coverage,

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from vocab.coverage.simulate import METHODS, check_point, coverage
+from vocab.errors import InputError
 from vocab.stats import DEFAULT_INTERVAL
 
 
@@ -198,3 +199,33 @@ def plan(
     return Plan(
         method, theta, q1, q0, attempts, half_width, hi, hw, cov, sims, seed, {k: v[0] for k, v in seen.items()}
     )
+
+
+class PlanError(InputError):
+    """A `vocab plan` request that cannot be planned: one line, exit 2."""
+
+
+def plan_request(pilot, *, theta, q1, q0, attempts, rater, half_width, method, sims, seed, n_boot):
+    """`vocab plan`: from a pilot directory (its estimates plugged in) or from guessed ``theta``, ``q1``, ``q0`` and
+    ``attempts``, never both; every input checked before any simulation."""
+    from pathlib import Path
+
+    guesses = {"--theta": theta, "--q1": q1, "--q0": q0, "--attempts": attempts}
+    try:
+        if pilot is not None:
+            given = [k for k, v in guesses.items() if v is not None]
+            if given:
+                raise PlanError(f"{', '.join(given)}: a pilot ({pilot}) gives these; leave them out")
+            if not Path(pilot).is_dir():
+                raise PlanError(f"{pilot}: not a directory (a run or dataset with some blind ratings)")
+            return plan_from_pilot(pilot, half_width=half_width, rater=rater, method=method, sims=sims, seed=seed,
+                                   n_boot=n_boot)  # fmt: skip
+        missing = [k for k, v in guesses.items() if v is None]
+        if missing:
+            raise PlanError(f"{', '.join(missing)} needed (or a pilot directory: vocab plan DIR --half-width H)")
+        if rater is not None:
+            raise PlanError("--rater is for a pilot (vocab plan DIR --rater NAME)")
+        return plan(theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims,
+                    seed=seed, n_boot=n_boot)  # fmt: skip
+    except ValueError as e:
+        raise PlanError(str(e)) from None

@@ -164,3 +164,18 @@ def qualifies(metrics: dict) -> bool:
     """The pre-registered bar: both thresholds, on the same judge."""
     tie, acc = metrics.get("tie_rate"), metrics.get("balanced_accuracy")
     return tie is not None and acc is not None and tie >= TIE_RATE_MIN and acc >= BALANCED_ACCURACY_MIN
+
+
+def baseline_lines(*, as_json: bool) -> list[str]:
+    """`vocab exam baselines`: each degenerate judge's scores, one line each (JSON objects with ``as_json``)."""
+    import json
+
+    keys = ["judge", "tie_rate", "balanced_accuracy", "verdict_recall", "on_target_recall", "false_positive_rate"]
+    out = []
+    for r in degenerate_scores():
+        if as_json:
+            out.append(json.dumps({k: r[k] for k in keys} | {k: v for k, v in r.items() if k not in keys}))
+        else:
+            vals = ", ".join(f"{k} {v:.3f}" for k, v in r.items() if k != "judge" and v is not None)
+            out.append(f"{r['judge']:14} {vals}; qualifies: {qualifies(r)}")
+    return out

@@ -79,6 +79,16 @@ def model_path(cfg: Config, m: ModelConfig) -> str:
     return m.model
 
 
+def dry_run_lines(cfg: Config, profile: str | None, names: list[str] | None) -> list[str]:
+    """`vocab serve --dry-run`: each server's command and environment, and the endpoints vocab does not start."""
+    out = [f"# {spec.name}: port {spec.port}, log {spec.log_path}\n{spec.shell()}"
+           for spec in served_specs(cfg, profile, names)]  # fmt: skip
+    out += [
+        f"# {m.name}: endpoint {m.base_url} (not started by vocab serve)" for m in cfg.models.values() if not m.served
+    ]
+    return out
+
+
 def build_spec(
     cfg: Config, m: ModelConfig, profile: str | None = None, core: int = 0, replica: int | None = None
 ) -> ServerSpec:

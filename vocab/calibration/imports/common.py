@@ -1,0 +1,65 @@
+"""What every import shares: the limits a file is read within, the import's error, the file checks and the summary
+line of an imported dataset."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from vocab.calibration.dataset import read_meta
+from vocab.calibration.errors import CalibrationError
+
+MAX_ROWS = 200_000  # a judgments table larger than this is refused before it fills memory
+MAX_BYTES = 128 * 2**20  # a table or an Inspect .eval log on disk
+MAX_JSON_LOG = 64 * 2**20  # an Inspect .json log (read whole by inspect_ai): convert a larger one to .eval
+MAX_MEMBER = 32 * 2**20  # one member of an .eval log (a sample, the header), inflated
+MAX_INFLATED = 512 * 2**20  # all members of an .eval log, inflated
+MAX_RATIO = 200  # inflated over compressed size, for a member over 1 MiB (JSON logs compress 5-30 times)
+MAX_FIELD = 200_000  # characters in one cell
+VERDICT_WORDS = {"PASSED": "PASSED", "FAILED": "FAILED", "UNSCORED": "UNSCORED", "": "UNSCORED"}
+
+
+class JudgmentImportError(CalibrationError):
+    """A file that cannot be imported: one line naming the file, the row and the column."""
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _check_file(path: Path) -> None:
+    if not path.is_file():
+        raise JudgmentImportError(f"{path}: no such file")
+    if path.stat().st_size > MAX_BYTES:
+        raise JudgmentImportError(f"{path}: {path.stat().st_size} bytes; the limit is {MAX_BYTES} (split the file)")
+
+
+def _text(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def summary(run_dir: str | Path) -> str:
+    """One line: what an import holds, by class."""
+    meta = read_meta(run_dir)
+    c = meta["counts"]
+    status = meta["source"].get("status")
+    unfinished = (
+        f"; the eval's status is {status!r}: it did not finish, and samples it never reached are not here"
+        if status not in (None, "success")
+        else ""
+    )
+    if meta["source"].get("left_out"):
+        unfinished += f"; {meta['source']['left_out']} results of tests without the judge's assertion left out"
+    return (
+        f"{run_dir}: {sum(c.values())} judged items ({meta['source']['kind']}): {c['PASSED']} PASSED, "
+        f"{c['FAILED']} FAILED, {c['UNSCORED']} UNSCORED (not counted as FAILED){unfinished}"
+    )

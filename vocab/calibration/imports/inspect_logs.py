@@ -1,0 +1,207 @@
+"""Inspect logs (``.eval`` or ``.json``) as judgments datasets, read with inspect_ai's own reader:
+`vocab import inspect`."""
+
+from __future__ import annotations
+
+import math
+import zipfile
+from pathlib import Path
+from typing import Any
+
+from vocab.calibration.dataset import single_verdict, write_dataset
+from vocab.calibration.imports import common
+from vocab.calibration.imports.common import JudgmentImportError, _check_file, _sha256
+
+INSPECT_PASS, INSPECT_FAIL = ("C",), ("I", "P", "N")  # Inspect's CORRECT; INCORRECT, PARTIAL, NOANSWER
+INSPECT_QUESTION = "Does the output (the submission) meet the target (the criterion) for the input (the task)?"
+
+
+def _check_eval_members(path: Path) -> None:
+    """An .eval log is a zip archive: its members' inflated sizes are checked from the archive's directory before
+    inspect_ai reads any of them (Python's zip reader stops at the declared size, so the check binds)."""
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+    except (zipfile.BadZipFile, OSError) as e:
+        raise JudgmentImportError(f"{path}: not an Inspect .eval log (a zip archive: {e})") from None
+    total = 0
+    for i in infos:
+        total += i.file_size
+        if i.file_size > common.MAX_MEMBER:
+            raise JudgmentImportError(
+                f"{path}: member {i.filename[:60]!r} inflates to {i.file_size:,} bytes, over the {common.MAX_MEMBER:,} "
+                "one member may"
+            )
+        if i.file_size > 2**20 and i.file_size > common.MAX_RATIO * max(i.compress_size, 1):
+            raise JudgmentImportError(
+                f"{path}: member {i.filename[:60]!r} inflates {i.file_size // max(i.compress_size, 1):,} times, over "
+                f"the {common.MAX_RATIO} a log's member may"
+            )
+    if total > common.MAX_INFLATED:
+        raise JudgmentImportError(f"{path}: inflates to {total:,} bytes, over the {common.MAX_INFLATED:,} a log may")
+
+
+def _grade(value: Any) -> str | None:
+    """An Inspect score value as the text the pass/fail lists name: "C", "1", "0.5"; None if it has none."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        return str(int(value)) if float(value).is_integer() else repr(float(value))
+    if isinstance(value, str):
+        return value.strip()
+    return None  # a list or a dict of values: a scorer this import does not map
+
+
+def _message_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(getattr(c, "text", "") or "" for c in content or [])
+
+
+def _input_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return "\n\n".join(f"{m.role}: {_message_text(m.content)}" for m in value)
+
+
+def _samples(read_eval_log_samples, path: Path):
+    """The log's samples one at a time; only inspect_ai's reading of them is caught (it raises many kinds on a
+    damaged log), as one JudgmentImportError with the cause kept. What the caller does with a sample is not."""
+    it = iter(read_eval_log_samples(str(path), all_samples_required=False))
+    while True:
+        try:
+            s = next(it)
+        except StopIteration:
+            return
+        except Exception as e:
+            raise JudgmentImportError(
+                f"{path}: cannot read the samples ({type(e).__name__}: {' '.join(str(e).split())[:160]})"
+            ) from e
+        yield s
+
+
+def read_inspect(
+    path: str | Path,
+    scorer: str | None = None,
+    pass_values: tuple[str, ...] = INSPECT_PASS,
+    fail_values: tuple[str, ...] = INSPECT_FAIL,
+    question: str = INSPECT_QUESTION,
+    judge: str | None = None,
+) -> tuple[list[dict], dict[str, Any]]:
+    """Judgment rows and dataset metadata from an Inspect log, read with inspect_ai's reader."""
+    try:
+        from inspect_ai.log import read_eval_log, read_eval_log_samples
+    except ImportError:
+        raise JudgmentImportError(
+            "inspect-ai is not installed (pip install inspect-ai; `make setup` installs it)"
+        ) from None
+    path = Path(path)
+    _check_file(path)
+    if zipfile.is_zipfile(path):
+        _check_eval_members(path)
+    elif path.stat().st_size > common.MAX_JSON_LOG:
+        raise JudgmentImportError(
+            f"{path}: a .json log of {path.stat().st_size:,} bytes, over the {common.MAX_JSON_LOG:,} read whole; "
+            "convert it (inspect log convert --to eval)"
+        )
+    overlap = set(pass_values) & set(fail_values)
+    if overlap:
+        raise JudgmentImportError(f"score values both passing and failing: {', '.join(sorted(overlap))}")
+    try:
+        header = read_eval_log(str(path), header_only=True)
+    except Exception as e:  # inspect_ai raises many kinds on a file that is not a log
+        raise JudgmentImportError(
+            f"{path}: not an Inspect log ({type(e).__name__}: {' '.join(str(e).split())[:160]})"
+        ) from e
+    spec = header.eval
+    scorers = [s.name for s in (spec.scorers or [])] or [
+        s.name for s in (header.results.scores if header.results else [])
+    ]
+    if scorer is None:
+        if len(scorers) != 1:
+            raise JudgmentImportError(
+                f"{path}: choose a scorer with --scorer (the log has: {', '.join(scorers) or 'none'})"
+            )
+        scorer = scorers[0]
+    elif scorers and scorer not in scorers:
+        raise JudgmentImportError(f"{path}: no scorer {scorer!r} (the log has: {', '.join(scorers)})")
+    roles = spec.model_roles or {}
+    grader = roles.get("grader")
+    grader_name = judge or (grader.model if grader is not None and hasattr(grader, "model") else None) or spec.model
+    rows = []
+    for s in _samples(read_eval_log_samples, path):
+        score = (s.scores or {}).get(scorer)
+        grade = _grade(score.value) if score is not None else None
+        if s.error is not None:
+            verdict, why = "UNSCORED", "error"
+        elif score is None:
+            verdict, why = "UNSCORED", "no_score"
+        elif grade is None:
+            verdict, why = "UNSCORED", score.reason or "unparsed"
+        elif grade in pass_values:
+            verdict, why = "PASSED", None
+        elif grade in fail_values:
+            verdict, why = "FAILED", None
+        else:
+            verdict, why = "UNSCORED", f"unmapped:{grade[:20]}"
+        target = s.target if isinstance(s.target, str) else "\n".join(s.target)
+        hidden = {
+            "score": grade,
+            "answer": score.answer if score is not None else None,
+            "explanation": score.explanation if score is not None else None,
+            "scorer": scorer,
+            "grader": grader_name,
+            "error": s.error.message if s.error is not None else None,
+        }
+        if why:
+            hidden["unscored_reason"] = why
+        rows.append(
+            {
+                "id": f"{s.id}:{s.epoch}",
+                "group": str(s.id),
+                "epoch": int(s.epoch),
+                "system": spec.model,
+                "judge": grader_name,
+                "verdict": verdict,
+                "criteria": {},
+                "visible": {
+                    "input": _input_text(s.input),
+                    "target": target,
+                    "output": s.output.completion if s.output else "",
+                },  # fmt: skip
+                "hidden": hidden,
+            }
+        )
+        if len(rows) > common.MAX_ROWS:
+            raise JudgmentImportError(f"{path}: more than {common.MAX_ROWS} samples x epochs")
+    if not rows:
+        raise JudgmentImportError(f"{path}: the log holds no samples (status {header.status})")
+    from inspect_ai import __version__ as inspect_version
+
+    meta = {
+        "name": f"{spec.task}-{spec.eval_id}",
+        "source": {
+            "kind": "inspect",
+            "path": str(path),
+            "sha256": _sha256(path),
+            "status": header.status,
+            "task": spec.task,
+            "eval_id": spec.eval_id,
+            "model": spec.model,
+            "grader": grader_name,
+            "scorer": scorer,
+            "pass_values": list(pass_values),
+            "fail_values": list(fail_values),
+            "inspect_ai": inspect_version,
+        },
+        "rubric": single_verdict(question, name=f"{scorer}'s question").as_dict(),
+        "visible": ["input", "target", "output"],
+    }
+    return rows, meta
+
+
+def import_inspect(path: str | Path, run_dir: str | Path, **kw) -> Path:
+    rows, meta = read_inspect(path, **kw)
+    return write_dataset(run_dir, rows, meta)
