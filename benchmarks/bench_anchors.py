@@ -4,8 +4,8 @@ simulated populations, each given the same number of human labels drawn by its o
 
 - ``vocab``: 03's default, the fiducial interval on two verdict piles of budget/2 rows (``vocab.stats``, with
   ``--draws`` draws a study, 2,000 by default; 03 takes 4,000);
-  ``vocab-neyman`` and ``vocab-pilot``: the same estimator with the piles allocated by ``vocab sample
-  --allocation neyman|pilot`` (the allocation measurement of the issue);
+  ``vocab-proportional`` and ``vocab-pilot``: the same estimator with the piles allocated by ``vocab sample
+  --allocation proportional|pilot`` (the allocation measurement of the issue);
 - ``truescore-ppi++``: truescore 0.7.4's ``ppi_estimate`` (PPI++, its tuned lambda), uniform labels;
 - ``truescore-rg``: truescore's ``rogan_gladen_estimate`` (delta method), uniform labels;
 - ``ppi_py``: ppi-python 0.2.3's ``ppi_mean_ci`` (PPI++ with its lambda tuning), uniform labels;
@@ -42,8 +42,8 @@ from vocab.coverage import anchors as an
 THETAS = (0.0, 0.05, 0.3, 0.7)
 CRITICS = ((0.8, 0.8), (0.97, 0.47), (0.6, 0.95))  # (q1, q0): even, truescore's plan judge, a strict judge
 PAIRS = ((48, 20), (140, 20), (140, 40), (400, 40), (400, 80))  # (judged attempts, label budget)
-METHODS = ("vocab", "vocab-neyman", "vocab-pilot", "truescore-ppi++", "truescore-rg", "ppi_py", "judgy", "lee")
-DESIGN = {"vocab": "piles", "vocab-neyman": "piles", "vocab-pilot": "piles", "lee": "by-class"}
+METHODS = ("vocab", "vocab-proportional", "vocab-pilot", "truescore-ppi++", "truescore-rg", "ppi_py", "judgy", "lee")
+DESIGN = {"vocab": "piles", "vocab-proportional": "piles", "vocab-pilot": "piles", "lee": "by-class"}
 ALPHA = 0.05
 
 
@@ -55,7 +55,7 @@ def points() -> list[tuple]:
 def one(method: str, pop: an.Population, budget: int, q1: float, q0: float, rng, judgy_boot: int, draws: int):
     """(estimate, low, high) of one study by ``method``, or None where it is undefined."""
     if method.startswith("vocab"):
-        allocation = {"vocab": "equal", "vocab-neyman": "neyman", "vocab-pilot": "pilot"}[method]
+        allocation = {"vocab": "equal", "vocab-proportional": "proportional", "vocab-pilot": "pilot"}[method]
         a, b = an.allocated_piles(pop, budget, allocation, rng)
         return an.vocab_interval(pop, a, b, rng, n_draws=draws)
     if method == "lee":

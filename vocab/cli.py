@@ -341,12 +341,13 @@ def cmd_plan(args) -> int:
 def cmd_coverage_grid(args) -> int:
     from vocab.coverage.grid import grid_request, run_grid
 
+    jobs = 2 if args.jobs is None else args.jobs
     spec = grid_request(args.methods, args.piles, args.thetas, args.q1s, args.q0s, args.spreads, levels=args.levels,
                         max_attempts=args.max_attempts, sims=args.sims, n_boot=args.n_boot, seed=args.seed,
-                        jobs=args.jobs, scheduler=args.scheduler)  # fmt: skip
+                        jobs=jobs, scheduler=args.scheduler, jobs_given=args.jobs is not None)  # fmt: skip
     t0 = time.perf_counter()
     command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
-    out = run_grid(spec, args.out, jobs=args.jobs, force=args.force, command=command, scheduler=args.scheduler)
+    out = run_grid(spec, args.out, jobs=jobs, force=args.force, command=command, scheduler=args.scheduler)
     print(f"{out}: written in {time.perf_counter() - t0:.0f} s")
     return 0
 

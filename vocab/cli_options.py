@@ -88,10 +88,10 @@ def add_commands(sub, cli) -> None:
     sm.add_argument("--run-dir", required=True, type=Path)
     sm.add_argument("--per-pile", type=int, default=None, help="rows per pile per cell (default 10)")
     sm.add_argument("--budget", type=int, help="rows per cell, split between the piles by --allocation")
-    sm.add_argument("--allocation", choices=("equal", "neyman", "pilot"), default=None,
-                    help="equal (default: half a pile), neyman (in proportion to the piles' shares of the attempts) "
-                         "or pilot (extends a rated sample: the pilot rater's disagreement per pile splits the "
-                         "budget)")  # fmt: skip
+    sm.add_argument("--allocation", choices=("equal", "proportional", "pilot"), default=None,
+                    help="equal (default: half a pile), proportional (in proportion to the piles' shares of the "
+                         "attempts) or pilot (extends a rated sample: the pilot rater's disagreement per pile "
+                         "splits the budget)")  # fmt: skip
     sm.add_argument("--rater", help="pilot: whose ratings allocate the budget (default: the rater with most rows)")
     sm.add_argument("--seed", type=int, default=0)
     sm.set_defaults(func=cli.cmd_sample, writes_run_dir=True)
@@ -230,7 +230,12 @@ def add_commands(sub, cli) -> None:
     cg.add_argument("--sims", type=int, default=2000)
     cg.add_argument("--n-boot", type=int, default=1000)
     cg.add_argument("--seed", type=int, default=0)
-    cg.add_argument("--jobs", type=int, default=2, help="worker processes (default 2; with --scheduler local: workers)")
+    cg.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="worker processes (default 2; with --scheduler local: workers; not with a cluster's address)",
+    )
     cg.add_argument("--scheduler", help="run on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local "
                                         "for a local one; default: a local process pool")  # fmt: skip
     cg.add_argument("--out", required=True, type=Path, help="the CSV to write (a .json with the command beside it)")

@@ -62,7 +62,7 @@ def wait_for(pred, timeout: float, what: str):
 def assert_no_duplicates_or_gaps(run_dir: Path):
     rows = result_lines(run_dir)
     keys = Counter((r["cell"], r["level"], r["attempt"]) for r in rows)
-    assert max(keys.values()) == 1, [k for k, n in keys.items() if n > 1]
+    assert max(keys.values(), default=1) == 1, [k for k, n in keys.items() if n > 1]
     per_level: dict = {}
     for cell, level, attempt in keys:
         per_level.setdefault((cell, level), []).append(attempt)

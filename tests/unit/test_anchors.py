@@ -1,5 +1,5 @@
-"""The side-by-side with the anchors (vocab.coverage.anchors): Lee et al.'s interval by hand, the label
-allocations, the fiducial interval at a true rate of 0, and the grid bar."""
+"""The side-by-side with the anchors (vocab.coverage.anchors): Lee et al.'s interval against their reference
+implementation's outputs, the label allocations, the fiducial interval at a true rate of 0, and the grid bar."""
 
 from __future__ import annotations
 
@@ -9,19 +9,24 @@ import pytest
 
 from vocab.coverage import anchors as an
 
+# (p, q0, q1, n, m0, m1) -> (estimate, low, high), as printed by Lee et al.'s reference implementation
+# (github.com/UW-Madison-Lee-Lab/LLM-judge-reporting at 082884d: llm_judge_reporting.calibration.point_estimator and
+# confidence_interval, alpha 0.05), run beside this code, not part of it. The first is their README's example.
+LEE_REFERENCE = {
+    (0.4, 0.7, 0.9, 1000, 200, 200): (0.1666666666666668, 0.05635072484160894, 0.2627330257859588),
+    (0.6, 0.8, 0.9, 100, 20, 20): (0.5714285714285712, 0.3490072256957541, 0.8069648242342893),
+    (0.05, 0.95, 0.6, 300, 40, 10): (0.0, 0.0, 0.11753367961277786),  # clipped below
+    (0.9, 0.55, 0.99, 50, 8, 30): (0.8333333333333336, 0.5600618820001955, 1.0),  # clipped above
+}
 
-def test_lee_interval_by_hand():
-    # p 0.6 over n 100; q0 0.8 on 20 known fails, q1 0.9 on 20 known passes; z = 1.959964
-    z = 1.959963984540054
-    pt, q0t, q1t = (60 + z * z / 2) / (100 + z * z), (16 + 1) / 22, (18 + 1) / 22
-    th = (pt + q0t - 1) / (q0t + q1t - 1)
-    shift = 2 * z * z * (-(1 - th) * q0t * (1 - q0t) / 22 + th * q1t * (1 - q1t) / 22)
-    se = np.sqrt(pt * (1 - pt) / (100 + z * z) + (1 - th) ** 2 * q0t * (1 - q0t) / 22 + th**2 * q1t * (1 - q1t) / 22)
-    se /= q0t + q1t - 1
-    est, lo, hi = an.lee_interval(0.6, 0.8, 0.9, 100, 20, 20)
-    assert est == pytest.approx((0.6 + 0.8 - 1) / (0.8 + 0.9 - 1))
-    assert (lo, hi) == pytest.approx((th + shift - z * se, th + shift + z * se))
-    assert an.lee_interval(0.5, 0.4, 0.5, 100, 20, 20) is None  # q0 + q1 <= 1: undefined
+
+@pytest.mark.parametrize("args", LEE_REFERENCE)
+def test_lee_interval_is_the_reference_implementations(args):
+    assert an.lee_interval(*args) == pytest.approx(LEE_REFERENCE[args], abs=1e-12)
+
+
+def test_lee_interval_is_undefined_for_a_judge_no_better_than_chance():
+    assert an.lee_interval(0.5, 0.4, 0.5, 100, 20, 20) is None  # q0 + q1 <= 1
 
 
 def test_lee_interval_covers_at_a_plain_point():
@@ -38,8 +43,8 @@ def test_lee_interval_covers_at_a_plain_point():
 def test_allocations():
     assert an.allocate(20, 0.3) == (10, 10)  # equal: seed 000's 10 + 10
     assert an.allocate(21, 0.3) == (11, 10)
-    assert an.allocate(40, 0.25, "neyman") == (10, 30)  # in proportion to the piles' shares
-    assert an.allocate(40, 0.01, "neyman") == (2, 38)  # never fewer than 2 rows a pile
+    assert an.allocate(40, 0.25, "proportional") == (10, 30)  # in proportion to the piles' shares
+    assert an.allocate(40, 0.01, "proportional") == (2, 38)  # never fewer than 2 rows a pile
     # a pilot whose passed pile is unanimous and whose failed pile is split moves rows to the failed pile
     n_a, n_b = an.allocate(40, 0.5, "pilot", pilot=(10, 10, 10, 5))
     assert n_a + n_b == 40 and n_a >= 10 and n_b > 20

@@ -4,6 +4,7 @@ corrected rate; nothing written is redrawn on the second pass; bad input is one 
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -57,12 +58,16 @@ def test_promptfoo_results_to_packets_then_to_a_corrected_rate(tmp_path, capsys)
     assert main(["audit", str(PROMPTFOO), "--out", str(d), "--raters", "ann", "--per-pile", "4"]) == 0
     out = capsys.readouterr().out
     assert "16 judged items (promptfoo): 2 PASSED, 14 FAILED" in out and "ann.zip" in out
-    # before the sample: what 4 rows a pile would give, by the simulator, at the judge's rate and a stated guess
-    from vocab.coverage.simulate import coverage
-
-    c = coverage("fiducial", theta=2 / 16, q1=0.9, q0=0.9, attempts=16, piles=4, sims=300, seed=0, n_boot=300)
-    assert "plan smollm2__gemma3: 16 judged, the judge says 12%; 4 rows a pile" in out
-    assert f"give about ±{c.mean_width / 2:.2f} if the judge is right 90% of the time" in out
+    # before the sample: what 4 rows a pile would give at the judge's rate and a stated guess. By hand: the judge
+    # passed 2 of 16, so 4 rows a pile draw 2 + 4 = 6 labels (the sample below has 6 rows); the half-width is what
+    # `vocab coverage` says for those guesses, the command a user checks it with
+    assert ("plan smollm2__gemma3: 16 judged, the judge says 12%; 4 rows a pile (6 labels here: 2 of the 2 PASSED, "
+            "4 of the 14 FAILED)") in out  # fmt: skip
+    cov = ["coverage", "--method", "fiducial", "--theta", str(2 / 16), "--q1", ".9", "--q0", ".9", "--attempts", "16",
+           "--piles", "4", "--sims", "300", "--seed", "0", "--n-boot", "300", "--json"]  # fmt: skip
+    assert main(cov) == 0
+    half = json.loads(capsys.readouterr().out)["mean_width"] / 2
+    assert f"give about ±{half:.2f} if the judge is right 90% of the time" in out
     assert (d / "packets" / "ann.zip").exists()
     sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
     assert list(sheet.columns) == ["blind_id", "input", "output", "rubric"]  # no verdict, reason or grader

@@ -318,8 +318,14 @@ def test_a_json_inspect_log_past_its_bound_is_refused(tmp_path, capsys):
         (["coverage-grid", "--out", "{tmp}/g.csv", "--jobs", "0"], "--jobs must lie between 1 and"),
         (["coverage-grid", "--out", "{tmp}/g.csv", "--thetas", "0.3,0.5,0.30"], "thetas: 0.3 is given more than once"),
         (["coverage-grid", "--out", "{tmp}/g.csv", "--spreads", "2,inf,inf"], "spreads: inf is given more than once"),
+        # the jobs of a cluster at an address are its own workers: --jobs with it was recorded but never used
+        (["coverage-grid", "--out", "{tmp}/g.csv", "--jobs", "1", "--scheduler", "tcp://127.0.0.1:9"],
+         "--jobs and --scheduler tcp://127.0.0.1:9"),
+        # an explicit range and a design: the design silently won
+        (["run", "--run-dir", "{tmp}/r", "--levels", "1-3", "--tiers", "2"], "--levels and --tiers/--per-tier"),
+        (["demo", "--run-dir", "{tmp}/r", "--levels", "1-3", "--per-tier", "2"], "--levels and --tiers/--per-tier"),
     ],
-)
+)  # fmt: skip
 def test_a_simulation_too_large_for_memory_is_refused_before_it_starts(tmp_path, capsys, argv, words):
     refused([a.format(tmp=tmp_path) for a in argv], capsys, [tmp_path], words)
 

@@ -443,6 +443,9 @@ def test_rater_error_vs_script_and_its_inversion():
     assert theta.iloc[1] == pytest.approx(0.25)  # p = 0: only b, (0.3-0.1)/0.8
     with pytest.raises(ValueError, match="flip rate"):
         invert_rater_error(corr, 0.5)  # a rater wrong half the time or more cannot be inverted
+    # a critic that passed everything has no failed pile (its share is NaN) and needs none: theta = inverted a
+    full = invert_rater_error(pd.DataFrame({"p": [1.0], "a": [0.7], "b": [np.nan]}), 0.1)
+    assert full.iloc[0] == pytest.approx((0.7 - 0.1) / 0.8)
 
 
 def test_level_counts_and_the_flag_for_an_interval_without_its_estimate():

@@ -235,7 +235,14 @@ def test_the_coverage_scale_is_centred_on_the_nominal_level():
 
 def test_each_name_keeps_its_colour_and_cells_read_writer_to_critic():
     assert figures.color("smollm2+script") == figures.color("smollm2") != figures.color("gemma3")
-    assert figures.color("someone-new") == figures.color("someone-new")
+    # a name not listed takes a spare colour from its own text: the same in another process with another hash seed
+    import subprocess
+    import sys
+
+    other = subprocess.run([sys.executable, "-c", "from vocab import figures; print(figures.color('someone-new'))"],
+                           env={**__import__("os").environ, "PYTHONHASHSEED": "123"}, capture_output=True, text=True,
+                           check=True).stdout.strip()  # fmt: skip
+    assert figures.color("someone-new") == other and other in figures._SPARE
     for group in (["smollm2", "gemma3", "script"], ["fiducial", "jeffreys", "ppi", "seed", "attempt-boot"],
                   ["smollm2__smollm2", "smollm2__gemma3", "gemma3__smollm2", "gemma3__gemma3"],
                   ["decidable", "mechanical", "judgment"]):  # fmt: skip

@@ -60,3 +60,41 @@ def test_an_interval_of_one_study_does_not_depend_on_the_studies_beside_it_in_th
     many = stats.correction_intervals("fiducial", piles, n_draws=500, rng=np.random.default_rng(5), with_q=True)
     assert one.theta_ci == (many.low[0], many.high[0]) and one.q1_ci == (many.q1_low[0], many.q1_high[0])
     assert one.point.theta == pytest.approx(0.4 * 0.75 + 0.6 * (3 / 6))
+
+
+def test_the_placeholder_pile_moves_no_printed_digit_where_the_committed_runs_have_one():
+    """A critic that passed nothing (p = 0) has no PASSED pile; the correction gives it a placeholder row that p's
+    weight 0 cancels in the estimate, but its share's draws still enter the interval's draws through p's. Measured
+    on the committed cells that have one (reference-v1's gemma3 → gemma3, every rater variant, 411 attempts), with
+    the same draws of b and p over five seeds: the interval with the placeholder's draws and with that share held
+    at 0 (out of the draws) print the same three decimals."""
+    from pathlib import Path
+
+    from vocab import calibration
+    from vocab.calibration import correct
+    from vocab.stats.intervals import binomial_cd_draws, holding_rows
+
+    run = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference-v1"
+    data, key = calibration.load_dataset(run), calibration.read_key(run)
+    raters = {
+        f.stem.removeprefix("ratings_"): pd.read_csv(f, dtype=str) for f in (run / "calibration").glob("ratings_*")
+    }
+    script = raters.pop("script")
+    cells = 0
+    for variant, ok in calibration.variants(raters, script, data.rubric).items():
+        c = correct._cell(data.attempts, key, "gemma3__gemma3", ok.index)
+        if c is None or c.empty != "passed":
+            continue
+        cells += 1
+        y, w = ok.loc[c.failed_ids].to_numpy(float), c.failed_weights
+        b_hat, n_b = (y * w).sum() / w.sum(), float(stats.kish_rows(w))
+        n_p = c.attempts / stats.design_effect(c.levels.passes, c.levels.attempts)
+        for seed in range(5):
+            rng = np.random.default_rng(seed)
+            a = binomial_cd_draws([0.0], [1.0], [rng.random()], 4000, rng)[0]  # the placeholder: 0 of 1 row
+            b = binomial_cd_draws([b_hat * n_b], [n_b], [rng.random()], 4000, rng)[0]
+            p = binomial_cd_draws([0.0], [n_p], [rng.random()], 4000, rng)[0]
+            with_it = holding_rows([b_hat], (p * a + (1 - p) * b)[None, :], 0.025)
+            without = holding_rows([b_hat], ((1 - p) * b)[None, :], 0.025)
+            assert np.round(with_it, 3).tolist() == np.round(without, 3).tolist(), (variant, seed)
+    assert cells == 4

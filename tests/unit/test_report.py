@@ -19,31 +19,41 @@ LOG = ROOT / "data" / "inspect" / "qa_smollm2_gemma3.eval"
 
 @pytest.fixture
 def audited(tmp_path) -> Path:
-    """The committed Inspect log audited, with ann's full hand-in (every row PASSED) and bob's partial one."""
+    """The committed Inspect log audited, with ann's full hand-in (every third row FAILED, the rest PASSED) and bob's
+    partial one."""
     d = tmp_path / "audit"
     assert main(["audit", str(LOG), "--out", str(d), "--raters", "ann,bob"]) == 0
     sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
-    for name, rows, verdict in (("ann", sheet.blind_id, "PASSED"), ("bob", sheet.blind_id[:4], "FAILED")):
+    ann = ["FAILED" if i % 3 == 0 else "PASSED" for i in range(len(sheet))]
+    for name, rows, verdict in (("ann", sheet.blind_id, ann), ("bob", sheet.blind_id[:4], "FAILED")):
         f = tmp_path / f"{name}.csv"
         pd.DataFrame({"blind_id": rows, "verdict": verdict}).to_csv(f, index=False)
         assert main(["ratings", "import", str(f), "--run-dir", str(d), "--rater", name, "--partial"]) == 0
     return d
 
 
-def test_the_report_says_what_the_correction_table_says(audited, capsys):
-    from vocab import calibration
+def test_the_report_says_the_corrected_rate_worked_by_hand(audited, capsys):
+    """The headline's numbers from the files alone: p is the judge's PASSED share of its scored items
+    (judgments.jsonl), theta = p·a + (1 − p)·b with a ann's pass share of the passed pile and b her share of the
+    failed pile weighted by key.csv's weights."""
+    import json
 
     assert main(["report", str(audited)]) == 0
     html = (audited / "report" / "report.html").read_text()
     md = (audited / "report" / "report.md").read_text()
-    data = calibration.load_dataset(audited)
-    ratings = {n: calibration.read_ratings(audited, n) for n in ("ann", "bob")}
-    variants = calibration.variants(ratings, None, data.rubric)
-    corr = calibration.correction_table(data.attempts, calibration.read_key(audited), variants, n_boot=4000, seed=0)
-    ann = corr[corr.rater == "ann"].iloc[0]
-    n_rows = len(calibration.read_sheet(audited))
-    sentence = (f"the judge says {round(100 * ann.p)} %; against ann's blind ratings ({n_rows} of {n_rows} sampled "
-                f"rows) the pass rate is {round(100 * ann.theta)} %")  # fmt: skip
+    verdicts = [json.loads(line)["verdict"] for line in (audited / "judgments.jsonl").read_text().splitlines()]
+    p = verdicts.count("PASSED") / (verdicts.count("PASSED") + verdicts.count("FAILED"))
+    key = pd.read_csv(audited / "calibration" / "key.csv")
+    assert key.cell.nunique() == 1
+    rated = key.merge(pd.read_csv(audited / "calibration" / "ratings_ann.csv"), on="blind_id")
+    rated["pass"] = rated.verdict.eq("PASSED")
+    passed, failed = rated[rated.pile == "passed"], rated[rated.pile == "failed"]
+    a, b = passed["pass"].mean(), (failed["pass"] * failed.weight).sum() / failed.weight.sum()
+    theta = p * a + (1 - p) * b
+    assert 0 < theta < 1 and 0 < a < 1  # ann's verdicts are mixed: no rate is 0 or 100 % by construction
+    n_rows = len(key)
+    sentence = (f"the judge says {round(100 * p)} %; against ann's blind ratings ({n_rows} of {n_rows} sampled "
+                f"rows) the pass rate is {round(100 * theta)} %")  # fmt: skip
     assert sentence in md and sentence in unescape(html)
     assert "bob 4/" in md and "(partial)" in md  # the partial hand-in is marked
     assert "Cohen" in md and "Krippendorff" in md  # two raters: agreement

@@ -1,5 +1,6 @@
-"""`vocab sample --budget N --allocation equal|neyman|pilot`: equal reproduces today's sample, neyman splits by
-the piles' shares, pilot extends a rated sample without touching what was rated; the allocation is recorded."""
+"""`vocab sample --budget N --allocation equal|proportional|pilot`: equal reproduces today's sample, proportional
+splits by the piles' shares, pilot extends a rated sample without touching what was rated; the allocation is
+recorded."""
 
 from __future__ import annotations
 
@@ -43,15 +44,15 @@ def test_an_equal_budget_of_20_is_the_reference_sample():
     assert list(by_budget.key.blind_id) == list(committed.blind_id)
 
 
-def test_neyman_splits_each_cell_by_its_pass_rate_and_is_recorded(bare):
-    assert main(["sample", "--run-dir", str(bare), "--budget", "24", "--allocation", "neyman"]) == 0
+def test_proportional_splits_each_cell_by_its_pass_rate_and_is_recorded(bare):
+    assert main(["sample", "--run-dir", str(bare), "--budget", "24", "--allocation", "proportional"]) == 0
     key = pd.read_csv(bare / "calibration" / "key.csv")
     att = load_dataset(bare).attempts
     manifest = json.loads((bare / "calibration" / "sample.json").read_text())
     (stage,) = manifest["stages"]
-    assert stage["allocation"] == "neyman" and stage["budget"] == 24 and stage["stage"] == "draw"
+    assert stage["allocation"] == "proportional" and stage["budget"] == 24 and stage["stage"] == "draw"
     for cell, a in att.groupby("cell"):
-        want = sm.allocate(24, float((a.verdict == "PASSED").mean()), "neyman")
+        want = sm.allocate(24, float((a.verdict == "PASSED").mean()), "proportional")
         piles = key[key.cell == cell].pile.value_counts()
         failed_levels = a[a.verdict == "FAILED"].level.nunique()
         passed = int((a.verdict == "PASSED").sum())
@@ -91,12 +92,12 @@ def test_a_pilot_extension_keeps_the_rated_rows_and_adds_by_the_raters_disagreem
     ("extra", "words"),
     [
         (["--budget", "20", "--per-pile", "10"], "give one"),
-        (["--allocation", "neyman"], "--allocation needs --budget"),
-        (["--budget", "3", "--allocation", "neyman"], "at least 4"),
+        (["--allocation", "proportional"], "--allocation needs --budget"),
+        (["--budget", "3", "--allocation", "proportional"], "at least 4"),
         (["--budget", "30", "--rater", "gemma3"], "only with --allocation pilot"),
         (["--budget", "30", "--allocation", "pilot", "--rater", "nobody"], "no ratings from nobody"),
         (["--budget", "12", "--allocation", "pilot", "--rater", "gemma3"], "more than the budget"),
-        (["--budget", "30", "--allocation", "neyman"], "holds another sample"),
+        (["--budget", "30", "--allocation", "proportional"], "holds another sample"),
     ],
 )
 def test_bad_allocations_are_refused(rated, capsys, extra, words):
@@ -116,7 +117,7 @@ def test_02_draws_the_same_allocated_sample_as_the_command_line(bare, tmp_path):
 
     other = tmp_path / "other"
     shutil.copytree(bare, other)
-    assert main(["sample", "--run-dir", str(other), "--budget", "24", "--allocation", "neyman"]) == 0
+    assert main(["sample", "--run-dir", str(other), "--budget", "24", "--allocation", "proportional"]) == 0
     nb = Path(__file__).resolve().parents[2] / "notebooks" / "02_sample.ipynb"
-    execute(nb, {"run_dir": str(bare), "budget": 24, "allocation": "neyman"}, tmp_path / "02.ipynb")
+    execute(nb, {"run_dir": str(bare), "budget": 24, "allocation": "proportional"}, tmp_path / "02.ipynb")
     assert (bare / "calibration" / "key.csv").read_text() == (other / "calibration" / "key.csv").read_text()

@@ -45,7 +45,7 @@ def _json_kind(source: Path) -> str:
             return "promptfoo" if b'"evalId"' in f.read(65536) else "inspect"  # its reader refuses it, with the size
     try:
         doc = json.loads(source.read_bytes())
-    except (ValueError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return "inspect"  # its reader names the problem
     inner = doc.get("results") if isinstance(doc, dict) else None
     return "promptfoo" if isinstance(inner, dict) and isinstance(inner.get("results"), list) else "inspect"
@@ -101,23 +101,26 @@ def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int 
     """Before the sample is drawn: per cell, the interval's mean half-width that ``per_pile`` rows a pile give, by
     the study's simulator, at the judge's own rate and a stated guess of its accuracy (no rating exists yet to
     estimate it), and how to plan with one's own guesses or, later, from the first ratings."""
-    from vocab.coverage.simulate import coverage
+    from vocab.coverage.simulate import SimulationSizeError, coverage
     from vocab.stats import DEFAULT_INTERVAL
 
     lines = []
     for cell, att in sorted(attempts.groupby("cell")):
         n, p = len(att), float(att.verdict.eq("PASSED").mean())
+        k = int(att.verdict.eq("PASSED").sum())
+        rows = (min(per_pile, k), min(per_pile, n - k))  # a pile gives no more rows than it holds
         if n < 2:
             continue
         try:
             c = coverage(DEFAULT_INTERVAL, theta=p, q1=PLAN_GUESS, q0=PLAN_GUESS, attempts=n,
                          piles=min(per_pile, n), sims=sims, seed=seed, n_boot=n_boot)  # fmt: skip
-        except ValueError:  # a cell too large for the simulator's memory bound: the advice is not worth it
+        except SimulationSizeError:  # a cell too large for the simulator's memory bound: the advice is not worth it
             lines.append(f"plan {cell}: {n} judged, too many for a quick simulation here: `vocab plan` plans it")
             continue
         lines.append(
-            f"plan {cell}: {n} judged, the judge says {p:.0%}; {per_pile} rows a pile (fewer where a pile holds "
-            f"fewer) give about ±{c.mean_width / 2:.2f} if the judge is right {PLAN_GUESS:.0%} of the time either way "
+            f"plan {cell}: {n} judged, the judge says {p:.0%}; {per_pile} rows a pile ({sum(rows)} labels here: "
+            f"{rows[0]} of the {k} PASSED, {rows[1]} of the {n - k} FAILED) give about ±{c.mean_width / 2:.2f} if the "
+            f"judge is right {PLAN_GUESS:.0%} of the time either way "
             f"(a guess: `vocab plan --theta T --q1 A --q0 B --attempts {n} --half-width H` for yours)"
         )
     if lines:

@@ -106,7 +106,9 @@ def _cell(attempts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index)
     k = k[k.blind_id.isin(rated)]
     pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
     # A critic that passed nothing (p = 0) has no passed pile, and needs none: theta = b. Likewise p = 1 and
-    # the failed pile. The missing pile gets a placeholder row that p's weight 0 cancels.
+    # the failed pile. The missing pile gets a placeholder row that p's weight 0 cancels in the estimate; its
+    # share's draws still enter the interval through p's draws, which moves no printed digit on the committed
+    # cells that have one (tests/unit/test_intervals.py measures it).
     empty = None
     if pp.empty and p == 0 and not fp.empty:
         empty = "passed"
@@ -297,7 +299,11 @@ def invert_rater_error(correction: pd.DataFrame, error: float) -> pd.Series:
     the same rate on every check, which its error on checks 2 and 3 does not show. ``error`` outside [0, 0.5)
     cannot be inverted: ValueError, as :func:`vocab.stats.invert_flip_rate`."""
     a, b = stats.invert_flip_rate(correction.a, error), stats.invert_flip_rate(correction.b, error)
-    return (correction.p * a.fillna(0) + (1 - correction.p) * b).rename("theta_if_inverted")
+    p = correction.p
+    # a pile whose weight p (or 1 - p) is 0 has no share to invert (its placeholder's is NaN): its term is 0
+    passed_term = (p * a).where(p > 0, 0.0)
+    failed_term = ((1 - p) * b).where(p < 1, 0.0)
+    return (passed_term + failed_term).rename("theta_if_inverted")
 
 
 def inverted_rater_error_table(run_dir) -> pd.DataFrame:

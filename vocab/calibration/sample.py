@@ -40,16 +40,17 @@ class Sample:
     sheet: pd.DataFrame
 
 
-ALLOCATIONS = ("equal", "neyman", "pilot")
+ALLOCATIONS = ("equal", "proportional", "pilot")
 
 
 def allocate(
     budget: int, p: float, allocation: str = "equal", *, pilot: tuple[int, int, int, int] | None = None
 ) -> tuple[int, int]:
     """Rows for a cell's (passed, failed) piles out of ``budget``. ``equal``: half each (the odd row to the passed
-    pile; 20 gives seed 000's 10 + 10). ``neyman``: the split that minimises the variance of theta = p·a + (1 −
-    p)·b, n_a ∝ p·σ_a and n_b ∝ (1 − p)·σ_b, with both piles' σ at its worst case 1/2 (nothing is known before a
-    rating), i.e. in proportion to the piles' shares of the attempts. ``pilot``: the same with each σ from a rated
+    pile; 20 gives seed 000's 10 + 10). ``proportional``: in proportion to the piles' shares of the attempts,
+    n_a ∝ p and n_b ∝ 1 − p: Neyman's split (n_a ∝ p·σ_a, n_b ∝ (1 − p)·σ_b, the variance of theta = p·a + (1 −
+    p)·b at its least) only when both piles' σ are equal, as they are at their worst case 1/2 before any rating.
+    ``pilot``: Neyman's split with each σ from a rated
     pilot ``(n_a, k_a, n_b, k_b)`` (rows and rater passes per pile; shares smoothed as (k + 1)/(n + 2), as Lee et
     al. smooth theirs), never fewer rows than the pilot has. Each pile gets at least 2 rows. ``p``: the critic's
     pass rate in the cell."""
@@ -59,7 +60,7 @@ def allocate(
         raise CalibrationError(f"p must lie in [0, 1], got {p}")
     if allocation == "equal":
         return budget - budget // 2, budget // 2
-    if allocation == "neyman":
+    if allocation == "proportional":
         sa = sb = 0.5
         floor_a = floor_b = 2
     elif allocation == "pilot":
@@ -80,7 +81,7 @@ def allocate(
 
 def pile_sizes(attempts: pd.DataFrame, budget: int, allocation: str) -> dict[str, tuple[int, int]]:
     """Per cell, the (passed, failed) rows :func:`allocate` gives ``budget`` at the cell's critic pass rate
-    (``equal`` or ``neyman``; ``pilot`` needs ratings: :func:`extend_sample`)."""
+    (``equal`` or ``proportional``; ``pilot`` needs ratings: :func:`extend_sample`)."""
     if allocation == "pilot":
         raise CalibrationError("allocation 'pilot' extends a rated sample: draw the pilot first (equal)")
     return {

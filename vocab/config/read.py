@@ -365,7 +365,7 @@ def loop_with_overrides(
 ) -> LoopConfig:
     """The config's [loop] table (default: every model writes and critiques) with the given overrides, the
     design validated now, so that a bad range fails before anything is written. ``tiers`` replaces an
-    explicit level range; writers and critics are comma-separated model names."""
+    explicit level range (given both, they are refused); writers and critics are comma-separated model names."""
     import dataclasses
 
     from vocab.levels import LevelError, design_numbers
@@ -378,6 +378,8 @@ def loop_with_overrides(
             for n in names:
                 cfg.model(n)
             changes[attr] = names
+    if levels and (tiers or per_tier is not None):
+        raise ConfigError("--levels and --tiers/--per-tier: give a level range or a design, not both")
     if levels:
         changes["levels"] = levels
     if tiers:

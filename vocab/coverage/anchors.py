@@ -88,8 +88,8 @@ def lee_interval(p: float, q0: float, q1: float, n: int, m0: int, m1: int, alpha
     test items and the specificity q0 and sensitivity q1 measured on m0 known fails and m1 known passes, with
     their plug-in interval, whose added counts follow Lang and Reiczigel (2014): p gets z²/2 passes of z² added,
     q0 and q1 one of two; a second-order shift of the centre; a delta-method standard error. (estimate, low,
-    high), clipped to [0, 1]; None where q0 + q1 ≤ 1 (the correction is undefined). Not packaged, so written
-    here from the paper's formula."""
+    high), clipped to [0, 1]; None where q0 + q1 ≤ 1 (the correction is undefined). Not on PyPI, so written here
+    from the paper's formula; tests/unit/test_anchors.py holds their reference implementation's outputs."""
     z = float(norm.ppf(1 - alpha / 2))
     pt, q0t, q1t = (n * p + z**2 / 2) / (n + z**2), (m0 * q0 + 1) / (m0 + 2), (m1 * q1 + 1) / (m1 + 2)
     nt, m0t, m1t = n + z**2, m0 + 2, m1 + 2

@@ -150,8 +150,8 @@ class GridRequestError(InputError):
 
 
 def grid_request(methods: str, piles: str, thetas: str, q1s: str, q0s: str, spreads: str, *, levels: int,
-                 max_attempts: int, sims: int, n_boot: int, seed: int, jobs: int,
-                 scheduler: str | None) -> GridSpec:  # fmt: skip
+                 max_attempts: int, sims: int, n_boot: int, seed: int, jobs: int, scheduler: str | None,
+                 jobs_given: bool = False) -> GridSpec:  # fmt: skip
     """The grid the command line asks for, validated with its ``jobs`` and ``scheduler`` before any work."""
     try:
         spec = GridSpec(
@@ -168,6 +168,8 @@ def grid_request(methods: str, piles: str, thetas: str, q1s: str, q0s: str, spre
         raise GridRequestError(f"--jobs must lie between 1 and {cores} (the cores this process may use), got {jobs}")
     if scheduler is not None and scheduler != "local" and "://" not in scheduler:
         raise GridRequestError(f"--scheduler: an address such as tcp://HOST:8786, or local; got {scheduler!r}")
+    if scheduler is not None and scheduler != "local" and jobs_given:
+        raise GridRequestError(f"--jobs and --scheduler {scheduler}: the cluster's workers are its own; give one")
     return spec
 
 

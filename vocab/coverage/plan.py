@@ -1,21 +1,26 @@
-"""How many blind labels a target precision needs (``vocab plan``), answered by the study's own simulator.
+"""How many blind labels a target precision needs (``vocab plan``), answered with the interval the report prints.
 
-The design is the study's: from a cell's ``attempts`` logged attempts, ``per_pile`` rows are drawn from the
-critic-PASSED pile and ``per_pile`` from the critic-FAILED one (stratified by the judge's verdict), a blind rater
-grades them, and the corrected rate gets its interval (03's default method unless told otherwise). For a guessed
-truth (theta, the critic's q1 and q0) the plan is the smallest ``per_pile`` whose simulated mean half-width is at
-most the target, with the interval's coverage at that size.
+The design is the study's: from a cell's ``attempts`` logged attempts, up to ``per_pile`` rows are drawn from the
+critic-PASSED pile and up to ``per_pile`` from the critic-FAILED one (stratified by the judge's verdict; a pile
+holds only the attempts the critic put into it), a blind rater grades them, and the corrected rate gets its interval
+from :mod:`vocab.stats.intervals` (03's default method unless told otherwise), the same function the report calls.
+For a guessed truth (theta, the critic's q1 and q0) the plan is the smallest ``per_pile`` whose simulated mean
+half-width is at most the target, with what it costs: the expected size of each pile, the rows the request draws
+from each, and the labels of the cell.
 
-The search evaluates sizes with one seed for all of them (common random numbers: each size sees the same
-simulated studies up to the rows it draws), doubling until the target is met and then bisecting, so the answer
-``n`` meets the target and ``n - 1`` does not, in the same simulation. A pile never holds more rows than the
-attempts the critic put into it, so past some size more labels change nothing: the attempts' own sampling
-variance (p's) is then the floor, and the plan says the target is out of reach.
+The search does not hinge on simulation noise. The studies are simulated once, each pile in a random order, and a
+request of n rows takes each pile's first n (the same studies, nested, for every n); every n's intervals draw from
+one stream. The mean half-width of the true design cannot rise with n, so the simulated values are fitted by a
+non-increasing (isotonic) regression, and the answer is the smallest n whose fitted half-width meets the target.
+Past the larger pile's size more rows change nothing: there the attempts' own variance (p's) is the floor, and a
+target below it is out of reach: the plan says so and names the best half-width every row of both piles gives.
 
-From a pilot (:func:`plan_from_pilot`, ``vocab plan DIR``): the corrected estimates of a run or dataset that already
-has some blind ratings — per cell theta, q1 and q0 from the rater with most rows rated, and the cell's attempts —
-are plugged in as if they were the truth. They are estimates, with the pilot's intervals around them; the plan
-says so, and a plan made from a handful of rows is a guess to be made again when more come back.
+Assumed without a pilot: the attempts are independent (a design effect of 1: a level's retries are not clustered)
+and the failed pile's rows weigh alike. From a pilot (:func:`plan_from_pilot`, ``vocab plan DIR``): per cell the
+corrected estimates of theta, q1 and q0 from the rater with most rows rated, the cell's attempts, its piles' sizes
+and its design effect over the levels are plugged in as if they were the truth. They are estimates, with the
+pilot's intervals around them; the plan says so, and a plan made from a handful of rows is a guess to be made again
+when more come back.
 """
 
 from __future__ import annotations
@@ -24,9 +29,13 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from vocab.coverage.simulate import METHODS, check_point, coverage
+from vocab import stats
+from vocab.coverage.simulate import METHODS, check_point, piles_interval, simulate_studies
 from vocab.errors import InputError
-from vocab.stats import DEFAULT_INTERVAL
+from vocab.stats import DEFAULT_INTERVAL, Piles
+
+NO_PILOT = ("attempts independent (design effect 1: a level's retries not clustered), the failed pile's rows "
+            "weighing alike")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -37,36 +46,42 @@ class Plan:
     q0: float
     attempts: int
     target_half_width: float
-    per_pile: int | None  # None: no size up to `attempts` reaches the target
-    half_width: float  # the simulated mean half-width at per_pile (at the largest size tried when unreachable)
+    per_pile: int | None  # the rows requested from each pile; None: no request reaches the target
+    piles: dict[str, float]  # the expected size of each pile (the pilot's own sizes for a pilot)
+    pile_rows: dict[str, float]  # the rows the request draws from each pile (capped by it), expected
+    labels: float  # the labels of the cell, expected: at per_pile, or with every row labelled when unreachable
+    half_width: float  # the fitted mean half-width at per_pile (with every row labelled when unreachable)
     coverage: float  # the interval's simulated coverage there
+    design_effect: float
+    assumed: str
     sims: int
     seed: int
-    searched: dict[int, float] = field(default_factory=dict)  # per_pile -> simulated mean half-width
-
-    @property
-    def labels(self) -> int | None:
-        """Rows a blind rater grades per cell (both piles)."""
-        return None if self.per_pile is None else 2 * self.per_pile
+    searched: dict[int, float] = field(default_factory=dict)  # per_pile -> simulated mean half-width, as drawn
 
     def as_dict(self) -> dict:
         d = asdict(self)
-        d["labels"] = self.labels
         d["searched"] = {str(k): round(v, 6) for k, v in sorted(self.searched.items())}
+        d["piles"] = {k: round(v, 2) for k, v in self.piles.items()}
+        d["pile_rows"] = {k: round(v, 2) for k, v in self.pile_rows.items()}
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in d.items()}
+
+    def _short(self) -> list[str]:
+        return [k for k in ("passed", "failed") if self.per_pile is not None and self.piles[k] < self.per_pile]
 
     def text(self) -> str:
         what = f"theta {self.theta:g}, q1 {self.q1:g}, q0 {self.q0:g}, {self.attempts} attempts, {self.method}"
+        sizes = f"the piles hold about {self.piles['passed']:.0f} PASSED and {self.piles['failed']:.0f} FAILED attempts"
         if self.per_pile is None:
-            return (
-                f"{what}: no pile size reaches ±{self.target_half_width:g} (at {max(self.searched)} rows a pile the "
-                f"half-width is {self.half_width:.3f}: the attempts' own variance bounds it; log more attempts)"
-            )
-        return (
-            f"{what}: {self.per_pile} rows a pile ({self.labels} labels a cell) give a mean half-width of "
-            f"{self.half_width:.3f} (target ±{self.target_half_width:g}; {self.per_pile - 1} a pile do not), "
-            f"coverage {self.coverage:.3f} over {self.sims} simulated studies"
-        )
+            return (f"{what}: no request reaches ±{self.target_half_width:g}: with every row of both piles labelled "
+                    f"(about {self.labels:.0f} labels; {sizes}) the half-width is {self.half_width:.3f}; the "
+                    f"attempts' own variance bounds it: log more attempts (assumed: {self.assumed})")  # fmt: skip
+        rows = f"{self.pile_rows['passed']:.0f} passed + {self.pile_rows['failed']:.0f} failed"
+        short = "".join(f"; the {k.upper()} pile holds only about {self.piles[k]:.0f}, all of them labelled"
+                        for k in self._short())  # fmt: skip
+        return (f"{what}: {self.per_pile} rows a pile requested, about {self.labels:.0f} labels a cell ({rows}"
+                f"{short}), give a mean half-width of {self.half_width:.3f} (target ±{self.target_half_width:g}), "
+                f"coverage {self.coverage:.3f} over {self.sims} simulated studies "
+                f"(assumed: {self.assumed})")  # fmt: skip
 
 
 PILOT_WARNING = (
@@ -121,6 +136,10 @@ def plan_from_pilot(
     counts = data.attempts.groupby("cell").size()
     cells = []
     for r in corr[corr.rater == lead].itertuples():
+        levels = correct.level_counts(data.attempts, r.cell)
+        deff = float(stats.design_effect(levels.passes, levels.attempts))
+        passes = int(levels.passes.sum())
+        sizes = (passes, int(levels.attempts.sum()) - passes)
         est = {"cell": r.cell, "attempts": int(counts[r.cell]), "theta": r.theta, "theta_ci": [r.ci_low, r.ci_high],
                "q1": r.q1, "q0": r.q0}  # fmt: skip
         # at theta 0 no item truly passes, so the critic's sensitivity q1 is undefined and plays no part in the
@@ -132,8 +151,10 @@ def plan_from_pilot(
         if any(not 0 <= g <= 1 for g in guesses):  # NaN (an empty pile) or an estimate outside [0, 1]
             est["why_none"] = f"no plan: the pilot's theta, q1, q0 are {', '.join(f'{g:.3g}' for g in guesses)}"
         else:
-            p = plan(theta=r.theta, q1=q1, q0=q0, attempts=est["attempts"], half_width=half_width,
-                     method=method, sims=sims, seed=seed, n_boot=n_boot)  # fmt: skip
+            p = plan(theta=r.theta, q1=q1, q0=q0, attempts=est["attempts"], half_width=half_width, method=method,
+                     sims=sims, seed=seed, n_boot=n_boot, design_effect=deff, pile_sizes=sizes,
+                     assumed=f"the pilot's design effect {deff:.2f} of the critic's pass rate over its levels, its "
+                     f"piles of {sizes[0]} PASSED and {sizes[1]} FAILED")  # fmt: skip
             est.update(p.as_dict())
             est["plan_text"] = p.text()
         if set_q1 or set_q0:
@@ -160,6 +181,15 @@ def check_plan(*, theta: float, q1: float, q0: float, attempts: int, half_width:
     check_point(method, theta=theta, q1=q1, q0=q0, attempts=attempts, piles=attempts, sims=sims, seed=0)
 
 
+def _grid(top: int) -> list[int]:
+    """The requests first simulated: 1, 2, 3, then about 1.4 times apart, and ``top``."""
+    out, n = [1, 2, 3], 3
+    while n < top:
+        n = max(n + 1, int(round(n * 1.4)))
+        out.append(min(n, top))
+    return sorted({k for k in out if k <= top} | {top})
+
+
 def plan(
     *,
     theta: float,
@@ -171,34 +201,63 @@ def plan(
     sims: int = 1000,
     seed: int = 0,
     n_boot: int = 1000,
+    design_effect: float = 1.0,
+    pile_sizes: tuple[int, int] | None = None,
+    assumed: str = NO_PILOT,
 ) -> Plan:
-    """The smallest rows-per-pile whose simulated mean half-width is at most ``half_width``."""
+    """The smallest rows-per-pile request whose fitted mean half-width meets ``half_width`` (see the module's note).
+    ``design_effect``: p's over the levels (a pilot's); ``pile_sizes``: the (PASSED, FAILED) piles' sizes when
+    known (a pilot's), for the labels a request draws."""
+    from scipy.optimize import isotonic_regression
+
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     check_plan(theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims)
+    names = ("plan", theta, q1, q0, attempts, method, design_effect)
+    st = simulate_studies(theta, q1, q0, attempts, attempts, sims, stats.stream(seed, *names, "studies"))
+    sizes = np.stack([np.sum(~np.isnan(st.passed), axis=1), np.sum(~np.isnan(st.failed), axis=1)])  # (2, S)
+    expected = sizes.mean(axis=1) if pile_sizes is None else np.asarray(pile_sizes, dtype=float)
+    top = int(max(sizes.max(), 1))  # past the larger pile's size, more rows change nothing
     seen: dict[int, tuple[float, float]] = {}
 
-    def at(n: int) -> float:
-        if n not in seen:
-            c = coverage(method, theta=theta, q1=q1, q0=q0, attempts=attempts, piles=n, sims=sims, seed=seed,
-                         n_boot=n_boot)  # fmt: skip
-            seen[n] = (c.mean_width / 2, c.coverage)
-        return seen[n][0]
+    def at(n: int) -> None:
+        if n in seen:
+            return
+        x, y = st.passed[:, :n], st.failed[:, :n]
+        piles = Piles(st.p, np.full(sims, float(attempts)), x, y, (~np.isnan(y)).astype(float),
+                      np.full(sims, float(design_effect)))  # fmt: skip
+        est, lo, hi = piles_interval(method, piles, n_boot, stats.stream(seed, *names, "draws"))
+        d = ~np.isnan(est)
+        seen[n] = (float(np.mean(hi[d] - lo[d]) / 2), float(np.mean((lo[d] <= theta) & (theta <= hi[d]))))
 
-    lo, hi = 0, 1  # at(lo) > target (lo = 0: no rows, never enough), at(hi) to be found <= target
-    while at(hi) > half_width:
-        if hi >= attempts:
-            hw, cov = seen[hi]
-            return Plan(method, theta, q1, q0, attempts, half_width, None, hw, cov, sims, seed,
-                        {k: v[0] for k, v in seen.items()})  # fmt: skip
-        lo, hi = hi, min(2 * hi, attempts)
-    while hi - lo > 1:
+    def fitted() -> dict[int, float]:
+        ns = sorted(seen)
+        return dict(zip(ns, isotonic_regression([seen[n][0] for n in ns], increasing=False).x, strict=True))
+
+    for n in _grid(top):
+        at(n)
+    fit = fitted()
+    meets = [n for n in sorted(fit) if fit[n] <= half_width]
+    if not meets:
+        rows = np.minimum(expected, top)
+        return Plan(method, theta, q1, q0, attempts, half_width, None, _pair(expected), _pair(rows),
+                    float(rows.sum()), fit[top], seen[top][1], design_effect, assumed, sims, seed,
+                    {k: v[0] for k, v in seen.items()})  # fmt: skip
+    hi = meets[0]
+    lo = max([n for n in fit if n < hi], default=0)
+    while hi - lo > 1:  # bisect between the last request that fails and the first that meets, refitting each time
         mid = (lo + hi) // 2
-        lo, hi = (lo, mid) if at(mid) <= half_width else (mid, hi)
-    hw, cov = seen[hi]
-    return Plan(
-        method, theta, q1, q0, attempts, half_width, hi, hw, cov, sims, seed, {k: v[0] for k, v in seen.items()}
-    )
+        at(mid)
+        fit = fitted()
+        lo, hi = (lo, mid) if fit[mid] <= half_width else (mid, hi)
+    rows = np.minimum(expected, hi)
+    return Plan(method, theta, q1, q0, attempts, half_width, hi, _pair(expected), _pair(rows), float(rows.sum()),
+                fit[hi], seen[hi][1], design_effect, assumed, sims, seed,
+                {k: v[0] for k, v in seen.items()})  # fmt: skip
+
+
+def _pair(x) -> dict[str, float]:
+    return {"passed": float(x[0]), "failed": float(x[1])}
 
 
 class PlanError(InputError):

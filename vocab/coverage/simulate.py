@@ -89,15 +89,19 @@ _AS_INTERVAL = {
 }
 
 
-def interval(method: str, st: Studies, n_boot: int, rng: np.random.Generator, confidence: float = 0.95):
-    """(estimate, low, high) per study by ``method``, from :func:`vocab.stats.correction_intervals` (the report's
-    intervals)."""
+def piles_interval(method: str, piles: Piles, n_boot: int, rng: np.random.Generator, confidence: float = 0.95):
+    """(estimate, low, high) per study of ``piles`` by ``method``, from :func:`vocab.stats.correction_intervals`."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     name, p_model = _AS_INTERVAL[method]
-    r = stats.correction_intervals(name, study_piles(st), n_draws=n_boot, confidence=confidence, rng=rng,
-                                   p_model=p_model)  # fmt: skip
+    r = stats.correction_intervals(name, piles, n_draws=n_boot, confidence=confidence, rng=rng, p_model=p_model)
     return r.theta, r.low, r.high
+
+
+def interval(method: str, st: Studies, n_boot: int, rng: np.random.Generator, confidence: float = 0.95):
+    """(estimate, low, high) per study by ``method``, from :func:`vocab.stats.correction_intervals` (the report's
+    intervals)."""
+    return piles_interval(method, study_piles(st), n_boot, rng, confidence)
 
 
 @dataclass(frozen=True)
@@ -144,13 +148,17 @@ MAX_DRAWS = 4_000_000  # studies x resamples held at once: about 250 MB for the 
 MAX_ROWS = 20_000_000  # studies x attempts (or x pile rows, or x levels x attempts) drawn at once
 
 
+class SimulationSizeError(ValueError):
+    """A simulation past the sizes one may hold (:func:`check_sizes`)."""
+
+
 def check_sizes(*, sims: int, n_boot: int, attempts: int, piles: int) -> None:
     """A simulation's sizes, bounded before any array is made (so memory stays under 1 GiB): ValueError naming
     the product past its bound."""
     for what, size, bound in (("sims x n_boot", sims * n_boot, MAX_DRAWS), ("sims x attempts", sims * attempts,
                               MAX_ROWS), ("sims x piles", sims * piles, MAX_ROWS)):  # fmt: skip
         if size > bound:
-            raise ValueError(f"{what} is {size:,}, over the {bound:,} one simulation may hold; use fewer")
+            raise SimulationSizeError(f"{what} is {size:,}, over the {bound:,} one simulation may hold; use fewer")
 
 
 def coverage(
