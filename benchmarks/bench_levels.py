@@ -11,7 +11,6 @@ nothing here asserts a speed.
 from __future__ import annotations
 
 import argparse
-import datetime
 import importlib.util
 import json
 import subprocess
@@ -19,6 +18,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from common import result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -111,22 +112,18 @@ def main() -> None:
             cmd = [sys.executable, __file__, "--one", src, "--levels", str(args.levels), "--start", str(args.start)]
             out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT)
             runs[name] = json.loads(out.stdout.strip().splitlines()[-1])
-    result = {
-        "benchmark": "levels",
-        "levels": args.levels,
-        "start": args.start,
-        "baseline_revision": args.baseline,
-        "baseline": runs["baseline"],
-        "current": runs["current"],
-        "ratio": round(runs["current"]["levels_per_s"] / runs["baseline"]["levels_per_s"], 1),
-        "index_build_ratio": round(runs["current"]["index_build_s"] / runs["baseline"]["index_build_s"], 2),
-        "stream": stream_million(),
-        "commit": _git("rev-parse", "--short", "HEAD").strip(),
-        "when": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-    }
-    out_dir = HERE / "results"
-    out_dir.mkdir(exist_ok=True)
-    (out_dir / "levels.json").write_text(json.dumps(result, indent=1) + "\n")
+    result = result_record(
+        "levels",
+        levels=args.levels,
+        start=args.start,
+        baseline_revision=args.baseline,
+        baseline=runs["baseline"],
+        current=runs["current"],
+        ratio=round(runs["current"]["levels_per_s"] / runs["baseline"]["levels_per_s"], 1),
+        index_build_ratio=round(runs["current"]["index_build_s"] / runs["baseline"]["index_build_s"], 2),
+        stream=stream_million(),
+    )
+    write_result("levels", result)
     print(json.dumps(result))
 
 

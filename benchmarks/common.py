@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime
 import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 
 from vocab.records import machine
@@ -25,6 +27,26 @@ def _commit() -> str:
 # import vocab from the working tree when they start: leave the tree alone while a benchmark runs.
 STARTED_ON = _commit()
 
+# A result names the commit that made it: a benchmark started on a tree with uncommitted changes to tracked files
+# refuses at once (one line, exit 2), unless told --allow-dirty, which its result then records. The flag is taken out
+# of the command line here, before the benchmark's own parser reads it.
+ALLOW_DIRTY = "--allow-dirty" in sys.argv
+if ALLOW_DIRTY:
+    sys.argv.remove("--allow-dirty")
+
+
+def refuse_dirty(commit: str = STARTED_ON, allow: bool = ALLOW_DIRTY) -> None:
+    if commit.endswith("+dirty") and not allow:
+        sys.stderr.write(
+            f"benchmark: error: the tree has uncommitted changes ({commit}); commit them first (so the result names "
+            "the code that made it) or pass --allow-dirty (the result says so)\n"
+        )
+        raise SystemExit(2)
+
+
+if not os.environ.get("VOCAB_BENCH_NO_CHECK"):  # set by the unit test of this check only
+    refuse_dirty()
+
 
 def result_record(name: str, **fields) -> dict:
     """The benchmark's fields, then the commit it started on, the time and the machine it was measured on."""
@@ -32,6 +54,7 @@ def result_record(name: str, **fields) -> dict:
         "benchmark": name,
         **fields,
         "commit": STARTED_ON,
+        **({"dirty_allowed": True} if STARTED_ON.endswith("+dirty") else {}),
         "when": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(),
     }

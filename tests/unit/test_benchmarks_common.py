@@ -1,0 +1,29 @@
+"""A benchmark's result names the commit that made it: started on a tree with uncommitted changes it refuses at once
+in one line, exit 2, unless told --allow-dirty, and its result then says so."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _common(commit: str, *argv: str) -> subprocess.CompletedProcess:
+    code = (
+        "import sys; sys.argv = ['bench', *sys.argv[1:]]; sys.path.insert(0, 'benchmarks'); import common; "
+        f"common.refuse_dirty({commit!r}, common.ALLOW_DIRTY); print(sys.argv[1:], common.ALLOW_DIRTY)"
+    )
+    env = {**os.environ, "VOCAB_BENCH_NO_CHECK": "1"}  # the import's own check reads the real tree; this one is told
+    return subprocess.run([sys.executable, "-c", code, *argv], cwd=ROOT, capture_output=True, text=True, env=env)
+
+
+def test_a_dirty_tree_is_refused_in_one_line_and_allowed_when_told():
+    refused = _common("abc1234+dirty")
+    lines = refused.stderr.strip().splitlines()
+    assert refused.returncode == 2 and len(lines) == 1 and "--allow-dirty" in lines[0] and "abc1234+dirty" in lines[0]
+    allowed = _common("abc1234+dirty", "--allow-dirty", "--sims", "3")
+    assert allowed.returncode == 0 and allowed.stdout.strip() == "['--sims', '3'] True"  # the flag is taken out
+    assert _common("abc1234").returncode == 0
