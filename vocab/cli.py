@@ -322,7 +322,7 @@ def cmd_report(args) -> int:
 
     raters = list(_names(args.raters, "--raters")) if args.raters is not None else None
     with dir_lock(args.run_dir):  # read while nobody writes into it
-        paths = report.write(args.run_dir, raters, args.out)
+        paths = report.write(args.run_dir, raters, args.out, force=args.force)
     for p in paths:
         print(p)
     return 0

@@ -269,6 +269,7 @@ def add_commands(sub, cli) -> None:
     rp.add_argument("run_dir", type=Path, help="a run or dataset directory with a blind sample and ratings")
     rp.add_argument("--raters", help="comma-separated raters (default: every rater with a ratings file)")
     rp.add_argument("--out", type=Path, help="where to write (default: <run_dir>/report)")
+    rp.add_argument("--force", action="store_true", help="replace a report already in --out")
     rp.set_defaults(func=cli.cmd_report)
 
     pl = sub.add_parser("plan", help="how many rows per pile a target half-width needs, by simulation")

@@ -13,6 +13,7 @@ The output holds no clock time, so the same inputs give the same bytes.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import html
 import io
@@ -21,6 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+
+from vocab.errors import InputError
 
 FLAG_MEANINGS = {
     "unstable": "the interval of q1 or q0 spans more than half of [0, 1]: too few rows in a pile",
@@ -222,15 +225,31 @@ def to_markdown(rep: Report, figure_name: str | None = None) -> str:
     return "\n".join(out)
 
 
-def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | Path | None = None) -> list[Path]:
-    """Write ``report.html``, ``report.md`` and the figure the Markdown links (``report.png``) into ``out_dir``
-    (default ``<run_dir>/report``); returns the paths."""
-    from vocab.records import write_text_atomic
+REPORT_FILES = ("report.html", "report.md", "report.png")
 
-    rep = build(run_dir, raters)
+
+class ReportError(InputError):
+    """A report that would replace another, or be written where no directory can be: one line, exit 2."""
+
+
+def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | Path | None = None, *,
+          force: bool = False) -> list[Path]:  # fmt: skip
+    """Write ``report.html``, ``report.md`` and the figure the Markdown links (``report.png``) into ``out_dir``
+    (default ``<run_dir>/report``, remade on every call); returns the paths. A named ``out_dir`` that already holds
+    a report (perhaps another dataset's) is refused unless ``force``; the directory is locked while it is written,
+    and each file is written whole or not at all."""
+    from vocab.records import dir_lock, write_bytes_atomic, write_text_atomic
+
     out = Path(out_dir) if out_dir is not None else Path(run_dir) / "report"
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "report.png").write_bytes(rep.figure_png or b"")
-    write_text_atomic(out / "report.html", to_html(rep))
-    write_text_atomic(out / "report.md", to_markdown(rep, "report.png"))
-    return [out / "report.html", out / "report.md", out / "report.png"]
+    if out.exists() and not out.is_dir():
+        raise ReportError(f"--out {out}: a file, not a directory")
+    held = [f for f in REPORT_FILES if (out / f).exists()]
+    if out_dir is not None and held and not force:
+        raise ReportError(f"--out {out} holds a report already ({', '.join(held)}); pass --force to replace it")
+    rep = build(run_dir, raters)
+    same = out.exists() and out.resolve() == Path(run_dir).resolve()  # the caller holds the run's own lock
+    with contextlib.nullcontext(out) if same else dir_lock(out):
+        write_bytes_atomic(out / "report.png", rep.figure_png or b"")
+        write_text_atomic(out / "report.html", to_html(rep))
+        write_text_atomic(out / "report.md", to_markdown(rep, "report.png"))
+    return [out / f for f in ("report.html", "report.md", "report.png")]

@@ -557,3 +557,44 @@ def test_an_inspect_readers_many_line_error_is_one_line(tmp_path, capsys, monkey
     monkeypatch.setattr(inspect_ai.log, "read_eval_log", invalid)
     refused(["import", "inspect", str(LOG), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path],
             "not an Inspect log (ValueError: 1 validation error for EvalLog eval.task Input should be")  # fmt: skip
+
+
+GRID = ["coverage-grid", "--methods", "seed", "--piles", "5", "--thetas", "0.5", "--q1s", "0.8", "--q0s", "0.8",
+        "--spreads", "inf", "--levels", "10", "--sims", "5", "--n-boot", "5", "--jobs", "1"]  # fmt: skip
+
+
+def test_a_grid_named_by_its_metadata_file_is_refused(tmp_path, capsys):
+    """--out g.json wrote the CSV there, then overwrote it with the metadata and said "written"."""
+    refused([*GRID, "--out", str(tmp_path / "g.json")], capsys, [tmp_path], "name the grid's CSV file")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_grid_never_replaces_the_metadata_beside_it_without_force(tmp_path, capsys):
+    (tmp_path / "new.json").write_text('{"mine": true}')
+    refused([*GRID, "--out", str(tmp_path / "new.csv")], capsys, [tmp_path], "new.json exists; pass --force")
+
+
+def test_a_grid_onto_a_directory_is_one_line_even_with_force(tmp_path, capsys):
+    (tmp_path / "d.csv").mkdir()
+    refused([*GRID, "--out", str(tmp_path / "d.csv"), "--force"], capsys, [tmp_path], "is a directory")
+
+
+def test_a_second_grid_into_a_directory_being_written_is_refused(tmp_path, capsys):
+    from vocab.records import dir_lock
+
+    with dir_lock(tmp_path):  # another grid (or any vocab command) writing there
+        refused([*GRID, "--out", str(tmp_path / "g.csv")], capsys, [tmp_path], "another vocab command is writing")
+    assert main([*GRID, "--out", str(tmp_path / "g.csv")]) == 0  # once it is done, the grid runs
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.csv", "g.json"]  # no temporary file left
+
+
+def test_two_system_judge_pairs_never_join_into_one_cell(tmp_path, capsys):
+    """`a__b` judged by `c` and `a` judged by `b__c` were both cell `a__b__c`: the judge "said" a rate of a mix of
+    two systems. A name holding the cell's join is refused in one line; nothing is written."""
+    t = tmp_path / "t.csv"
+    rows = [{"id": "i1", "system": "a__b", "judge": "c", "verdict": "PASSED", "input": "q", "output": "o"},
+            {"id": "i2", "system": "a", "judge": "b__c", "verdict": "FAILED", "input": "q", "output": "o"}]  # fmt: skip
+    pd.DataFrame(rows).to_csv(t, index=False)
+    refused(["import", "table", str(t), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "holds '__'")
+    assert not (tmp_path / "d").exists()
+    refused(["audit", str(t), "--out", str(tmp_path / "e")], capsys, [tmp_path], "holds '__'")

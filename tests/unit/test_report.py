@@ -94,3 +94,18 @@ def test_a_dataset_without_ratings_is_refused(tmp_path, capsys):
     capsys.readouterr()
     assert main(["report", str(d)]) == 2
     assert "no blind ratings yet" in capsys.readouterr().err
+
+
+def test_a_report_into_a_directory_holding_another_is_refused_without_force(audited, tmp_path, capsys):
+    """`vocab report A --out B/report` replaced B's report with A's."""
+    other = tmp_path / "b-report"
+    assert main(["report", str(audited), "--out", str(other)]) == 0
+    (other / "report.md").write_text("B's report")
+    capsys.readouterr()
+    assert main(["report", str(audited), "--out", str(other)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "holds a report already" in err[0] and "--force" in err[0], err
+    assert (other / "report.md").read_text() == "B's report"
+    assert main(["report", str(audited), "--out", str(other), "--force"]) == 0
+    assert (other / "report.md").read_text() != "B's report"
+    assert main(["report", str(audited)]) == 0 and main(["report", str(audited)]) == 0  # its own: remade each time

@@ -180,8 +180,26 @@ class Dataset:
         return "abandoned_levels" if self.kind == "run" else "unscored_items"
 
 
+CELL_JOIN = "__"  # a cell's name: its system and its judge, joined
+
+
 def cell_of(system: str, judge: str) -> str:
-    return f"{system}__{judge}"
+    """The cell of a (system, judge) pair. Neither name may hold :data:`CELL_JOIN` (an import refuses it), so two
+    pairs never share a cell: `a__b` judged by `c` and `a` judged by `b__c` would both be `a__b__c`."""
+    return f"{system}{CELL_JOIN}{judge}"
+
+
+def check_cell_names(rows: list[dict[str, Any]]) -> None:
+    """Every row's system and judge usable in a cell's name: a name holding ``__`` is refused in one line."""
+    for r in rows:
+        for role in ("system", "judge"):
+            if CELL_JOIN in str(r.get(role, "")):
+                name = str(r[role])
+                shown = name if len(name) <= 60 else name[:57] + "..."
+                raise CalibrationError(
+                    f"{role} {shown!r} (item {str(r.get('id', '?'))[:40]!r}) holds {CELL_JOIN!r}, which joins a "
+                    "system to its judge in a cell's name (two pairs would share a cell); rename it"
+                )
 
 
 def is_imported(run_dir: str | Path) -> bool:
@@ -256,6 +274,7 @@ def write_dataset(run_dir: str | Path, rows: list[dict[str, Any]], meta: dict[st
     complete import). A directory holding a run, or another dataset, is never overwritten; the same import
     again is a no-op."""
     run_dir = Path(run_dir)
+    check_cell_names(rows)
     body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     counts = {c: sum(r["verdict"] == c for r in rows) for c in CLASSES}
     meta = {**meta, "format_version": FORMAT_VERSION, "counts": counts,

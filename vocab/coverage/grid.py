@@ -319,38 +319,44 @@ def run_grid(
     on a Dask cluster (``scheduler``: its address, or ``local`` for a local one of ``jobs`` workers). Every point
     has its own seed, so the result depends on neither. Refuses to replace an existing file unless ``force``;
     validated before any work starts."""
-    from vocab.records import versions
+    from vocab.records import dir_lock, versions, write_text_atomic
 
     out = Path(out)
-    if out.exists() and not force:
-        raise FileExistsError(f"{out} exists; pass --force to replace it")
+    meta_path = out.with_suffix(".json")
+    if out.suffix != ".csv":
+        raise GridRequestError(f"--out {out}: name the grid's CSV file (NAME.csv; its NAME.json is written beside it)")
+    for path in (out, meta_path):
+        if path.is_dir():
+            raise GridRequestError(f"--out {out}: {path} is a directory")
+        if path.exists() and not force:
+            raise FileExistsError(f"{path} exists; pass --force to replace it")
     spec.validate()
-    t0 = time.perf_counter()
-    points = grid_points(spec)
-    if scheduler is None:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
-            frames = list(pool.map(grid_point, [spec] * len(points), points))
-        ran = {"scheduler": f"process pool of {max(1, jobs)}"}
-    else:
-        frames, ran = _on_dask(spec, points, scheduler, jobs)
-    table = pd.concat(frames, ignore_index=True).sort_values(
-        ["method", "piles", "spread", "theta", "q1", "q0"], kind="stable"
-    )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    table.to_csv(tmp, index=False, float_format="%.6f")
-    tmp.replace(out)
-    meta = {
-        "command": command,
-        "spec": {
-            k: ([str(x) if np.isinf(x) else x for x in v] if k == "spreads" else v) for k, v in spec.__dict__.items()
-        },
-        "jobs": jobs,
-        "ran_on": ran,
-        "rows": len(table),
-        "seconds": round(time.perf_counter() - t0, 1),
-        "python": platform.python_version(),
-        "versions": versions(),
-    }
-    out.with_suffix(".json").write_text(json.dumps(meta, indent=1, default=str) + "\n")
+    with dir_lock(out.parent):  # one grid into one directory at a time: a second is refused at once
+        t0 = time.perf_counter()
+        points = grid_points(spec)
+        if scheduler is None:
+            with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
+                frames = list(pool.map(grid_point, [spec] * len(points), points))
+            ran = {"scheduler": f"process pool of {max(1, jobs)}"}
+        else:
+            frames, ran = _on_dask(spec, points, scheduler, jobs)
+        table = pd.concat(frames, ignore_index=True).sort_values(
+            ["method", "piles", "spread", "theta", "q1", "q0"], kind="stable"
+        )
+        meta = {
+            "command": command,
+            "spec": {
+                k: ([str(x) if np.isinf(x) else x for x in v] if k == "spreads" else v)
+                for k, v in spec.__dict__.items()
+            },
+            "jobs": jobs,
+            "ran_on": ran,
+            "rows": len(table),
+            "seconds": round(time.perf_counter() - t0, 1),
+            "python": platform.python_version(),
+            "versions": versions(),
+        }
+        # each file whole or not at all, under a name of its own (two writers never share a temporary file)
+        write_text_atomic(out, table.to_csv(index=False, float_format="%.6f"))
+        write_text_atomic(meta_path, json.dumps(meta, indent=1, default=str) + "\n")
     return out
