@@ -598,3 +598,31 @@ def test_two_system_judge_pairs_never_join_into_one_cell(tmp_path, capsys):
     refused(["import", "table", str(t), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "holds '__'")
     assert not (tmp_path / "d").exists()
     refused(["audit", str(t), "--out", str(tmp_path / "e")], capsys, [tmp_path], "holds '__'")
+
+
+def test_ratings_from_another_packet_are_refused_not_stored_as_this_raters(tmp_path, capsys):
+    """Two audits of same-shaped tables with other items share blind ids (they hang on the seed and the piles'
+    sizes): a sheet rated in B's packet was stored as A's ratings. The form's file names its sample."""
+    from vocab.calibration.form import RatingSession
+
+    def table(name: str, word: str) -> Path:
+        t = tmp_path / f"{name}.csv"
+        rows = [{"id": f"i{i}", "system": "s", "judge": "j", "verdict": "PASSED" if i % 3 else "FAILED",
+                 "input": f"{word} {i}", "output": f"o{i}"} for i in range(30)]  # fmt: skip
+        pd.DataFrame(rows).to_csv(t, index=False)
+        return t
+
+    a, b = tmp_path / "A", tmp_path / "B"
+    assert main(["audit", str(table("ta", "apple")), "--out", str(a), "--raters", "ann", "--per-pile", "3"]) == 0
+    assert main(["audit", str(table("tb", "berry")), "--out", str(b), "--raters", "ann", "--per-pile", "3"]) == 0
+    assert list(pd.read_csv(a / "calibration" / "key.csv").blind_id) == list(
+        pd.read_csv(b / "calibration" / "key.csv").blind_id
+    )  # the same ids: only the sample's hash tells them apart
+    s = RatingSession(b / "packets" / "ann")
+    for _ in range(len(s.ids)):
+        s.save({c.id: "PASSED" for c in s.rubric.criteria})
+    rated_in_b = s.export()
+    capsys.readouterr()
+    refused(["ratings", "import", str(rated_in_b), "--run-dir", str(a), "--rater", "ann"], capsys, [a],
+            "was rated on another sample")  # fmt: skip
+    assert main(["ratings", "import", str(rated_in_b), "--run-dir", str(b), "--rater", "ann"]) == 0

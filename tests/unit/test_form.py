@@ -247,7 +247,12 @@ def test_part_of_a_sheet_can_be_handed_in_and_is_counted(run, capsys):
         s.save({**ALL_PASS, "1": "PASSED"})
     csv = s.packet / "ratings.csv"
     assert main(["ratings", "import", str(csv), "--run-dir", str(run), "--rater", "ann"]) == 2
-    assert "ids of the sheet not rated" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "ids of the sheet not rated" in err and "with --partial" in err  # the refusal says how to hand in part
+    # the form's file names its rater and its sample: another name is refused, nothing written
+    assert main(["ratings", "import", str(csv), "--run-dir", str(run), "--rater", "bob", "--partial"]) == 2
+    assert "was rated by ann, not bob" in capsys.readouterr().err
+    assert not (run / "calibration" / "ratings_bob.csv").exists()
     assert main(["ratings", "import", str(csv), "--run-dir", str(run), "--rater", "ann", "--partial"]) == 0
     ratings = read_ratings(run, "ann")
     assert len(ratings) == 5

@@ -195,10 +195,12 @@ class RatingSession:
         self._check_still_mine()
         self.history = read_jsonl(self.packet / "ratings.jsonl")
         self.latest = {r["blind_id"]: r for r in self.history}
-        cols = ["blind_id", *self.rubric.columns, "note"]
+        # every row names its rater and the sample it was rated on: an import into another sample, or under
+        # another rater's name, is refused
+        cols = ["blind_id", *self.rubric.columns, "note", "rater", "sample_sha256"]
         rows = [
             {"blind_id": b, **{c.column: self.latest[b]["checks"].get(c.id, "") for c in self.rubric.criteria},
-             "note": self.latest[b]["note"]}
+             "note": self.latest[b]["note"], "rater": self.rater, "sample_sha256": self.meta["sample_sha256"]}
             for b in self.ids if b in self.latest
         ]  # fmt: skip
         out = self.packet / "ratings.csv"

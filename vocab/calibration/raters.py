@@ -64,7 +64,7 @@ def validate_ratings(
     if partial and not len(r):
         problems.append("no rated rows")
     if missing and not partial:
-        problems.append(f"ids of the sheet not rated: {', '.join(missing)}")
+        problems.append(f"ids of the sheet not rated: {', '.join(missing)} (hand in part of a sheet with --partial)")
     for crit in rubric.criteria:
         col = crit.column
         r[col] = r[col].fillna("").astype(str).str.strip().str.upper()
@@ -94,6 +94,25 @@ def read_ratings_file(path: str | Path) -> pd.DataFrame:
         raise CalibrationError(f"{path}: not UTF-8 text (byte {e.start}); save the sheet as UTF-8 CSV") from None
     except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise CalibrationError(f"{path}: cannot read ratings ({' '.join(str(e).split())})") from None
+
+
+def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> None:
+    """A ratings file from the form names its rater and the sample it was rated on (columns ``rater`` and
+    ``sample_sha256``, the sha256 of the blind sheet its packet was cut from): an import under another rater's name,
+    or into a run whose sample is another (two audits' packets can share blind ids), is refused. A file without
+    them (written by hand) cannot be checked so."""
+    if "sample_sha256" in df.columns:
+        hashes = set(df.sample_sha256)
+        sheet = Path(run_dir) / "calibration" / "blind_sheet.jsonl"
+        here = hashlib.sha256(sheet.read_bytes()).hexdigest() if sheet.exists() else None
+        if hashes != {here}:
+            shown = ", ".join(sorted(h[:12] for h in hashes))
+            raise CalibrationError(
+                f"{path} was rated on another sample (sheet {shown}), not {run_dir}'s ({(here or 'none')[:12]}): "
+                "import it into the run or dataset its packet was cut from"
+            )
+    if "rater" in df.columns and set(df.rater) != {rater}:
+        raise CalibrationError(f"{path} was rated by {', '.join(sorted(set(df.rater)))[:80]}, not {rater}")
 
 
 @dataclass(frozen=True)
@@ -134,6 +153,7 @@ def import_ratings(
 
     check_rater_name(rater, run_dir)
     df = read_ratings_file(path)
+    check_provenance(df, path, run_dir, rater)
     sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
     valid = validate_ratings(df, list(sheet.blind_id), rubric=rub, partial=partial)
     out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
