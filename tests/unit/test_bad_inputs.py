@@ -626,3 +626,42 @@ def test_ratings_from_another_packet_are_refused_not_stored_as_this_raters(tmp_p
     refused(["ratings", "import", str(rated_in_b), "--run-dir", str(a), "--rater", "ann"], capsys, [a],
             "was rated on another sample")  # fmt: skip
     assert main(["ratings", "import", str(rated_in_b), "--run-dir", str(b), "--rater", "ann"]) == 0
+
+
+def _half_written(run: Path, lines: int) -> None:
+    """The sample as a kill left it mid-write (the writer writes the sheets, then key.csv last): key.csv not yet
+    there, blind_sheet.jsonl cut after ``lines`` lines."""
+    cal = run / "calibration"
+    for f in list(cal.iterdir()):
+        if f.name not in ("blind_sheet.jsonl",):
+            f.unlink() if f.is_file() else shutil.rmtree(f)
+    kept = (cal / "blind_sheet.jsonl").read_text().splitlines()[:lines]
+    (cal / "blind_sheet.jsonl").write_text("\n".join(kept) + "\n")
+
+
+def test_a_sample_a_kill_interrupted_is_never_trusted(run, tmp_path, capsys):
+    """A partial sheet without its key became a 2-row packet and took a 2-row hand-in."""
+    _half_written(run, 2)
+    refused(["packet", "--run-dir", str(run), "--rater", "ann"], capsys, [run], "an incomplete sample")
+    hand_in = tmp_path / "h.csv"
+    pd.DataFrame({"blind_id": ["x"], "verdict": ["PASSED"]}).to_csv(hand_in, index=False)
+    refused(["ratings", "import", str(hand_in), "--run-dir", str(run), "--rater", "ann", "--partial"], capsys, [run],
+            "an incomplete sample")  # fmt: skip
+    refused(["report", str(run)], capsys, [run], "no blind sample")
+
+
+@pytest.mark.parametrize("damage", ["cut mid-line", "a list", "fewer rows than the key", "key cut mid-row"])
+def test_a_damaged_sample_is_one_line_for_every_reader(run, tmp_path, capsys, damage):
+    cal = run / "calibration"
+    lines = (cal / "blind_sheet.jsonl").read_text().splitlines()
+    if damage == "cut mid-line":
+        (cal / "blind_sheet.jsonl").write_text("\n".join(lines[:-1]) + "\n" + lines[-1][: len(lines[-1]) // 2])
+    elif damage == "a list":
+        (cal / "blind_sheet.jsonl").write_text("\n".join([*lines[:-1], "[1, 2]"]) + "\n")
+    elif damage == "fewer rows than the key":
+        (cal / "blind_sheet.jsonl").write_text("\n".join(lines[:-3]) + "\n")
+    else:
+        key = (cal / "key.csv").read_text()
+        (cal / "key.csv").write_text(key[: len(key) - 40])
+    refused(["packet", "--run-dir", str(run), "--rater", "ann"], capsys, [run], "calibration")
+    refused(["report", str(run)], capsys, [run], "calibration")

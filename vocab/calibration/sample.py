@@ -219,10 +219,10 @@ def write_extension(extra: Sample, before: pd.DataFrame, run_dir: str | Path) ->
         "blind_sheet.jsonl": (out / "blind_sheet.jsonl").read_text() + rows,
         "key.csv": key.to_csv(index=False),  # last: the key names the rows the sheet holds
     }  # fmt: skip
-    for name, text in staged.items():
-        (out / f"{name}.tmp").write_text(text)
-    for name in staged:
-        (out / f"{name}.tmp").replace(out / name)
+    from vocab.records import write_text_atomic
+
+    for name, text in staged.items():  # in order, each whole: the key last
+        write_text_atomic(out / name, text)
     return out
 
 
@@ -255,21 +255,43 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
                 raise CalibrationError(f"{existing} holds another sample; move it away (and its ratings) to draw anew")
             existing.write_text(key_csv)  # the same rows in the sheet's order (before 2026-12): re-sorted
         return out
+    from vocab.records import write_text_atomic
+
     out.mkdir(parents=True, exist_ok=True)
-    (out / "blind_sheet.csv").write_text(sheet_csv)
-    with (out / "blind_sheet.jsonl").open("w") as f:
-        for row in sample.sheet.to_dict(orient="records"):
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    existing.write_text(key_csv)  # last: its presence marks a complete sample
+    rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in sample.sheet.to_dict(orient="records"))
+    # each file whole or not at all; the key last: a sample is complete when key.csv exists and names the rows
+    # both sheets hold (read_sheet checks it, so a sample a kill interrupted is never trusted)
+    write_text_atomic(out / "blind_sheet.csv", sheet_csv)
+    write_text_atomic(out / "blind_sheet.jsonl", rows)
+    write_text_atomic(existing, key_csv)
     return out
 
 
 def read_sheet(run_dir: str | Path) -> pd.DataFrame:
-    rows = [
-        json.loads(line)
-        for line in (Path(run_dir) / "calibration" / "blind_sheet.jsonl").read_text().splitlines()
-        if line.strip()
-    ]
+    """The blind sheet, once the sample is known whole: key.csv there (written last) and naming exactly the rows of
+    blind_sheet.jsonl. A sample cut short (a kill while it was written), cut mid-line or damaged is one line, never
+    a shorter sheet."""
+    cal = Path(run_dir) / "calibration"
+    key_path, jsonl = cal / "key.csv", cal / "blind_sheet.jsonl"
+    redraw = "move calibration/ away (keep any ratings) and draw the sample again"
+    if not key_path.exists():
+        if jsonl.exists():
+            raise CalibrationError(f"{cal}: an incomplete sample (no key.csv: drawing it was interrupted); {redraw}")
+        raise CalibrationError(f"{cal}: no blind sample yet (draw it: vocab sample)")
+    try:
+        rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines() if line.strip()]
+        key = pd.read_csv(key_path, dtype=str)
+        if key.reindex(columns=KEY_COLUMNS).isna().any(axis=None):
+            raise ValueError("a key row without all its columns")
+        key_ids = key.blind_id.tolist()
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError,
+            pd.errors.ParserError, pd.errors.EmptyDataError) as e:  # fmt: skip
+        raise CalibrationError(f"{cal}: the sample is damaged ({type(e).__name__}); {redraw}") from None
+    if not all(isinstance(r, dict) and "blind_id" in r for r in rows):
+        raise CalibrationError(f"{jsonl}: a line is not a blind-sheet row; {redraw}")
+    if sorted(str(r["blind_id"]) for r in rows) != sorted(key_ids):
+        raise CalibrationError(f"{cal}: blind_sheet.jsonl holds {len(rows)} rows and key.csv names {len(key_ids)}, "
+                               f"not the same: the sample is incomplete or damaged; {redraw}")  # fmt: skip
     return pd.DataFrame(rows, columns=list(rows[0]) if rows else SHEET_COLUMNS)
 
 
