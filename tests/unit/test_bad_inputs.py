@@ -336,7 +336,9 @@ def test_a_simulation_too_large_for_memory_is_refused_before_it_starts(tmp_path,
         ("nowhere:8786", "an address such as tcp://HOST:8786"),
         ("tcp://127.0.0.1:9", "cannot reach the Dask scheduler"),
         ("tcp://127.0.0.1:port", "cannot reach the Dask scheduler"),
-        ("foo://127.0.0.1:9", "cannot reach the Dask scheduler"),
+        ("foo://127.0.0.1:9", "tcp only"),
+        ("ucx://127.0.0.1:9", "tcp only"),  # distributed's UCX and TLS connectors raised tracebacks
+        ("tls://127.0.0.1:9", "tcp only"),
     ],
 )
 def test_a_dask_scheduler_that_is_no_address_or_does_not_answer_is_one_line(tmp_path, capsys, scheduler, words):
@@ -665,3 +667,51 @@ def test_a_damaged_sample_is_one_line_for_every_reader(run, tmp_path, capsys, da
         (cal / "key.csv").write_text(key[: len(key) - 40])
     refused(["packet", "--run-dir", str(run), "--rater", "ann"], capsys, [run], "calibration")
     refused(["report", str(run)], capsys, [run], "calibration")
+
+
+@pytest.mark.parametrize("name, text", [
+    ("deep.json", "[" * 100_000 + "]" * 100_000),
+    ("deep.jsonl", "{\"a\": " + "[" * 100_000 + "]" * 100_000 + "}\n"),
+])  # fmt: skip
+def test_json_nested_past_the_readers_depth_is_one_line(tmp_path, capsys, name, text):
+    """RecursionError tracebacks from promptfoo's and the table's readers; inspect_ai's reader ran out of memory."""
+    f = tmp_path / name
+    f.write_text(text)
+    kinds = ("promptfoo", "inspect") if name.endswith(".json") else ("table",)
+    for kind in kinds:
+        refused(["import", kind, str(f), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "nested too deep")
+        refused(["audit", str(f), "--out", str(tmp_path / "e"), "--source", kind], capsys, [tmp_path],
+                "nested too deep")  # fmt: skip
+
+
+def test_a_table_of_another_suffix_is_read_when_told_it_is_a_table(tmp_path, capsys):
+    """`--source` names the kind: a table saved as .txt was refused for its suffix."""
+    t = tmp_path / "t.txt"
+    t.write_text("id,system,judge,verdict,input,output\ni1,s,j,PASSED,q,o\ni2,s,j,FAILED,q,o\n")
+    assert main(["audit", str(t), "--out", str(tmp_path / "d"), "--source", "table"]) == 0
+    assert "2 judged items (table): 1 PASSED, 1 FAILED" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["audit", "{tmp}/t.csv", "--out", "{tmp}/d", "--max-calls", "-1"], "--max-calls must be non-negative"),
+    (["plan", str(REFERENCE), "--half-width", ".1", "--n-boot", "100000000"], "sims x n_boot"),
+])  # fmt: skip
+def test_limits_are_checked_before_any_work(tmp_path, capsys, table, argv, words):
+    """--max-calls -1 was taken by audit; a pilot plan's --n-boot was checked after its correction had run (2.5 GiB)."""
+    refused([a.format(tmp=tmp_path) for a in argv], capsys, [tmp_path], words)
+
+
+def test_promptfoo_results_of_odd_shapes_import_without_a_traceback(tmp_path, capsys):
+    """A response that is a string, a provider id that is a list, a grading provider labelled by a number."""
+    import json
+
+    result = {"prompt": {"raw": "q", "label": "p"}, "response": "a bare string", "provider": {"id": ["a", "b"]},
+              "success": True, "vars": {"q": 1}, "testCase": {"assert": [{"type": "llm-rubric", "value": "x"}]},
+              "gradingResult": {"pass": True, "componentResults": [
+                  {"pass": True, "reason": "r", "assertion": {"type": "llm-rubric", "value": "x",
+                                                              "provider": {"label": 5}}}]}}  # fmt: skip
+    f = tmp_path / "pf.json"
+    f.write_text(json.dumps({"evalId": "e", "results": {"version": 3, "results": [result]}}))
+    assert main(["import", "promptfoo", str(f), "--run-dir", str(tmp_path / "d")]) == 0
+    row = json.loads((tmp_path / "d" / "judgments.jsonl").read_text())
+    assert (row["system"], row["judge"], row["verdict"], row["visible"]["output"]) == ("unknown", "5", "PASSED", "")

@@ -235,6 +235,8 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
 
     if per_pile < 1:
         raise CalibrationError(f"--per-pile must be positive, got {per_pile}")
+    if max_calls is not None and max_calls < 0:
+        raise CalibrationError(f"--max-calls must be non-negative, got {max_calls}")
     cfg = load_config(config) if llm_raters else None
     target = source if source.is_dir() else out
     if target is None:

@@ -166,8 +166,9 @@ def grid_request(methods: str, piles: str, thetas: str, q1s: str, q0s: str, spre
     cores = len(os.sched_getaffinity(0))
     if not 1 <= jobs <= cores:  # each worker holds one point's arrays: more than the cores only adds memory
         raise GridRequestError(f"--jobs must lie between 1 and {cores} (the cores this process may use), got {jobs}")
-    if scheduler is not None and scheduler != "local" and "://" not in scheduler:
-        raise GridRequestError(f"--scheduler: an address such as tcp://HOST:8786, or local; got {scheduler!r}")
+    if scheduler is not None and scheduler != "local" and not scheduler.startswith("tcp://"):
+        raise GridRequestError(f"--scheduler: an address such as tcp://HOST:8786 (tcp only), or local; got "
+                               f"{scheduler[:80]!r}")  # fmt: skip
     if scheduler is not None and scheduler != "local" and jobs_given:
         raise GridRequestError(f"--jobs and --scheduler {scheduler}: the cluster's workers are its own; give one")
     return spec

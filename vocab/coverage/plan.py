@@ -127,7 +127,7 @@ def plan_from_pilot(
     from vocab.calibration.raters import blind_ratings
     from vocab.calibration.sample import read_key
 
-    check_plan(theta=0.5, q1=0.5, q0=0.5, attempts=2, half_width=half_width, method=method, sims=sims)
+    check_plan(theta=0.5, q1=0.5, q0=0.5, attempts=2, half_width=half_width, method=method, sims=sims, n_boot=n_boot)
     run_dir = Path(run_dir)
     data = load_dataset(run_dir)
     ratings, lead = blind_ratings(run_dir, [rater] if rater else None, purpose="no pilot to plan from")
@@ -172,13 +172,14 @@ def _json_number(v):
     return v
 
 
-def check_plan(*, theta: float, q1: float, q0: float, attempts: int, half_width: float, method: str, sims: int) -> None:
-    """ValueError naming the first input out of range."""
+def check_plan(*, theta: float, q1: float, q0: float, attempts: int, half_width: float, method: str, sims: int,
+               n_boot: int = 1000) -> None:  # fmt: skip
+    """ValueError naming the first input out of range, before any work (a pilot's correction included)."""
     if not 0 < half_width <= 0.5:
         raise ValueError(f"--half-width must lie in (0, 0.5], got {half_width}")
     if attempts < 2:
         raise ValueError(f"--attempts must be at least 2, got {attempts}")
-    check_point(method, theta=theta, q1=q1, q0=q0, attempts=attempts, piles=attempts, sims=sims, seed=0)
+    check_point(method, theta=theta, q1=q1, q0=q0, attempts=attempts, piles=attempts, sims=sims, seed=0, n_boot=n_boot)
 
 
 def _grid(top: int) -> list[int]:
@@ -212,7 +213,8 @@ def plan(
 
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
-    check_plan(theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims)
+    check_plan(theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims,
+               n_boot=n_boot)  # fmt: skip
     names = ("plan", theta, q1, q0, attempts, method, design_effect)
     st = simulate_studies(theta, q1, q0, attempts, attempts, sims, stats.stream(seed, *names, "studies"))
     sizes = np.stack([np.sum(~np.isnan(st.passed), axis=1), np.sum(~np.isnan(st.failed), axis=1)])  # (2, S)

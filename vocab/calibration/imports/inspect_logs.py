@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import zipfile
 from pathlib import Path
@@ -106,6 +107,14 @@ def read_inspect(
             f"{path}: a .json log of {path.stat().st_size:,} bytes, over the {common.MAX_JSON_LOG:,} read whole; "
             "convert it (inspect log convert --to eval)"
         )
+    else:  # read by Python's own parser first: nesting past its depth is refused here (inspect_ai's reader ran out
+        # of memory on it) and anything else that is no JSON is left to inspect_ai to name
+        try:
+            json.loads(path.read_bytes())
+        except RecursionError:
+            raise JudgmentImportError(f"{path}: JSON nested too deep to read") from None
+        except (ValueError, UnicodeDecodeError):
+            pass
     overlap = set(pass_values) & set(fail_values)
     if overlap:
         raise JudgmentImportError(f"score values both passing and failing: {', '.join(sorted(overlap))}")

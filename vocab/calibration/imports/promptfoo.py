@@ -32,10 +32,17 @@ def _model_graded(assertion: Any) -> bool:
 
 
 def _provider_name(provider: Any) -> str | None:
+    """A provider's name: itself when a string, else its label or id where that is a string (or a number, as
+    text); anything else (a list, an object) names nothing."""
     if isinstance(provider, str):
-        return provider
+        return provider or None
     if isinstance(provider, dict):
-        return provider.get("label") or provider.get("id")
+        for key in ("label", "id"):
+            v = provider.get(key)
+            if isinstance(v, str) and v:
+                return v
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                return str(v)
     return None
 
 
@@ -60,6 +67,8 @@ def read_promptfoo(
         raise JudgmentImportError(f"{path}: {path.stat().st_size:,} bytes, over the {common.MAX_JSON_LOG:,} read whole")
     try:
         doc = json.loads(path.read_bytes())
+    except RecursionError:
+        raise JudgmentImportError(f"{path}: JSON nested too deep to read") from None
     except (ValueError, UnicodeDecodeError) as e:
         raise JudgmentImportError(f"{path}: not JSON ({_first_line(e, 120)})") from None
     summary_ = doc.get("results") if isinstance(doc, dict) else None
@@ -121,7 +130,8 @@ def read_promptfoo(
     for n, r in enumerate(results, start=1):
         test = r.get("testCase") if isinstance(r.get("testCase"), dict) else {}
         mine = [c for c in components(r) if _assertion_name(c.get("assertion")) == assertion]
-        failed_call = r.get("failureReason") == 2 or bool((r.get("response") or {}).get("error"))
+        response = r.get("response") if isinstance(r.get("response"), dict) else {}
+        failed_call = r.get("failureReason") == 2 or bool(response.get("error"))
         if not mine and not (failed_call and declares(test)):
             left_out += 1  # this test does not ask the judge (or its assertions never ran)
             continue
@@ -135,7 +145,7 @@ def read_promptfoo(
         kinds.add(str(spec.get("type", "")))
         meta_c = c.get("metadata") if isinstance(c.get("metadata"), dict) else {}
         if failed_call:
-            verdict, why = "UNSCORED", "error: " + _first_line((r.get("response") or {}).get("error") or r.get("error"))
+            verdict, why = "UNSCORED", "error: " + _first_line(response.get("error") or r.get("error"))
         elif meta_c.get("graderError"):
             verdict, why = "UNSCORED", "grader_error: " + _first_line(c.get("reason", ""))
         elif not isinstance(c.get("pass"), bool):

@@ -16,6 +16,9 @@ from vocab.calibration.imports.common import VERDICT_WORDS, JudgmentImportError,
 def _table_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(row number, row) from a CSV or JSON Lines file, streamed; row 1 is the first data row."""
     suffix = path.suffix.lower()
+    if suffix not in (".csv", ".jsonl", ".ndjson"):  # another name: JSON Lines if it starts with an object, else CSV
+        with path.open("rb") as f:
+            suffix = ".jsonl" if f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") else ".csv"
     if suffix == ".csv":
         csv.field_size_limit(common.MAX_FIELD)
         with path.open(newline="", encoding="utf-8-sig") as f:  # a spreadsheet's byte-order mark is not a column
@@ -42,11 +45,11 @@ def _table_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     obj = json.loads(raw)
                 except (json.JSONDecodeError, UnicodeDecodeError) as e:
                     raise JudgmentImportError(f"{path}: row {n}: not a JSON object ({e})") from None
+                except RecursionError:
+                    raise JudgmentImportError(f"{path}: row {n}: JSON nested too deep to read") from None
                 if not isinstance(obj, dict):
                     raise JudgmentImportError(f"{path}: row {n}: not a JSON object")
                 yield n, obj
-    else:
-        raise JudgmentImportError(f"{path}: expected a .csv or .jsonl file")
 
 
 # columns that carry the judge's side of a row: showing any of them to a blind rater would break the blinding
