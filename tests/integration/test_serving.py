@@ -125,10 +125,11 @@ def test_budget_is_enforced_against_the_real_server(servers, embedded_config):
     assert asyncio.run(go()) == 1
 
 
-@pytest.mark.parametrize("name", MODELS)
-def test_many_concurrent_seeded_long_prompts_keep_the_engine_alive(servers, embedded_config, name):
+def test_many_concurrent_seeded_long_prompts_keep_the_engine_alive(servers, embedded_config):
     """Regression: with chunked prefill, concurrent seeded requests whose prompts were split across steps
-    killed vLLM's CPU engine ("CPU Generator does not use offset"). Every request must answer."""
+    killed vLLM's CPU engine ("CPU Generator does not use offset"). Every request must answer. The fault was the
+    engine's, whatever the model: the smaller one carries the test (both took 100 s each on 2 cores)."""
+    name = "smollm2"
     from vocab import prompts, rubric
 
     level = {

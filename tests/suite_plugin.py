@@ -1,0 +1,69 @@
+"""The suite's own rules, for every test pytest collects, the notebooks' nbval cells included (a plugin, loaded by
+``-p tests.suite_plugin`` in pyproject's addopts; a conftest's hooks would reach the tests below it only).
+
+Under ``CI=true`` a skipped test fails the run (a skip there hides a broken install), unless it is marked
+``optional`` (a part README calls optional). With ``VOCAB_TEST_RECORD=1`` (``make test`` sets it) the run writes
+``benchmarks/results/make_test.json`` from pytest's own reports: every test's node id, time and outcome, the whole
+run's time and the setup's (``VOCAB_TEST_STARTED``, ``VOCAB_TEST_SETUP_SECONDS``, set by ``make test``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RECORD = ROOT / "benchmarks" / "results" / "make_test.json"
+_times: dict[str, dict] = {}
+_started: dict[str, object] = {}
+
+
+def pytest_sessionstart(session):
+    from vocab.records import git_commit
+
+    _started["commit"] = git_commit()  # before the run: nothing a test writes can make it look dirty
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("CI") == "true" and item.get_closest_marker("optional") is None:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI=true, which fails the run (a skip hides a broken install): {reason}"
+
+
+def pytest_runtest_logreport(report):
+    t = _times.setdefault(report.nodeid, {"nodeid": report.nodeid, "seconds": 0.0, "outcome": "passed"})
+    t["seconds"] += report.duration  # setup, call and teardown
+    if report.failed:
+        t["outcome"] = "failed"
+    elif report.skipped and t["outcome"] == "passed":
+        t["outcome"] = "skipped"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if os.environ.get("VOCAB_TEST_RECORD") != "1":
+        return
+    from vocab.records import machine
+
+    started = float(os.environ.get("VOCAB_TEST_STARTED", time.time()))
+    record = {
+        "commit": _started.get("commit"),
+        "machine": machine(),
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds_total": round(time.time() - started, 1),
+        "setup_seconds": round(float(os.environ.get("VOCAB_TEST_SETUP_SECONDS", 0)), 1),
+        "exit_status": int(exitstatus),
+        "counts": {k: sum(t["outcome"] == k for t in _times.values()) for k in ("passed", "failed", "skipped")},
+        "tests": sorted(_times.values(), key=lambda t: -t["seconds"]),
+    }
+    for t in record["tests"]:
+        t["seconds"] = round(t["seconds"], 2)
+    RECORD.parent.mkdir(exist_ok=True)
+    RECORD.write_text(json.dumps(record, indent=1) + "\n")
