@@ -1,15 +1,12 @@
-"""The ``vocab`` command line: each command parses its options and calls one library function.
-
-Every user error — a bad config, level range, file or argument — ends as one line on stderr
-(``vocab: error: ...``) and exit code 2; nothing is written in that case. A command that writes into a run or
-dataset directory holds that directory's lock (:func:`vocab.records.dir_lock`) while it runs: a second one is
-refused. The library raises typed errors, all
-subclasses of :class:`vocab.errors.InputError`; :func:`main` is the one place that turns them into that line.
-"""
+"""The ``vocab`` command line: each command parses its options and calls one library function. Every user error
+(a bad config, level range, file or argument; the library's typed :class:`vocab.errors.InputError`) ends in
+:func:`main` as one line on stderr (``vocab: error: ...``), exit code 2, nothing written. A command that writes into
+a run or dataset directory holds its lock (:func:`vocab.records.dir_lock`): a second one is refused."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import os
@@ -385,6 +382,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return args.func(args)
     except (InputError, FileExistsError) as e:
         print(f"vocab: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a name past the file system's limit is bad input; any other OSError is a fault
+        if e.errno != errno.ENAMETOOLONG:
+            raise
+        print(f"vocab: error: {str(e.filename)[:200]}: a file name too long for this file system", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("vocab: interrupted", file=sys.stderr)

@@ -715,3 +715,15 @@ def test_promptfoo_results_of_odd_shapes_import_without_a_traceback(tmp_path, ca
     assert main(["import", "promptfoo", str(f), "--run-dir", str(tmp_path / "d")]) == 0
     row = json.loads((tmp_path / "d" / "judgments.jsonl").read_text())
     assert (row["system"], row["judge"], row["verdict"], row["visible"]["output"]) == ("unknown", "5", "PASSED", "")
+
+
+def test_a_packets_zip_that_is_a_directory_is_one_line_and_leaves_nothing(run, capsys):
+    (run / "packets" / "ann.zip").mkdir(parents=True)
+    refused(["packet", "--run-dir", str(run), "--rater", "ann"], capsys, [run], "ann.zip is not a file")
+    assert not (run / "packets" / "ann").exists()
+
+
+def test_a_path_component_past_the_file_systems_limit_is_one_line(tmp_path, capsys, table):
+    long = tmp_path / ("x" * 300) / "d"
+    refused(["import", "table", str(table), "--run-dir", str(long)], capsys, [tmp_path], "file name too long")
+    refused(["report", str(tmp_path / ("y" * 300))], capsys, [tmp_path], "")

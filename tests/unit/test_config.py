@@ -117,3 +117,20 @@ def test_unknown_model_lookup(tmp_path):
     cfg = load_config(write(tmp_path, GOOD))
     with pytest.raises(ConfigError, match="no model named 'z'"):
         cfg.model("z")
+
+
+@pytest.mark.parametrize(
+    "rpc, words",
+    [
+        (99999, "data_parallel_rpc_port: must lie in 1024..65535, got 99999"),
+        (8201, r"port 8201 is used twice \(models\.\w+ and models\.\w+\)"),  # another model's API port
+    ],
+)
+def test_a_data_parallel_rpc_port_is_range_checked_and_owned_by_one_model(tmp_path, rpc, words):
+    """The gpu profile took port 99999 and another model's port for a head's data-parallel RPC; a headless worker
+    names its head's port (another node), which is no conflict: configs/gpu-2node.toml loads."""
+    text = GOOD + (f'[models.x]\nkind = "vllm"\nmodel = "some/model"\nport = 8301\n[models.x.serve]\n'
+                   f'data_parallel_size = 2\ndata_parallel_rpc_port = {rpc}\n')  # fmt: skip
+    with pytest.raises(ConfigError, match=words):
+        load_config(write(tmp_path, text))
+    load_config(Path(__file__).resolve().parents[2] / "configs" / "gpu-2node.toml")

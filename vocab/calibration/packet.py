@@ -118,6 +118,8 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         raise CalibrationError(f"{run_dir}: no blind sheet yet (draw the sample first: vocab sample)")
     sample_hash = hashlib.sha256(sheet_path.read_bytes()).hexdigest()
     out = run_dir / "packets" / rater
+    if out.with_suffix(".zip").exists() and not out.with_suffix(".zip").is_file():
+        raise CalibrationError(f"{out.with_suffix('.zip')} is not a file; move it away to make the packet")
     if (out / "packet.json").exists():
         meta = read_packet_meta(out)
         if meta["sample_sha256"] != sample_hash:

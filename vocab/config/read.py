@@ -135,6 +135,8 @@ def _read_serve(r: _Reader) -> ServeOptions:
     _check_replicas(r, o)
     if o.gpu_memory_utilization is not None and not 0 < o.gpu_memory_utilization <= 1:
         raise r.error("gpu_memory_utilization", f"must lie in (0, 1], got {o.gpu_memory_utilization}")
+    if o.data_parallel_rpc_port is not None and not 1024 <= o.data_parallel_rpc_port <= 65535:
+        raise r.error("data_parallel_rpc_port", f"must lie in 1024..65535, got {o.data_parallel_rpc_port}")
     if o.data_parallel_size_local is not None and o.data_parallel_size_local > o.data_parallel_size:
         raise r.error("data_parallel_size_local", f"{o.data_parallel_size_local} ranks on this node, more than "
                       f"data_parallel_size = {o.data_parallel_size}")  # fmt: skip
@@ -287,12 +289,16 @@ def load_config(path: str | Path) -> Config:
     models_r.done()
     loop = _read_loop(root.sub("loop"), models) if "loop" in root.table else None
     root.done()  # a misspelt table ([lop], [model.x]) is named, not silently ignored
-    # every port a served model listens on: its own (a headless worker has none), its replicas', its router's metrics
+    # every port a served model listens on: its own (a headless worker has none), its replicas', its router's
+    # metrics, its data-parallel RPC
     ports = [
         (p, f"models.{m.name}")
         for m in models.values()
         if m.served
-        for p in ([] if m.serve.headless else [m.port]) + list(m.serve.replica_ports) + [m.serve.router_metrics_port]
+        # a headless worker has no API server, and its RPC port is the head's, on the head's node
+        for p in ([] if m.serve.headless else [m.port, m.serve.data_parallel_rpc_port])
+        + list(m.serve.replica_ports)
+        + [m.serve.router_metrics_port]
         if p is not None
     ]
     seen: dict[int, str] = {}
