@@ -266,7 +266,7 @@ class Spans:
             yield from range(lo, hi + 1)
 
 
-_PART = re.compile(r"(\d{1,20})(?:\s*-\s*(\d{1,20}))?")
+_PART = re.compile(r"([0-9]{1,20})(?:\s*-\s*([0-9]{1,20}))?")  # ASCII digits only: \d takes any script's
 
 
 def parse_spans(text: str, what: str = "level", max_value: int | None = None, max_count: int = MAX_LEVELS) -> Spans:

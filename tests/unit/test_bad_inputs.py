@@ -727,3 +727,33 @@ def test_a_path_component_past_the_file_systems_limit_is_one_line(tmp_path, caps
     long = tmp_path / ("x" * 300) / "d"
     refused(["import", "table", str(table), "--run-dir", str(long)], capsys, [tmp_path], "file name too long")
     refused(["report", str(tmp_path / ("y" * 300))], capsys, [tmp_path], "")
+
+
+def test_a_level_range_in_another_scripts_digits_is_refused(capsys):
+    """`vocab levels ١٢` (Arabic-Indic digits) was read as level 12: a range takes ASCII digits only."""
+    assert main(["levels", "١٢"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "bad level range '١٢'" in err[0], err
+
+
+@pytest.mark.parametrize("line", ['{"x": 1}', '{"blind_id": "b1", "checks": [1]}'])
+def test_a_damaged_rater_log_is_one_line_not_a_key_error(run, line):
+    """A rater_<name>.jsonl line without the answer's fields was a KeyError traceback before any call was made."""
+    import asyncio
+
+    from vocab.calibration import CalibrationError
+    from vocab.calibration.raters import rate_with_model
+
+    log = run / "calibration" / "rater_gemma3.jsonl"
+    log.write_text(log.read_text() + line + "\n")
+    with pytest.raises(CalibrationError, match="is not a rater's answer"):
+        asyncio.run(rate_with_model(run, "gemma3", model=None))  # refused before the model is asked anything
+
+
+def test_an_import_clears_what_a_killed_import_left(tmp_path, table):
+    """A SIGKILLed import left a hidden temporary file of 4 MiB that no later import cleaned."""
+    d = tmp_path / "d"
+    d.mkdir()
+    (d / ".judgments.jsonl.abc123.tmp").write_bytes(b"x" * 4096)
+    assert main(["import", "table", str(table), "--run-dir", str(d)]) == 0
+    assert sorted(p.name for p in d.iterdir()) == ["dataset.json", "judgments.jsonl"]

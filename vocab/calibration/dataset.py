@@ -275,6 +275,9 @@ def write_dataset(run_dir: str | Path, rows: list[dict[str, Any]], meta: dict[st
     again is a no-op."""
     run_dir = Path(run_dir)
     check_cell_names(rows)
+    for name in (JUDGMENTS_FILE, DATASET_FILE):  # what a killed import left: its hidden temporary files
+        for stale in run_dir.glob(f".{name}.*.tmp"):
+            stale.unlink(missing_ok=True)
     body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     counts = {c: sum(r["verdict"] == c for r in rows) for c in CLASSES}
     meta = {**meta, "format_version": FORMAT_VERSION, "counts": counts,

@@ -233,6 +233,19 @@ class RaterProgress:
         return dataclasses.asdict(self)
 
 
+def _rater_lines(path: Path, keys: tuple[str, ...]) -> list[dict]:
+    """A rater's log, each line an object with ``keys`` (a damaged one is one line naming the file, never a
+    KeyError later)."""
+    from vocab.records import read_jsonl
+
+    rows = read_jsonl(path)
+    for i, r in enumerate(rows, 1):
+        if not all(k in r for k in keys) or not isinstance(r.get("checks", {}), dict):
+            raise CalibrationError(f"{path}: record {i} is not a rater's answer ({', '.join(keys)}); move the file "
+                                   "away to rate again")  # fmt: skip
+    return rows
+
+
 async def rate_with_model(
     run_dir: str | Path, rater: str, model, *, max_tokens: int | None = None, max_tries: int = 3
 ) -> RaterProgress:
@@ -250,15 +263,15 @@ async def rate_with_model(
     from datetime import UTC, datetime
 
     from vocab import prompts
-    from vocab.records import JsonlWriter, read_jsonl
+    from vocab.records import JsonlWriter
     from vocab.serving.client import ModelCallError
 
     cal = Path(run_dir) / "calibration"
     sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
     answers_path, errors_path = cal / f"rater_{rater}.jsonl", cal / f"rater_{rater}_errors.jsonl"
-    done = {a["blind_id"] for a in read_jsonl(answers_path)}
+    done = {a["blind_id"] for a in _rater_lines(answers_path, ("blind_id", "checks"))}
     tries: dict[str, int] = {}
-    for e in read_jsonl(errors_path):
+    for e in _rater_lines(errors_path, ("blind_id",)):
         tries[e["blind_id"]] = tries.get(e["blind_id"], 0) + 1
     answers, errors = JsonlWriter(answers_path), JsonlWriter(errors_path)
     schema = rubric.critic_schema(rub.ids)
@@ -312,7 +325,7 @@ async def rate_with_model(
     finally:
         answers.close()
         errors.close()
-    got = {a["blind_id"]: a for a in read_jsonl(answers_path)}
+    got = {a["blind_id"]: a for a in _rater_lines(answers_path, ("blind_id", "checks"))}
     missing = [b for b in sheet.blind_id if b not in got]
     if not missing:
         table = pd.DataFrame(
@@ -322,7 +335,7 @@ async def rate_with_model(
         validate_ratings(table, list(sheet.blind_id), rubric=rub)
         table.to_csv(cal / f"ratings_{rater}.csv", index=False)
     tries = {}
-    for e in read_jsonl(errors_path):
+    for e in _rater_lines(errors_path, ("blind_id",)):
         tries[e["blind_id"]] = tries.get(e["blind_id"], 0) + 1
     exhausted = sum(tries.get(b, 0) >= max_tries for b in missing)
     return RaterProgress(len(got), len(missing), len(got) - len(done), exhausted)
