@@ -31,10 +31,13 @@ def row(record: dict) -> str:
     counts = record["counts"]
     tested = record["seconds_total"] - record["setup_seconds"]
     slow = ", ".join(f"{t['nodeid'].split('::')[-1]} {t['seconds']:.0f} s" for t in record["tests"][:3])
+    failed = [t["nodeid"] for t in record["tests"] if t["outcome"] == "failed"]
+    which = f" (failed: {', '.join(failed)})" if failed else ""
     return (
         f"{_minutes(record['seconds_total'])} in all: setup and model preparation {_minutes(record['setup_seconds'])}, "
-        f"then {counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped in {_minutes(tested)} "
-        f"(slowest: {slow}); {machine_text(record['machine'])}, {record['when'][:10]}, commit {record['commit']}."
+        f"then {counts['passed']} passed, {counts['failed']} failed{which}, {counts['skipped']} skipped in "
+        f"{_minutes(tested)} (slowest: {slow}); {machine_text(record['machine'])}, {record['when'][:10]}, commit "
+        f"{record['commit'][:12]}."
     )
 
 

@@ -28,12 +28,14 @@ def test_the_make_test_line_is_made_from_the_committed_record():
 def test_the_row_says_what_a_record_holds():
     mod = _row_module()
     record = {"seconds_total": 1750.4, "setup_seconds": 450.0, "counts": {"passed": 600, "failed": 1, "skipped": 0},
-              "tests": [{"nodeid": "tests/x.py::test_a", "seconds": 300.2}, {"nodeid": "t::test_b", "seconds": 99.5}],
+              "tests": [{"nodeid": "tests/x.py::test_a", "seconds": 300.2, "outcome": "failed"},
+                        {"nodeid": "t::test_b", "seconds": 99.5, "outcome": "passed"}],
               "machine": {"cpu": "AMD EPYC", "cores": 2, "isa": ["avx2"]}, "when": "2026-12-03T18:00:00Z",
               "commit": "abc1234"}  # fmt: skip
     assert mod.row(record) == (
-        "29 min 10 s in all: setup and model preparation 7 min 30 s, then 600 passed, 1 failed, 0 skipped in "
-        "21 min 40 s (slowest: test_a 300 s, test_b 100 s); AVX2-only 2-core AMD EPYC, 2026-12-03, commit abc1234."
+        "29 min 10 s in all: setup and model preparation 7 min 30 s, then 600 passed, 1 failed (failed: "
+        "tests/x.py::test_a), 0 skipped in 21 min 40 s (slowest: test_a 300 s, test_b 100 s); AVX2-only 2-core AMD "
+        "EPYC, 2026-12-03, commit abc1234."
     )
 
 
