@@ -249,6 +249,8 @@ def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | P
     rep = build(run_dir, raters)
     same = out.exists() and out.resolve() == Path(run_dir).resolve()  # the caller holds the run's own lock
     with contextlib.nullcontext(out) if same else dir_lock(out):
+        if out_dir is not None and not force and not held and any((out / f).exists() for f in REPORT_FILES):
+            raise ReportError(f"--out {out}: another report was written there meanwhile; pass --force to replace it")
         write_bytes_atomic(out / "report.png", rep.figure_png or b"")
         write_text_atomic(out / "report.html", to_html(rep))
         write_text_atomic(out / "report.md", to_markdown(rep, "report.png"))

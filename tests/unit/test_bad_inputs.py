@@ -757,3 +757,14 @@ def test_an_import_clears_what_a_killed_import_left(tmp_path, table):
     (d / ".judgments.jsonl.abc123.tmp").write_bytes(b"x" * 4096)
     assert main(["import", "table", str(table), "--run-dir", str(d)]) == 0
     assert sorted(p.name for p in d.iterdir()) == ["dataset.json", "judgments.jsonl"]
+
+
+def test_an_item_named_na_is_a_name_not_a_damaged_sample(tmp_path, capsys):
+    """A table item "NA" (a country code, say) became a NaN group in key.csv and every reader called the sample
+    damaged."""
+    t = tmp_path / "t.csv"
+    rows = [{"id": i, "system": "s", "judge": "j", "verdict": v, "input": "q", "output": "o"}
+            for i, v in (("NA", "PASSED"), ("null", "FAILED"), ("x", "PASSED"), ("y", "FAILED"))]  # fmt: skip
+    pd.DataFrame(rows).to_csv(t, index=False)
+    assert main(["audit", str(t), "--out", str(tmp_path / "d"), "--raters", "ann"]) == 0
+    assert main(["packet", "--run-dir", str(tmp_path / "d"), "--rater", "ann"]) == 0

@@ -148,3 +148,12 @@ def test_bad_input_to_a_pilot_plan_is_one_line(capsys, argv, words):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and words in err[0], err
+
+
+def test_a_critic_that_passes_nothing_is_planned_as_the_report_corrects_it():
+    """p = 0: no PASSED pile, and none needed (theta = b, the report's placeholder): the plan has a finite
+    half-width, not NaN (which is no JSON either)."""
+    p = plan(theta=0.3, q1=0.0, q0=1.0, attempts=50, half_width=0.05, sims=200, n_boot=200)
+    assert p.piles["passed"] == 0 and 0 < p.half_width < 0.5 and p.labels == pytest.approx(50)
+    p = plan(theta=0.3, q1=0.0, q0=1.0, attempts=50, half_width=0.2, sims=200, n_boot=200)
+    assert p.per_pile is not None and p.pile_rows["passed"] == 0

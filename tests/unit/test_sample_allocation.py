@@ -121,3 +121,19 @@ def test_02_draws_the_same_allocated_sample_as_the_command_line(bare, tmp_path):
     nb = Path(__file__).resolve().parents[2] / "notebooks" / "02_sample.ipynb"
     execute(nb, {"run_dir": str(bare), "budget": 24, "allocation": "proportional"}, tmp_path / "02.ipynb")
     assert (bare / "calibration" / "key.csv").read_text() == (other / "calibration" / "key.csv").read_text()
+
+
+def test_a_hand_in_stamped_with_the_pilots_sheet_still_imports_after_the_extension(rated, capsys):
+    """The form stamps ratings.csv with its packet's sheet hash; a pilot's extension rewrites the sheet, and the
+    first stage's rows stay valid: a rater who rated them hands in afterwards and is not refused."""
+    from vocab.calibration.form import RatingSession
+    from vocab.calibration.packet import make_packet
+
+    s = RatingSession(make_packet(rated, "bob"))
+    for _ in range(3):
+        s.save({c.id: "PASSED" for c in s.rubric.criteria})
+    stamped = s.export()
+    assert main(["sample", "--run-dir", str(rated), "--budget", "30", "--allocation", "pilot", "--rater",
+                 "gemma3"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["ratings", "import", str(stamped), "--run-dir", str(rated), "--rater", "bob", "--partial"]) == 0

@@ -18,7 +18,7 @@ import pandas as pd
 
 from vocab import rubric, script
 from vocab.calibration.dataset import VOCABSCAPES, JudgeRubric, declared_criteria, read_rubric
-from vocab.calibration.sample import CalibrationError, read_sheet
+from vocab.calibration.sample import EARLIER_SHEETS, CalibrationError, read_sheet
 from vocab.rubric import VERDICTS
 
 RATING_COLUMNS = ["blind_id", *VOCABSCAPES.columns]
@@ -105,7 +105,9 @@ def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> None:
         hashes = set(df.sample_sha256)
         sheet = Path(run_dir) / "calibration" / "blind_sheet.jsonl"
         here = hashlib.sha256(sheet.read_bytes()).hexdigest() if sheet.exists() else None
-        if hashes != {here}:
+        earlier = sheet.parent / EARLIER_SHEETS  # a pilot's extension keeps its first stage's rows valid
+        known = {here, *(earlier.read_text().split() if earlier.exists() else [])}
+        if len(hashes) != 1 or not hashes <= known:
             shown = ", ".join(sorted(h[:12] for h in hashes))
             raise CalibrationError(
                 f"{path} was rated on another sample (sheet {shown}), not {run_dir}'s ({(here or 'none')[:12]}): "

@@ -20,6 +20,7 @@ output, a target) instead of a level's.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ import pandas as pd
 from vocab.calibration.dataset import is_imported
 from vocab.calibration.errors import CalibrationError
 
+EARLIER_SHEETS = "earlier_sheets.txt"  # the sha256 of each sheet a pilot's extension grew from, one a line
 KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight"]
 SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
 
@@ -221,6 +223,11 @@ def write_extension(extra: Sample, before: pd.DataFrame, run_dir: str | Path) ->
     }  # fmt: skip
     from vocab.records import write_text_atomic
 
+    # the first stage's sheet stays valid for its rows: a hand-in stamped with its hash is still this sample's
+    before_hash = hashlib.sha256((out / "blind_sheet.jsonl").read_bytes()).hexdigest()
+    earlier = out / EARLIER_SHEETS
+    known = earlier.read_text().split() if earlier.exists() else []
+    write_text_atomic(earlier, "".join(f"{h}\n" for h in dict.fromkeys([*known, before_hash])))
     for name, text in staged.items():  # in order, each whole: the key last
         write_text_atomic(out / name, text)
     return out
@@ -280,8 +287,8 @@ def read_sheet(run_dir: str | Path) -> pd.DataFrame:
         raise CalibrationError(f"{cal}: no blind sample yet (draw it: vocab sample)")
     try:
         rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines() if line.strip()]
-        key = pd.read_csv(key_path, dtype=str)
-        if key.reindex(columns=KEY_COLUMNS).isna().any(axis=None):
+        key = pd.read_csv(key_path, dtype=str, keep_default_na=False)  # an item "NA" is a name, not a gap
+        if key.reindex(columns=KEY_COLUMNS, fill_value="").eq("").any(axis=None):
             raise ValueError("a key row without all its columns")
         key_ids = key.blind_id.tolist()
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError,

@@ -333,6 +333,8 @@ def run_grid(
             raise FileExistsError(f"{path} exists; pass --force to replace it")
     spec.validate()
     with dir_lock(out.parent):  # one grid into one directory at a time: a second is refused at once
+        if not force and (out.exists() or meta_path.exists()):  # written by another between the check and the lock
+            raise FileExistsError(f"{out if out.exists() else meta_path} exists; pass --force to replace it")
         t0 = time.perf_counter()
         points = grid_points(spec)
         if scheduler is None:

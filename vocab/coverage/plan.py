@@ -150,6 +150,8 @@ def plan_from_pilot(
         guesses = (r.theta, q1, q0)
         if any(not 0 <= g <= 1 for g in guesses):  # NaN (an empty pile) or an estimate outside [0, 1]
             est["why_none"] = f"no plan: the pilot's theta, q1, q0 are {', '.join(f'{g:.3g}' for g in guesses)}"
+        elif est["attempts"] < 2:  # one cell too small to plan leaves the other cells' plans standing
+            est["why_none"] = f"no plan: the cell has {est['attempts']} attempt; a plan needs at least 2"
         else:
             p = plan(theta=r.theta, q1=q1, q0=q0, attempts=est["attempts"], half_width=half_width, method=method,
                      sims=sims, seed=seed, n_boot=n_boot, design_effect=deff, pile_sizes=sizes,
@@ -225,7 +227,10 @@ def plan(
     def at(n: int) -> None:
         if n in seen:
             return
-        x, y = st.passed[:, :n], st.failed[:, :n]
+        x, y = st.passed[:, :n].copy(), st.failed[:, :n].copy()
+        # a critic that passed nothing (p = 0) has no PASSED pile and needs none (theta = b), likewise p = 1: the
+        # placeholder row the report gives it, which p's weight 0 cancels (calibration.correct)
+        x[st.p == 0, 0], y[st.p == 1, 0] = 0.0, 0.0
         piles = Piles(st.p, np.full(sims, float(attempts)), x, y, (~np.isnan(y)).astype(float),
                       np.full(sims, float(design_effect)))  # fmt: skip
         est, lo, hi = piles_interval(method, piles, n_boot, stats.stream(seed, *names, "draws"))
@@ -240,8 +245,13 @@ def plan(
         at(n)
     fit = fitted()
     meets = [n for n in sorted(fit) if fit[n] <= half_width]
+
+    def drawn(n: int) -> np.ndarray:
+        """The rows a request of n draws from each pile: E[min(size, n)], from the known sizes of a pilot."""
+        return np.minimum(expected, n) if pile_sizes is not None else np.minimum(sizes, n).mean(axis=1)
+
     if not meets:
-        rows = np.minimum(expected, top)
+        rows = drawn(top)
         return Plan(method, theta, q1, q0, attempts, half_width, None, _pair(expected), _pair(rows),
                     float(rows.sum()), fit[top], seen[top][1], design_effect, assumed, sims, seed,
                     {k: v[0] for k, v in seen.items()})  # fmt: skip
@@ -252,7 +262,7 @@ def plan(
         at(mid)
         fit = fitted()
         lo, hi = (lo, mid) if fit[mid] <= half_width else (mid, hi)
-    rows = np.minimum(expected, hi)
+    rows = drawn(hi)
     return Plan(method, theta, q1, q0, attempts, half_width, hi, _pair(expected), _pair(rows), float(rows.sum()),
                 fit[hi], seen[hi][1], design_effect, assumed, sims, seed,
                 {k: v[0] for k, v in seen.items()})  # fmt: skip
