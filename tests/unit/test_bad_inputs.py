@@ -768,3 +768,15 @@ def test_an_item_named_na_is_a_name_not_a_damaged_sample(tmp_path, capsys):
     pd.DataFrame(rows).to_csv(t, index=False)
     assert main(["audit", str(t), "--out", str(tmp_path / "d"), "--raters", "ann"]) == 0
     assert main(["packet", "--run-dir", str(tmp_path / "d"), "--rater", "ann"]) == 0
+
+
+def test_an_item_named_na_keeps_its_name_in_the_correction(tmp_path, capsys):
+    """read_key read a group "NA" as NaN: the item's level was lost in every table that groups by it."""
+    from vocab import calibration
+
+    t = tmp_path / "t.csv"
+    rows = [{"id": i, "system": "s", "judge": "j", "verdict": v, "input": "q", "output": "o"}
+            for i, v in (("NA", "PASSED"), ("null", "FAILED"), ("x", "PASSED"), ("y", "FAILED"))]  # fmt: skip
+    pd.DataFrame(rows).to_csv(t, index=False)
+    assert main(["audit", str(t), "--out", str(tmp_path / "d")]) == 0
+    assert set(calibration.read_key(tmp_path / "d").level) == {"NA", "null", "x", "y"}

@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from vocab.calibration.dataset import JudgeRubric, read_rubric
-from vocab.calibration.sample import CalibrationError, read_sheet
+from vocab.calibration.sample import CalibrationError, read_sheet, sheet_sha256
 from vocab.records import read_json_object, write_bytes_atomic, write_text_atomic
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
@@ -116,7 +116,7 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     sheet_path = run_dir / "calibration" / "blind_sheet.jsonl"
     if not sheet_path.exists():
         raise CalibrationError(f"{run_dir}: no blind sheet yet (draw the sample first: vocab sample)")
-    sample_hash = hashlib.sha256(sheet_path.read_bytes()).hexdigest()
+    sample_hash = sheet_sha256(run_dir)
     out = run_dir / "packets" / rater
     if out.with_suffix(".zip").exists() and not out.with_suffix(".zip").is_file():
         raise CalibrationError(f"{out.with_suffix('.zip')} is not a file; move it away to make the packet")

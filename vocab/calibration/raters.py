@@ -18,7 +18,7 @@ import pandas as pd
 
 from vocab import rubric, script
 from vocab.calibration.dataset import VOCABSCAPES, JudgeRubric, declared_criteria, read_rubric
-from vocab.calibration.sample import EARLIER_SHEETS, CalibrationError, read_sheet
+from vocab.calibration.sample import EARLIER_SHEETS, CalibrationError, read_sheet, sheet_sha256
 from vocab.rubric import VERDICTS
 
 RATING_COLUMNS = ["blind_id", *VOCABSCAPES.columns]
@@ -103,9 +103,9 @@ def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> None:
     them (written by hand) cannot be checked so."""
     if "sample_sha256" in df.columns:
         hashes = set(df.sample_sha256)
-        sheet = Path(run_dir) / "calibration" / "blind_sheet.jsonl"
-        here = hashlib.sha256(sheet.read_bytes()).hexdigest() if sheet.exists() else None
-        earlier = sheet.parent / EARLIER_SHEETS  # a pilot's extension keeps its first stage's rows valid
+        here = sheet_sha256(run_dir)
+        # a pilot's extension keeps its first stage's rows valid: the sheets it grew from count as this sample
+        earlier = Path(run_dir) / "calibration" / EARLIER_SHEETS
         known = {here, *(earlier.read_text().split() if earlier.exists() else [])}
         if len(hashes) != 1 or not hashes <= known:
             shown = ", ".join(sorted(h[:12] for h in hashes))

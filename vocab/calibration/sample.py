@@ -224,7 +224,7 @@ def write_extension(extra: Sample, before: pd.DataFrame, run_dir: str | Path) ->
     from vocab.records import write_text_atomic
 
     # the first stage's sheet stays valid for its rows: a hand-in stamped with its hash is still this sample's
-    before_hash = hashlib.sha256((out / "blind_sheet.jsonl").read_bytes()).hexdigest()
+    before_hash = sheet_sha256(run_dir)
     earlier = out / EARLIER_SHEETS
     known = earlier.read_text().split() if earlier.exists() else []
     write_text_atomic(earlier, "".join(f"{h}\n" for h in dict.fromkeys([*known, before_hash])))
@@ -302,7 +302,15 @@ def read_sheet(run_dir: str | Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(rows[0]) if rows else SHEET_COLUMNS)
 
 
+def sheet_sha256(run_dir: str | Path) -> str | None:
+    """The sample's identity: the sha256 of its blind_sheet.jsonl (None without one). A packet and the form's
+    ratings file carry it; an import checks it."""
+    sheet = Path(run_dir) / "calibration" / "blind_sheet.jsonl"
+    return hashlib.sha256(sheet.read_bytes()).hexdigest() if sheet.exists() else None
+
+
 def read_key(run_dir: str | Path) -> pd.DataFrame:
     # an imported dataset's groups are names ("12", "q-07"), a run's levels numbers
     dtype = {"level": str} if is_imported(run_dir) else None
-    return pd.read_csv(Path(run_dir) / "calibration" / "key.csv", dtype=dtype)
+    # keep_default_na=False: an item named "NA" or "null" is a name, not a gap (read_sheet reads the key alike)
+    return pd.read_csv(Path(run_dir) / "calibration" / "key.csv", dtype=dtype, keep_default_na=False)
