@@ -241,8 +241,6 @@ def clustered_point(
     """Coverage of several methods on the same simulated studies (paired): the studies from ``seed``, each
     method's draws from ``seed`` and the method's name, so a method's result does not depend on the others.
     ``methods`` may include the :data:`ORACLES` (yardsticks from the point's own studies, no draws)."""
-    import zlib
-
     unknown = [m for m in methods if m not in POINT_METHODS]
     if unknown:
         raise ValueError(f"unknown method {unknown[0]!r} (known: {', '.join(POINT_METHODS)})")
@@ -255,7 +253,7 @@ def clustered_point(
             est, lo, hi = oracle_interval(clustered_estimate(st), target, st.defined, shortest=m != "oracle")
             out.append(coverage_of(m, est, lo, hi, target, st.defined))
             continue
-        rng = np.random.default_rng([seed, zlib.crc32(m.encode())])
+        rng = stats.stream(seed, "method", m)
         est, lo, hi = clustered_interval(m, st, n_boot, rng)
         out.append(coverage_of(m, est, lo, hi, target, st.defined))
     return out

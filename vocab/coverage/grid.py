@@ -18,16 +18,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vocab.coverage.clustered import NO_SPREAD, ORACLES, POINT_METHODS, clustered_point
+from vocab import stats
+from vocab.coverage.clustered import ORACLES, POINT_METHODS, clustered_point
 from vocab.errors import InputError
 
 # the committed grid's methods: seed 000's, Jeffreys, PPI, fiducial (03's default), and the two yardsticks that
 # know the truth
 GRID_METHODS = ("seed", "jeffreys", "ppi", "fiducial", *ORACLES)
-
-
-def _spread_code(spread: float) -> int:
-    return 10**9 if spread >= NO_SPREAD else round(spread * 1000)
 
 
 def coverage_grid(
@@ -49,20 +46,9 @@ def coverage_grid(
     other points are in the grid; every method sees the same simulated studies at a point."""
     rows = []
     for n, th, a1, a0, spread in itertools.product(piles, thetas, q1s, q0s, spreads):
-        point_seed = int(
-            np.random.SeedSequence(
-                [
-                    seed,
-                    n,
-                    round(th * 1000),
-                    round(a1 * 1000),
-                    round(a0 * 1000),
-                    _spread_code(spread),
-                    levels,
-                    max_attempts,
-                ]  # fmt: skip
-            ).generate_state(1)[0]
-        )
+        # a point's coordinates as numbers of one type, so spreads=(2,) and (2.0,) name the same point
+        coords = (int(n), float(th), float(a1), float(a0), float(spread), int(levels), int(max_attempts))
+        point_seed = stats.derived_seed(seed, "coverage_grid", *coords)
         found = clustered_point(
             methods, theta=th, q1=a1, q0=a0, spread=spread, levels=levels, max_attempts=max_attempts, piles=n,
             sims=sims, seed=point_seed, n_boot=n_boot,

@@ -31,7 +31,7 @@ def rater_error_table(
 
     rows = []
     for e in errors:
-        rng = np.random.default_rng(np.random.SeedSequence([seed, round(e * 1000)]))
+        rng = stats.stream(seed, "rater_error", e)
         st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error=e)
         _, a, _, b = study_piles(st).shares()
         d = st.defined
