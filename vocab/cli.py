@@ -14,14 +14,10 @@ import signal
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
+from vocab.cli_options import UsageError
 from vocab.config import load_config
 from vocab.errors import InputError
-
-
-class UsageError(InputError):
-    """Bad input from the command line; printed as one line, exit code 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -144,106 +140,6 @@ def cmd_lesson(args) -> int:
     return 0
 
 
-def _names(text: str, option: str) -> tuple[str, ...]:
-    """A comma-separated list given on the command line: at least one name, none empty."""
-    names = tuple(v.strip() for v in text.split(","))
-    if not any(names) or not all(names):
-        raise UsageError(f"{option}: a comma-separated list of names, none empty, got {text!r}")
-    return names
-
-
-def cmd_sample(args) -> int:
-    from vocab.calibration.chain import sample_step
-
-    for line in sample_step(args.run_dir, per_pile=args.per_pile, budget=args.budget, allocation=args.allocation,
-                            rater=args.rater, seed=args.seed):  # fmt: skip
-        print(line)
-    return 0
-
-
-def cmd_calibrate(args) -> int:
-    from vocab.calibration import calibrate_run
-
-    cfg = load_config(args.config)
-    raters = [r.strip() for r in args.raters.split(",") if r.strip()]
-    for r in raters:
-        cfg.model(r)
-    complete = calibrate_run(cfg, args.run_dir, raters, args.max_calls, print, args.per_pile, args.seed)
-    return 0 if len(complete) == len(raters) else 1
-
-
-def cmd_import_inspect(args) -> int:
-    from vocab.calibration.imports import INSPECT_FAIL, INSPECT_PASS, INSPECT_QUESTION, import_inspect, summary
-
-    passes = _names(args.pass_values, "--pass-values") if args.pass_values is not None else INSPECT_PASS
-    fails = _names(args.fail_values, "--fail-values") if args.fail_values is not None else INSPECT_FAIL
-    out = import_inspect(args.log, args.run_dir, scorer=args.scorer, pass_values=passes, fail_values=fails,
-                         question=args.question or INSPECT_QUESTION, judge=args.judge)  # fmt: skip
-    print(summary(out))
-    return 0
-
-
-def cmd_import_promptfoo(args) -> int:
-    from vocab.calibration.imports import PROMPTFOO_QUESTION, import_promptfoo, summary
-
-    out = import_promptfoo(args.results, args.run_dir, assertion=args.assertion,
-                           question=args.question or PROMPTFOO_QUESTION, judge=args.judge)  # fmt: skip
-    print(summary(out))
-    return 0
-
-
-def cmd_import_table(args) -> int:
-    from vocab.calibration.dataset import DEFAULT_QUESTION
-    from vocab.calibration.imports import import_table, summary
-
-    visible = list(_names(args.visible, "--visible")) if args.visible is not None else None
-    print(summary(import_table(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION)))
-    return 0
-
-
-def cmd_rate(args) -> int:
-    from vocab.calibration.raters import rate_with_config, write_script_ratings
-
-    if not (Path(args.run_dir) / "calibration" / "blind_sheet.jsonl").exists():
-        raise UsageError(f"{args.run_dir}: no calibration/blind_sheet.jsonl (draw the sample first: vocab sample)")
-    if args.model == "script":
-        print(write_script_ratings(args.run_dir))
-        return 0
-    progress = rate_with_config(load_config(args.config), args.run_dir, args.model, args.rater or args.model,
-                                max_tokens=args.max_tokens, max_calls=args.max_calls)  # fmt: skip
-    print(json.dumps(progress.as_dict()))
-    return 0 if progress.complete else 1
-
-
-def cmd_packet(args) -> int:
-    from vocab.calibration.packet import make_packet
-
-    out = make_packet(args.run_dir, args.rater, seed=args.seed)
-    print(f"{out}: the packet of rater {args.rater}. Hand the rater {out.with_suffix('.zip')} (they open it with "
-          f"vocab form {out.name}.zip); nothing of the run is in it")  # fmt: skip
-    return 0
-
-
-def cmd_form(args) -> int:
-    from vocab.calibration.form import lab_argv, open_packet
-
-    packet, notes = open_packet(args.packet, args.into)
-    for note in notes:
-        print(note, file=sys.stderr)
-    argv = lab_argv(packet, args.port, no_browser=args.no_browser, token=args.token)
-    os.execv(argv[0], argv)  # JupyterLab takes over this process: Ctrl-C stops it as usual
-
-
-def cmd_ratings_import(args) -> int:
-    from vocab.calibration import import_ratings
-
-    try:
-        print(import_ratings(args.file, args.run_dir, args.rater, partial=args.partial, replace=args.replace).text())
-    except FileNotFoundError as e:
-        raise UsageError(f"{e.filename or args.file}: no such file") from None
-    return 0
-
-
 def cmd_exam_baselines(args) -> int:
     from vocab.exam.metrics import baseline_lines
 
@@ -296,45 +192,6 @@ def cmd_coverage(args) -> int:
     return 0
 
 
-def cmd_audit(args) -> int:
-    from vocab.calibration.audit import audit_locked
-
-    raters = _names(args.raters, "--raters") if args.raters is not None else ()
-    llm = _names(args.llm_raters, "--llm-raters") if args.llm_raters is not None else ()
-    a = audit_locked(args.source, args.out, raters=raters, llm_raters=llm, config=args.config, per_pile=args.per_pile,
-                     seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, scorer=args.scorer,
-                     assertion=args.assertion)  # fmt: skip
-    for name, state in sorted(a.rated.items()):
-        print(f"ratings {name}: {state}")
-    print("\n".join([*a.headline, f"next: {a.next_step}"]))
-    return 0
-
-
-def cmd_report(args) -> int:
-    from vocab import report
-
-    if not args.run_dir.is_dir():
-        raise UsageError(f"{args.run_dir}: not a directory (a run or an imported dataset)")
-    from vocab.records import dir_lock
-
-    raters = list(_names(args.raters, "--raters")) if args.raters is not None else None
-    with dir_lock(args.run_dir):  # read while nobody writes into it
-        paths = report.write(args.run_dir, raters, args.out, force=args.force)
-    for p in paths:
-        print(p)
-    return 0
-
-
-def cmd_plan(args) -> int:
-    from vocab.coverage.plan import plan_request
-
-    p = plan_request(args.pilot, theta=args.theta, q1=args.q1, q0=args.q0, attempts=args.attempts, rater=args.rater,
-                     half_width=args.half_width, method=args.method, sims=args.sims, seed=args.seed,
-                     n_boot=args.n_boot)  # fmt: skip
-    print(json.dumps(p.as_dict()) if args.json else p.text())
-    return 0
-
-
 def cmd_coverage_grid(args) -> int:
     from vocab.coverage.grid import grid_request, run_grid
 
@@ -350,11 +207,16 @@ def cmd_coverage_grid(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from types import SimpleNamespace
+
+    from vocab import cli_audit
     from vocab.cli_options import add_commands
 
+    commands = SimpleNamespace(**{k: v for m in (sys.modules[__name__], cli_audit) for k, v in vars(m).items()
+                                  if k.startswith("cmd_")})  # fmt: skip
     p = _Parser(prog="vocab", description="Audit an LLM judge on the Vocabscapes write-critique loop.")
     p.add_argument("-v", "--verbose", action="store_true", help="log diagnostics to stderr")
-    add_commands(p.add_subparsers(dest="command", required=True, parser_class=_Parser), sys.modules[__name__])
+    add_commands(p.add_subparsers(dest="command", required=True, parser_class=_Parser), commands)
     return p
 
 

@@ -4,8 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vocab.errors import InputError
+
 DEFAULT_CONFIG = "configs/embedded.toml"
 REGISTRY = Path("data/exams/registry.jsonl")
+
+
+class UsageError(InputError):
+    """Bad input from the command line; printed as one line, exit code 2."""
+
+
+def names(text: str, option: str) -> tuple[str, ...]:
+    """A comma-separated list given on the command line: at least one name, none empty."""
+    found = tuple(v.strip() for v in text.split(","))
+    if not any(found) or not all(found):
+        raise UsageError(f"{option}: a comma-separated list of names, none empty, got {text!r}")
+    return found
 
 
 def _config(p) -> None:
@@ -271,6 +285,17 @@ def add_commands(sub, cli) -> None:
     rp.add_argument("--out", type=Path, help="where to write (default: <run_dir>/report)")
     rp.add_argument("--force", action="store_true", help="replace a report already in --out")
     rp.set_defaults(func=cli.cmd_report)
+
+    ga = sub.add_parser("gate", help="exit 0 when every cell's interval clears the thresholds, 1 when one does not")
+    ga.add_argument("run_dir", type=Path, help="an audited run or dataset (blind ratings handed in)")
+    for flag, what in (("--min-rate", "the corrected pass rate's 95 %% interval"),
+                       ("--min-q1", "the judge's sensitivity q1 (its interval)"),
+                       ("--min-q0", "the judge's specificity q0 (its interval)")):  # fmt: skip
+        ga.add_argument(flag, type=float, help=f"a floor for the lower end of {what}")
+    ga.add_argument("--max-unscored", type=float, help="a ceiling for the share of units lost before a verdict")
+    ga.add_argument("--rater", help="whose blind ratings (a variant of the report's table; default its lead rater)")
+    ga.add_argument("--json", action="store_true", help="one JSON object instead of a line per cell")
+    ga.set_defaults(func=cli.cmd_gate)
 
     pl = sub.add_parser("plan", help="how many rows per pile a target half-width needs, by simulation")
     pl.add_argument(

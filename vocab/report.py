@@ -58,20 +58,13 @@ def _interval(lo: float, hi: float) -> str:
 def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Report:
     from vocab.calibration import correct
     from vocab.calibration.agreement import agreement_table, kappa_table
-    from vocab.calibration.dataset import load_dataset
-    from vocab.calibration.raters import blind_ratings, coverage_text, read_ratings
-    from vocab.calibration.sample import read_key, read_sheet
+    from vocab.calibration.raters import coverage_text
     from vocab.records import versions
 
     run_dir = Path(run_dir)
-    data = load_dataset(run_dir)
-    ratings, lead = blind_ratings(run_dir, raters)
+    c = correct.corrected(run_dir, raters, seed=seed, n_boot=n_boot)
+    data, ratings, lead, script, n_rows, corr = c.data, c.ratings, c.lead, c.script, c.n_rows, c.table
     names = list(ratings)
-    has_script = (run_dir / "calibration" / "ratings_script.csv").exists()
-    script = read_ratings(run_dir, "script") if has_script else None
-    n_rows = len(read_sheet(run_dir))
-    corr = correct.correction_table(data.attempts, read_key(run_dir), correct.variants(ratings, script, data.rubric),
-                                    n_boot=n_boot, seed=seed)  # fmt: skip
     headline = []
     for r in corr[corr.rater == lead].itertuples():
         writer, _, judge = r.cell.partition("__")

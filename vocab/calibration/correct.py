@@ -187,6 +187,36 @@ def correction_table(
     return pd.DataFrame(rows, columns=CORRECTION_COLUMNS)
 
 
+@dataclasses.dataclass
+class Corrected:
+    """A run's or dataset's correction as the report and the gate read it: the blind raters' ratings, the lead
+    rater (most rows rated, then by name), the script's ratings if any, the sample's size and the table."""
+
+    data: object  # the Dataset
+    ratings: dict[str, pd.DataFrame]
+    lead: str
+    script: pd.DataFrame | None
+    n_rows: int
+    table: pd.DataFrame
+
+
+def corrected(run_dir, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Corrected:
+    """:func:`correction_table` of every blind rater's variants on ``run_dir``, as ``vocab report`` prints it."""
+    from pathlib import Path
+
+    from vocab.calibration.dataset import load_dataset
+    from vocab.calibration.raters import blind_ratings, read_ratings
+    from vocab.calibration.sample import read_key, read_sheet
+
+    run_dir = Path(run_dir)
+    data = load_dataset(run_dir)
+    ratings, lead = blind_ratings(run_dir, raters)
+    script = read_ratings(run_dir, "script") if (run_dir / "calibration" / "ratings_script.csv").exists() else None
+    table = correction_table(data.attempts, read_key(run_dir), variants(ratings, script, data.rubric),
+                             n_boot=n_boot, seed=seed)  # fmt: skip
+    return Corrected(data, ratings, lead, script, len(read_sheet(run_dir)), table)
+
+
 def interval_text(table: pd.DataFrame) -> list[str]:
     """Each row's interval as ``[lo, hi]`` with three decimals, for tables that show intervals side by side."""
     return [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table.ci_low, table.ci_high, strict=True)]

@@ -1,0 +1,112 @@
+"""`vocab gate DIR`: a verdict a CI job can act on. For each cell, the lower end of the corrected rate's 95 %
+interval (and of the judge's sensitivity q1 and specificity q0, as the blind rater measures them) against the
+thresholds given, and the share of units lost before a verdict against a ceiling. The numbers are the report's
+(:func:`vocab.calibration.correct.corrected`, same seed and draws), so a gate and the report it stands beside
+never disagree. Exit 0 when every check of every cell holds, 1 when one does not, 2 on bad input."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from vocab.calibration.errors import CalibrationError
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str  # "rate", "q1", "q0" or "unscored"
+    bound: float  # the threshold: a floor for the rate, q1 and q0, a ceiling for the unscored share
+    value: float  # the interval's lower end (rate, q1, q0) or the lost share; NaN when undefined
+    holds: bool
+
+    def text(self) -> str:
+        what = {"rate": "rate's lower bound", "q1": "q1's lower bound", "q0": "q0's lower bound",
+                "unscored": "unscored share"}[self.name]  # fmt: skip
+        sign = "≤" if self.name == "unscored" else "≥"
+        shown = "undefined" if math.isnan(self.value) else f"{self.value:.3f}"
+        return f"{what} {shown} {sign} {self.bound:g}: {'holds' if self.holds else 'does not hold'}"
+
+
+@dataclass(frozen=True)
+class CellGate:
+    cell: str
+    rater: str
+    checks: tuple[Check, ...]
+
+    @property
+    def holds(self) -> bool:
+        return all(c.holds for c in self.checks)
+
+    def line(self) -> str:
+        system, _, judge = self.cell.partition("__")
+        head = f"{'PASS' if self.holds else 'FAIL'} {system} → {judge} ({self.rater}'s blind ratings): "
+        return head + "; ".join(c.text() for c in self.checks)
+
+    def as_dict(self) -> dict:
+        checks = [{**asdict(c), "value": None if math.isnan(c.value) else c.value} for c in self.checks]
+        return {"cell": self.cell, "rater": self.rater, "holds": self.holds, "checks": checks}
+
+
+def check_thresholds(**bounds: float | None) -> dict[str, float]:
+    """The thresholds given, each a share in [0, 1]; at least one. One line on anything else."""
+    given = {k: v for k, v in bounds.items() if v is not None}
+    if not given:
+        raise CalibrationError("give at least one threshold: --min-rate, --min-q1, --min-q0 or --max-unscored")
+    for k, v in given.items():
+        if not (isinstance(v, (int, float)) and 0 <= v <= 1):
+            raise CalibrationError(f"--{k.replace('_', '-')} must be a share between 0 and 1, got {v!r}")
+    return given
+
+
+def lost_shares(data) -> dict[str, float]:
+    """Per cell, the share of units lost before a verdict: a run's abandoned levels among its levels, an imported
+    dataset's unscored items among its items."""
+    lost = data.lost().set_index("cell").lost
+    if data.kind == "run":
+        units = data.outcomes.groupby("cell").size()
+    else:
+        units = data.attempts.groupby("cell").size().add(lost, fill_value=0)
+    return {cell: float(lost.get(cell, 0) / n) if n else math.nan for cell, n in units.items()}
+
+
+def gate(
+    run_dir: str | Path,
+    *,
+    min_rate: float | None = None,
+    min_q1: float | None = None,
+    min_q0: float | None = None,
+    max_unscored: float | None = None,
+    rater: str | None = None,
+    seed: int = 0,
+    n_boot: int = 4000,
+) -> list[CellGate]:
+    """Each cell's checks against the thresholds given, read with ``rater``'s blind ratings (a variant of the
+    report's table, e.g. ``ann`` or ``ann+script``; by default the report's lead rater). An undefined bound (a pile
+    with no rated row) does not hold: the gate cannot vouch for what it could not measure."""
+    from vocab.calibration.correct import corrected
+
+    bounds = check_thresholds(min_rate=min_rate, min_q1=min_q1, min_q0=min_q0, max_unscored=max_unscored)
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
+    c = corrected(run_dir, None, seed=seed, n_boot=n_boot)
+    name = rater or c.lead
+    table = c.table[c.table.rater == name]
+    if table.empty:
+        known = ", ".join(sorted(c.table.rater.unique()))
+        raise CalibrationError(f"{run_dir}: no corrected rates for rater {name!r} (known: {known})")
+    shares = lost_shares(c.data) if "max_unscored" in bounds else {}
+    out = []
+    floors = (("min_rate", "ci_low", "rate"), ("min_q1", "q1_low", "q1"), ("min_q0", "q0_low", "q0"))
+    for r in table.itertuples():
+        checks = []
+        for key, column, check in floors:
+            if key in bounds:
+                v = float(getattr(r, column))
+                checks.append(Check(check, bounds[key], v, not math.isnan(v) and v >= bounds[key] - 1e-12))
+        if "max_unscored" in bounds:
+            v, most = shares.get(r.cell, 0.0), bounds["max_unscored"]
+            checks.append(Check("unscored", most, v, not math.isnan(v) and v <= most + 1e-12))
+        out.append(CellGate(r.cell, name, tuple(checks)))
+    return out

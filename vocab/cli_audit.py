@@ -1,0 +1,155 @@
+"""The commands of the calibration chain and the audit (sample, rate, packet, form, ratings, import, audit,
+report, gate, plan): each parses its options and calls one library function (:mod:`vocab.cli` runs them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from vocab.cli_options import UsageError, names
+from vocab.config import load_config
+
+
+def cmd_sample(args) -> int:
+    from vocab.calibration.chain import sample_step
+
+    for line in sample_step(args.run_dir, per_pile=args.per_pile, budget=args.budget, allocation=args.allocation,
+                            rater=args.rater, seed=args.seed):  # fmt: skip
+        print(line)
+    return 0
+
+
+def cmd_calibrate(args) -> int:
+    from vocab.calibration import calibrate_run
+
+    cfg = load_config(args.config)
+    raters = [r.strip() for r in args.raters.split(",") if r.strip()]
+    for r in raters:
+        cfg.model(r)
+    complete = calibrate_run(cfg, args.run_dir, raters, args.max_calls, print, args.per_pile, args.seed)
+    return 0 if len(complete) == len(raters) else 1
+
+
+def cmd_import_inspect(args) -> int:
+    from vocab.calibration.imports import INSPECT_FAIL, INSPECT_PASS, INSPECT_QUESTION, import_inspect, summary
+
+    passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else INSPECT_PASS
+    fails = names(args.fail_values, "--fail-values") if args.fail_values is not None else INSPECT_FAIL
+    out = import_inspect(args.log, args.run_dir, scorer=args.scorer, pass_values=passes, fail_values=fails,
+                         question=args.question or INSPECT_QUESTION, judge=args.judge)  # fmt: skip
+    print(summary(out))
+    return 0
+
+
+def cmd_import_promptfoo(args) -> int:
+    from vocab.calibration.imports import PROMPTFOO_QUESTION, import_promptfoo, summary
+
+    out = import_promptfoo(args.results, args.run_dir, assertion=args.assertion,
+                           question=args.question or PROMPTFOO_QUESTION, judge=args.judge)  # fmt: skip
+    print(summary(out))
+    return 0
+
+
+def cmd_import_table(args) -> int:
+    from vocab.calibration.dataset import DEFAULT_QUESTION
+    from vocab.calibration.imports import import_table, summary
+
+    visible = list(names(args.visible, "--visible")) if args.visible is not None else None
+    print(summary(import_table(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION)))
+    return 0
+
+
+def cmd_rate(args) -> int:
+    from vocab.calibration.raters import rate_with_config, write_script_ratings
+
+    if not (Path(args.run_dir) / "calibration" / "blind_sheet.jsonl").exists():
+        raise UsageError(f"{args.run_dir}: no calibration/blind_sheet.jsonl (draw the sample first: vocab sample)")
+    if args.model == "script":
+        print(write_script_ratings(args.run_dir))
+        return 0
+    progress = rate_with_config(load_config(args.config), args.run_dir, args.model, args.rater or args.model,
+                                max_tokens=args.max_tokens, max_calls=args.max_calls)  # fmt: skip
+    print(json.dumps(progress.as_dict()))
+    return 0 if progress.complete else 1
+
+
+def cmd_packet(args) -> int:
+    from vocab.calibration.packet import make_packet
+
+    out = make_packet(args.run_dir, args.rater, seed=args.seed)
+    print(f"{out}: the packet of rater {args.rater}. Hand the rater {out.with_suffix('.zip')} (they open it with "
+          f"vocab form {out.name}.zip); nothing of the run is in it")  # fmt: skip
+    return 0
+
+
+def cmd_form(args) -> int:
+    from vocab.calibration.form import lab_argv, open_packet
+
+    packet, notes = open_packet(args.packet, args.into)
+    for note in notes:
+        print(note, file=sys.stderr)
+    argv = lab_argv(packet, args.port, no_browser=args.no_browser, token=args.token)
+    os.execv(argv[0], argv)  # JupyterLab takes over this process: Ctrl-C stops it as usual
+
+
+def cmd_ratings_import(args) -> int:
+    from vocab.calibration import import_ratings
+
+    try:
+        print(import_ratings(args.file, args.run_dir, args.rater, partial=args.partial, replace=args.replace).text())
+    except FileNotFoundError as e:
+        raise UsageError(f"{e.filename or args.file}: no such file") from None
+    return 0
+
+
+def cmd_audit(args) -> int:
+    from vocab.calibration.audit import audit_locked
+
+    raters = names(args.raters, "--raters") if args.raters is not None else ()
+    llm = names(args.llm_raters, "--llm-raters") if args.llm_raters is not None else ()
+    a = audit_locked(args.source, args.out, raters=raters, llm_raters=llm, config=args.config, per_pile=args.per_pile,
+                     seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, scorer=args.scorer,
+                     assertion=args.assertion)  # fmt: skip
+    for name, state in sorted(a.rated.items()):
+        print(f"ratings {name}: {state}")
+    print("\n".join([*a.headline, f"next: {a.next_step}"]))
+    return 0
+
+
+def cmd_report(args) -> int:
+    from vocab import report
+
+    if not args.run_dir.is_dir():
+        raise UsageError(f"{args.run_dir}: not a directory (a run or an imported dataset)")
+    from vocab.records import dir_lock
+
+    raters = list(names(args.raters, "--raters")) if args.raters is not None else None
+    with dir_lock(args.run_dir):  # read while nobody writes into it
+        paths = report.write(args.run_dir, raters, args.out, force=args.force)
+    for p in paths:
+        print(p)
+    return 0
+
+
+def cmd_gate(args) -> int:
+    from vocab.calibration.gate import gate
+
+    cells = gate(args.run_dir, min_rate=args.min_rate, min_q1=args.min_q1, min_q0=args.min_q0,
+                 max_unscored=args.max_unscored, rater=args.rater)  # fmt: skip
+    if args.json:
+        print(json.dumps({"holds": all(c.holds for c in cells), "cells": [c.as_dict() for c in cells]}))
+    else:
+        print("\n".join(c.line() for c in cells))
+    return 0 if all(c.holds for c in cells) else 1
+
+
+def cmd_plan(args) -> int:
+    from vocab.coverage.plan import plan_request
+
+    p = plan_request(args.pilot, theta=args.theta, q1=args.q1, q0=args.q0, attempts=args.attempts, rater=args.rater,
+                     half_width=args.half_width, method=args.method, sims=args.sims, seed=args.seed,
+                     n_boot=args.n_boot)  # fmt: skip
+    print(json.dumps(p.as_dict()) if args.json else p.text())
+    return 0
