@@ -602,6 +602,19 @@ def test_two_system_judge_pairs_never_join_into_one_cell(tmp_path, capsys):
     refused(["audit", str(t), "--out", str(tmp_path / "e")], capsys, [tmp_path], "holds '__'")
 
 
+def test_a_name_too_long_to_name_a_cell_is_one_line_in_bounded_memory(tmp_path):
+    """A 199,999-character system name was carried into every table, figure and report: 1.57 GB over audit, ratings
+    import and report. A system's or judge's name names a cell: over 200 characters it is refused at the import."""
+    t = tmp_path / "t.csv"
+    rows = [{"id": f"i{i}", "system": "s" * 199_999, "judge": "j", "verdict": "PASSED" if i % 2 else "FAILED",
+             "input": "q", "output": "o"} for i in range(40)]  # fmt: skip
+    pd.DataFrame(rows).to_csv(t, index=False)
+    code, err, peak = _peak_mib(["audit", str(t), "--out", str(tmp_path / "d")], tmp_path)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and "199,999 characters long" in lines[0] and "at most 200" in lines[0], err
+    assert peak < 1024 and not (tmp_path / "d").exists()
+
+
 def test_ratings_from_another_packet_are_refused_not_stored_as_this_raters(tmp_path, capsys):
     """Two audits of same-shaped tables with other items share blind ids (they hang on the seed and the piles'
     sizes): a sheet rated in B's packet was stored as A's ratings. The form's file names its sample."""

@@ -180,6 +180,7 @@ class Dataset:
         return "abandoned_levels" if self.kind == "run" else "unscored_items"
 
 
+MAX_NAME = 200  # characters in a system's or a judge's name
 CELL_JOIN = "__"  # a cell's name: its system and its judge, joined
 
 
@@ -193,6 +194,11 @@ def check_cell_names(rows: list[dict[str, Any]]) -> None:
     """Every row's system and judge usable in a cell's name: a name holding ``__`` is refused in one line."""
     for r in rows:
         for role in ("system", "judge"):
+            if len(str(r.get(role, ""))) > MAX_NAME:
+                raise CalibrationError(
+                    f"{role} of item {str(r.get('id', '?'))[:40]!r} is {len(str(r[role])):,} characters long; a name "
+                    f"names a cell in every table and figure: at most {MAX_NAME} (rename it)"
+                )
             if CELL_JOIN in str(r.get(role, "")):
                 name = str(r[role])
                 shown = name if len(name) <= 60 else name[:57] + "..."
