@@ -22,32 +22,8 @@ from inspect_ai.dataset import Sample
 from inspect_ai.scorer import model_graded_qa
 from inspect_ai.solver import generate
 
-QUESTIONS = [
-    ("What is 2 + 2?", "4"),
-    ("What is the capital of France?", "Paris"),
-    ("How many legs does a spider have?", "8"),
-    ("What colour is the sky on a clear day?", "blue"),
-    ("What is 10 minus 3?", "7"),
-    ("Which animal says 'moo'?", "a cow"),
-    ("What is the opposite of hot?", "cold"),
-    ("How many days are in a week?", "7"),
-    ("What is frozen water called?", "ice"),
-    ("What is the capital of Italy?", "Rome"),
-    ("What is 5 times 2?", "10"),
-    ("Which planet do we live on?", "Earth"),
-    ("What is the first letter of the English alphabet?", "A"),
-    ("How many hours are in a day?", "24"),
-    ("What do bees make?", "honey"),
-    ("What is the largest ocean on Earth?", "the Pacific Ocean"),
-    ("What is 9 plus 1?", "10"),
-    ("Which season comes after winter?", "spring"),
-    ("What colour are ripe bananas?", "yellow"),
-    ("How many wheels does a bicycle have?", "2"),
-    ("What is the capital of Japan?", "Tokyo"),
-    ("What gas do people breathe in to live?", "oxygen"),
-    ("What is half of 8?", "4"),
-    ("Which is bigger, an elephant or a mouse?", "an elephant"),
-]
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # inspect eval loads this file by its path
+from qa_questions import QUESTIONS  # noqa: E402
 
 
 @task

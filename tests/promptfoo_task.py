@@ -23,7 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-from inspect_task import QUESTIONS  # noqa: E402
+from qa_questions import QUESTIONS  # noqa: E402
 
 PROMPTFOO = ROOT / ".cache" / "promptfoo" / "node_modules" / ".bin" / "promptfoo"
 RUBRIC = "The output answers the question '{{question}}' correctly; the right answer is {{answer}}."

@@ -61,6 +61,30 @@ def cmd_import_table(args) -> int:
     return 0
 
 
+def cmd_import_mlflow(args) -> int:
+    from vocab.calibration.imports import summary
+    from vocab.calibration.imports.mlflow_traces import MLFLOW_FAIL, MLFLOW_PASS, MLFLOW_QUESTION, import_mlflow
+
+    passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else MLFLOW_PASS
+    fails = names(args.fail_values, "--fail-values") if args.fail_values is not None else MLFLOW_FAIL
+    out = import_mlflow(args.traces, args.run_dir, tracking_uri=args.tracking_uri, experiment_id=args.experiment_id,
+                        seed=args.seed, feedback=args.feedback, judge=args.judge, pass_values=passes,
+                        fail_values=fails, pass_at=args.pass_at, system=args.system,
+                        question=args.question or MLFLOW_QUESTION)  # fmt: skip
+    print(summary(out))
+    return 0
+
+
+def cmd_import_deepeval(args) -> int:
+    from vocab.calibration.imports import summary
+    from vocab.calibration.imports.deepeval_runs import DEEPEVAL_QUESTION, import_deepeval
+
+    out = import_deepeval(args.file, args.run_dir, metric=args.metric, judge=args.judge, system=args.system,
+                          question=args.question or DEEPEVAL_QUESTION)  # fmt: skip
+    print(summary(out))
+    return 0
+
+
 def cmd_rate(args) -> int:
     from vocab.calibration.raters import rate_with_config, write_script_ratings
 
@@ -111,7 +135,7 @@ def cmd_audit(args) -> int:
     llm = names(args.llm_raters, "--llm-raters") if args.llm_raters is not None else ()
     a = audit_locked(args.source, args.out, raters=raters, llm_raters=llm, config=args.config, per_pile=args.per_pile,
                      seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, scorer=args.scorer,
-                     assertion=args.assertion)  # fmt: skip
+                     assertion=args.assertion, feedback=args.feedback, metric=args.metric)  # fmt: skip
     for name, state in sorted(a.rated.items()):
         print(f"ratings {name}: {state}")
     print("\n".join([*a.headline, f"next: {a.next_step}"]))

@@ -62,6 +62,7 @@ def _exam(q, kind: str) -> None:
 
 def add_commands(sub, cli) -> None:
     """Every command on the subparsers ``sub``; each calls its ``cmd_*`` function in the module ``cli``."""
+    from vocab.calibration.imports.mlflow_traces import MLFLOW_FAIL, MLFLOW_PASS
     from vocab.coverage import METHODS
     from vocab.lesson import ORDERS, RUBRICS, RULES, SEQUENCES
     from vocab.stats import DEFAULT_INTERVAL
@@ -143,6 +144,29 @@ def add_commands(sub, cli) -> None:
     it.add_argument("--visible", help="columns a blind rater sees (default input,output[,target])")
     it.add_argument("--question", help="the judge's question, as the blind raters will read it")
     it.set_defaults(func=cli.cmd_import_table, writes_run_dir=True)
+    ml = isub.add_parser("mlflow", help="MLflow traces with their feedback (mlflow traces search --output json, "
+                                        "or Trace.to_json() a line)")  # fmt: skip
+    ml.add_argument("traces", type=Path, nargs="?", help="the exported traces (or --tracking-uri)")
+    ml.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
+    ml.add_argument("--tracking-uri", help="read an MLflow tracking store instead (needs MLflow: the mlflow extra)")
+    ml.add_argument("--experiment-id", help="with --tracking-uri: the experiment whose traces to read")
+    ml.add_argument("--feedback", help="the judge's feedback name (default: the one a non-human source gave)")
+    ml.add_argument("--judge", help="the judge's source id (default: the one non-human source of that feedback)")
+    ml.add_argument("--pass-values", help=f"feedback words that mean PASSED (default {','.join(MLFLOW_PASS)})")
+    ml.add_argument("--fail-values", help=f"feedback words that mean FAILED (default {','.join(MLFLOW_FAIL)})")
+    ml.add_argument("--pass-at", type=float, help="a numeric feedback passes at this value or above")
+    ml.add_argument("--system", help="the system under test (default: the trace's model id, else its name)")
+    ml.add_argument("--question", help="the judge's question, as the blind raters will read it")
+    ml.add_argument("--seed", type=int, default=0, help="seed of the labelled sample's blind ids and order")
+    ml.set_defaults(func=cli.cmd_import_mlflow, writes_run_dir=True)
+    de = isub.add_parser("deepeval", help="a DeepEval test run (test_run_*.json, .deepeval/.latest_test_run.json)")
+    de.add_argument("file", type=Path)
+    de.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
+    de.add_argument("--metric", help="the judge's metric (needed when the run has several)")
+    de.add_argument("--judge", help="the judge's name (default: the metric's evaluation model)")
+    de.add_argument("--system", help="the system under test (default: the run's hyperparameters' model)")
+    de.add_argument("--question", help="the judge's question, as the blind raters will read it")
+    de.set_defaults(func=cli.cmd_import_deepeval, writes_run_dir=True)
 
     ra = sub.add_parser("rate", help="a blind rater grades the sample: a configured model, or `--model script`")
     _config(ra)
@@ -261,12 +285,13 @@ def add_commands(sub, cli) -> None:
     au.add_argument(
         "source",
         type=Path,
-        help="an Inspect log (.eval/.json), promptfoo results (.json), a table (.csv/.jsonl), or a run/dataset dir",
+        help="an Inspect log (.eval/.json), promptfoo results (.json), MLflow traces (.json/.jsonl), a DeepEval "
+        "test run (.json), a table (.csv/.jsonl), or a run/dataset dir",
     )
     au.add_argument(
         "--source",
         dest="source_kind",
-        choices=("inspect", "promptfoo", "table"),
+        choices=("inspect", "promptfoo", "mlflow", "deepeval", "table"),
         help="what a file is (default: by its suffix; a .json is told apart by its contents)",
     )
     au.add_argument("--out", type=Path, help="a new directory for a file's dataset (a directory is audited in place)")
@@ -277,6 +302,8 @@ def add_commands(sub, cli) -> None:
     au.add_argument("--max-calls", type=int, default=None)
     au.add_argument("--scorer", help="Inspect: the scorer whose grades are the verdicts")
     au.add_argument("--assertion", help="promptfoo: the judge's assertion, by metric or type")
+    au.add_argument("--feedback", help="MLflow: the judge's feedback name")
+    au.add_argument("--metric", help="DeepEval: the judge's metric")
     au.set_defaults(func=cli.cmd_audit)
 
     rp = sub.add_parser("report", help="a self-contained report.html and report.md of an audit (run or dataset)")

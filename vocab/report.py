@@ -58,6 +58,7 @@ def _interval(lo: float, hi: float) -> str:
 def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Report:
     from vocab.calibration import correct
     from vocab.calibration.agreement import agreement_table, kappa_table
+    from vocab.calibration.imports.labels import labels_note
     from vocab.calibration.raters import coverage_text
     from vocab.records import versions
 
@@ -66,12 +67,15 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
     data, ratings, lead, script, n_rows, corr = c.data, c.ratings, c.lead, c.script, c.n_rows, c.table
     names = list(ratings)
     headline = []
+    labelled = labels_note(run_dir) is not None  # people's labels found in the source, not a draw of vocab's
+    kind = "labels in the source (not drawn by vocab)" if labelled else "blind ratings"
     for r in corr[corr.rater == lead].itertuples():
         writer, _, judge = r.cell.partition("__")
         others = [o for o in corr[(corr.cell == r.cell) & corr.rater.isin(names) & (corr.rater != lead)].itertuples()]
         headline.append(
-            f"{writer} judged by {judge}: the judge says {_pct(r.p)}; against {lead}'s blind ratings "
-            f"({len(ratings[lead])} of {n_rows} sampled rows) the pass rate is {_pct(r.theta)} "
+            f"{writer} judged by {judge}: the judge says {_pct(r.p)}; against {lead}'s {kind} "
+            f"({len(ratings[lead])} of {n_rows} {'labelled' if labelled else 'sampled'} rows) the pass rate is "
+            f"{_pct(r.theta)} "
             f"({_interval(r.ci_low, r.ci_high)}, 95 %)"
             + "".join(f"; against {o.rater}'s, {_pct(o.theta)} ({_interval(o.ci_low, o.ci_high)})" for o in others)
             + "."
@@ -107,7 +111,8 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
         (
             "Blind raters",
             f"Rows rated of the {n_rows}-row blind sample: {coverage_text(ratings, n_rows)}"
-            + ("; the script rater decides the checks a script can." if script is not None else "."),
+            + ("; the script rater decides the checks a script can." if script is not None else ".")
+            + (f" {labels_note(run_dir)}" if labels_note(run_dir) else ""),
             None,
         )  # fmt: skip
     )

@@ -48,7 +48,28 @@ def _json_kind(source: Path) -> str:
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return "inspect"  # its reader names the problem
     inner = doc.get("results") if isinstance(doc, dict) else None
-    return "promptfoo" if isinstance(inner, dict) and isinstance(inner.get("results"), list) else "inspect"
+    if isinstance(inner, dict) and isinstance(inner.get("results"), list):
+        return "promptfoo"
+    if isinstance(doc, dict) and (isinstance(doc.get("traces"), list) or isinstance(doc.get("info"), dict)):
+        return "mlflow"
+    if isinstance(doc, dict) and ("testCases" in doc or isinstance(doc.get("testRunData"), dict)):
+        return "deepeval"
+    return "inspect"
+
+
+def _jsonl_kind(source: Path) -> str:
+    """A .jsonl source: MLflow traces (``Trace.to_json()`` a line: an ``info`` object) or a table's rows."""
+    import json
+
+    with source.open("rb") as f:
+        for line in f:
+            if line.strip():
+                try:
+                    first = json.loads(line)
+                except (ValueError, RecursionError):
+                    return "table"  # its reader names the problem
+                return "mlflow" if isinstance(first, dict) and isinstance(first.get("info"), dict) else "table"
+    return "table"
 
 
 def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str | None = None) -> Path:
@@ -71,7 +92,17 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str
     suffix = source.suffix.lower()
     if kind is None and suffix == ".json":
         kind = _json_kind(source)
-    if kind == "promptfoo":
+    if kind is None and suffix == ".jsonl":
+        kind = _jsonl_kind(source)
+    if kind == "mlflow":
+        from vocab.calibration.imports.mlflow_traces import import_mlflow
+
+        import_mlflow(source, out, **import_kw.get("mlflow", {}))
+    elif kind == "deepeval":
+        from vocab.calibration.imports.deepeval_runs import import_deepeval
+
+        import_deepeval(source, out, **import_kw.get("deepeval", {}))
+    elif kind == "promptfoo":
         from vocab.calibration.imports import import_promptfoo
 
         import_promptfoo(source, out, **import_kw.get("promptfoo", {}))
@@ -86,7 +117,8 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str
     else:
         raise CalibrationError(
             f"{source}: unknown kind of source {suffix or '(no suffix)'!r} (an Inspect log .eval/.json, promptfoo "
-            "results .json, a table .csv/.jsonl, or a run or dataset directory; or say which with --source)"
+            "results .json, MLflow traces .json/.jsonl, a DeepEval test run .json, a table .csv/.jsonl, or a run or "
+            "dataset directory; or say which with --source)"
         )
     from vocab.calibration.imports import summary
 
@@ -164,7 +196,10 @@ def audit(
         check_rater_name(name, d)
     data = load_dataset(d)
     if (d / "calibration" / "key.csv").exists():
-        say(f"blind sample: kept ({len(read_sheet(d))} rows already drawn)")
+        from vocab.calibration.imports.labels import labels_note
+
+        kept = "labelled in the source, not drawn by vocab" if labels_note(d) else "already drawn"
+        say(f"blind sample: kept ({len(read_sheet(d))} rows {kept})")
     else:
         for line in plan_lines(data.attempts, per_pile, seed):
             say(line)
@@ -228,7 +263,7 @@ def audit(
 
 
 def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, per_pile: int, seed: int, max_calls,
-                 source_kind, scorer, assertion) -> Audit:  # fmt: skip
+                 source_kind, scorer, assertion, feedback=None, metric=None) -> Audit:  # fmt: skip
     """`vocab audit`: :func:`audit` with its options checked and the dataset directory's lock held while it runs."""
     from vocab.config import load_config
     from vocab.records import dir_lock
@@ -242,8 +277,10 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
     if target is None:
         raise CalibrationError(f"{source} is a file: name a new directory for its dataset with --out")
     with dir_lock(target):
-        if source.is_dir() and (scorer or assertion):
-            raise CalibrationError(f"{source} is a directory: --scorer and --assertion are for an imported file")
-        kw = {"inspect": {"scorer": scorer}, "promptfoo": {"assertion": assertion}}
+        if source.is_dir() and (scorer or assertion or feedback or metric):
+            raise CalibrationError(f"{source} is a directory: --scorer, --assertion, --feedback and --metric are for "
+                                   "an imported file")  # fmt: skip
+        kw = {"inspect": {"scorer": scorer}, "promptfoo": {"assertion": assertion}, "mlflow": {"feedback": feedback},
+              "deepeval": {"metric": metric}}  # fmt: skip
         return audit(source, out, raters=raters, llm_raters=llm_raters, cfg=cfg, per_pile=per_pile, seed=seed,
                      max_calls=max_calls, source_kind=source_kind, import_kw=kw)  # fmt: skip

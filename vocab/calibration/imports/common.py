@@ -41,10 +41,36 @@ def _check_file(path: Path) -> None:
         raise JudgmentImportError(f"{path}: {path.stat().st_size} bytes; the limit is {MAX_BYTES} (split the file)")
 
 
+def first_line(text: Any, limit: int = 160) -> str:
+    """A message's or value's first words on one line, cut at ``limit`` characters."""
+    return " ".join(str(text).split())[:limit]
+
+
+def load_json(path: Path) -> Any:
+    """A JSON file read whole: checked, within :data:`MAX_JSON_LOG` bytes, any damage (not JSON, not UTF-8, nested
+    too deep) one line naming the file."""
+    _check_file(path)
+    if path.stat().st_size > MAX_JSON_LOG:
+        raise JudgmentImportError(f"{path}: {path.stat().st_size:,} bytes, over the {MAX_JSON_LOG:,} read whole")
+    try:
+        return json.loads(path.read_bytes())
+    except RecursionError:
+        raise JudgmentImportError(f"{path}: JSON nested too deep to read") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise JudgmentImportError(f"{path}: not JSON ({first_line(e, 120)})") from None
+
+
 def _text(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+LEFT_OUT = {  # what an import leaves out: the rows that do not ask the judge at all
+    "promptfoo": "results of tests without the judge's assertion",
+    "mlflow": "traces without the judge's feedback",
+    "deepeval": "test cases without the metric",
+}
 
 
 def summary(run_dir: str | Path) -> str:
@@ -58,7 +84,11 @@ def summary(run_dir: str | Path) -> str:
         else ""
     )
     if meta["source"].get("left_out"):
-        unfinished += f"; {meta['source']['left_out']} results of tests without the judge's assertion left out"
+        unfinished += f"; {meta['source']['left_out']} {LEFT_OUT.get(meta['source']['kind'], 'rows')} left out"
+    humans = meta["source"].get("human_labels")
+    if humans and (Path(run_dir) / "calibration" / "key.csv").exists():
+        unfinished += (f"; labels from people: {', '.join(f'{k} {v}' for k, v in humans.items())} (the blind sample "
+                       "and its ratings: vocab audit DIR gives the corrected rate)")  # fmt: skip
     return (
         f"{run_dir}: {sum(c.values())} judged items ({meta['source']['kind']}): {c['PASSED']} PASSED, "
         f"{c['FAILED']} FAILED, {c['UNSCORED']} UNSCORED (not counted as FAILED){unfinished}"

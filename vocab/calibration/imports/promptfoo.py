@@ -9,7 +9,7 @@ from typing import Any
 
 from vocab.calibration.dataset import single_verdict, write_dataset
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _check_file, _sha256, _text
+from vocab.calibration.imports.common import JudgmentImportError, _sha256, _text, first_line
 
 # promptfoo's assertion types whose verdict a model gives (a "not-" prefix negates one); the others are checks
 # a script decides (contains, equals, is-json, ...), not a judge
@@ -46,10 +46,6 @@ def _provider_name(provider: Any) -> str | None:
     return None
 
 
-def _first_line(text: Any, limit: int = 160) -> str:
-    return " ".join(str(text).split())[:limit]
-
-
 def read_promptfoo(
     path: str | Path, assertion: str | None = None, question: str = PROMPTFOO_QUESTION, judge: str | None = None
 ) -> tuple[list[dict], dict[str, Any]]:
@@ -62,15 +58,7 @@ def read_promptfoo(
     promptfoo records as ``pass: false``), is UNSCORED with its reason, never FAILED. A row of a test without that
     assertion is not an item of this judge: left out, and counted. The grader's reason is kept hidden."""
     path = Path(path)
-    _check_file(path)
-    if path.stat().st_size > common.MAX_JSON_LOG:
-        raise JudgmentImportError(f"{path}: {path.stat().st_size:,} bytes, over the {common.MAX_JSON_LOG:,} read whole")
-    try:
-        doc = json.loads(path.read_bytes())
-    except RecursionError:
-        raise JudgmentImportError(f"{path}: JSON nested too deep to read") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise JudgmentImportError(f"{path}: not JSON ({_first_line(e, 120)})") from None
+    doc = common.load_json(path)
     summary_ = doc.get("results") if isinstance(doc, dict) else None
     results = summary_.get("results") if isinstance(summary_, dict) else None
     if not isinstance(results, list):
@@ -145,9 +133,9 @@ def read_promptfoo(
         kinds.add(str(spec.get("type", "")))
         meta_c = c.get("metadata") if isinstance(c.get("metadata"), dict) else {}
         if failed_call:
-            verdict, why = "UNSCORED", "error: " + _first_line(response.get("error") or r.get("error"))
+            verdict, why = "UNSCORED", "error: " + first_line(response.get("error") or r.get("error"))
         elif meta_c.get("graderError"):
-            verdict, why = "UNSCORED", "grader_error: " + _first_line(c.get("reason", ""))
+            verdict, why = "UNSCORED", "grader_error: " + first_line(c.get("reason", ""))
         elif not isinstance(c.get("pass"), bool):
             verdict, why = "UNSCORED", "no_verdict"
         else:

@@ -1,0 +1,97 @@
+"""Labels that people already gave in another harness (MLflow's HUMAN feedback) as the blind sample and its ratings.
+
+Where a judge's verdicts and people's labels of the same items sit side by side, the labelled items are the sample:
+each in the pile of the judge's verdict (PASSED or FAILED; a labelled item the judge left UNSCORED is in no pile),
+each person's labels a rater's ratings. The correction then stands on one assumption vocab's own draw would have
+made true: **within each pile, which items got labelled does not depend on whether the judge was right** (labels
+missing at random given the judge's verdict). vocab did not draw these rows and the people saw the judge's
+verdict or not as their tool showed it; the sample's record (``calibration/sample.json``, allocation ``labels``)
+and the report say so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from vocab import stats
+from vocab.calibration.errors import CalibrationError
+
+LABELS_ALLOCATION = "labels"
+ASSUMPTION = (
+    "these rows were not drawn or blinded by vocab: they are the items people had already labelled in the source, "
+    "each in the pile of the judge's verdict; the correction assumes that, within each pile, which items were "
+    "labelled does not depend on whether the judge was right"
+)
+
+
+def check_labels_fit(run_dir: str | Path, labels: dict[str, dict[str, str]]) -> None:
+    """Before anything is written: every rater's name is one the calibration chain accepts."""
+    from vocab.calibration.packet import check_rater_name
+
+    for name in sorted({n for by in labels.values() for n in by}):
+        if name.lower() == "script":
+            raise CalibrationError(f"a human source named {name!r} would take the script rater's name; rename it")
+        check_rater_name(name)
+
+
+def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed: int, source: str) -> Path:
+    """The labelled items of the dataset at ``run_dir`` as its sample (key.csv, the blind sheet; blind ids and the
+    sheet's order from a stream of ``seed``) and each person's labels as ``ratings_<name>.csv``. ``labels``: item id
+    -> rater -> PASSED/FAILED. The same labels again write the same files."""
+    from vocab.calibration.dataset import load_dataset, read_rubric
+    from vocab.calibration.raters import validate_ratings
+    from vocab.calibration.sample import _blind, write_sample, write_sample_manifest
+    from vocab.records import write_text_atomic
+
+    data = load_dataset(run_dir)
+    att = data.attempts
+    chosen = att[att.id.isin(set(labels))].sort_values(["cell", "level", "attempt"], kind="stable")
+    unscored = sorted(set(labels) - set(chosen.id))
+    if chosen.empty:
+        raise CalibrationError(f"{run_dir}: every labelled item is UNSCORED by the judge: no pile holds one")
+    failed_per_level = att[att.verdict == "FAILED"].groupby(["cell", "level"]).size()
+    rows = []
+    for i in range(len(chosen)):
+        r = chosen.iloc[i]
+        passed = r.verdict == "PASSED"
+        rows.append((r, "passed" if passed else "failed", 1 if passed else int(failed_per_level[(r.cell, r.level)])))
+    failed = [(r.cell, r.level) for r, pile, _ in rows if pile == "failed"]
+    if len(failed) != len(set(failed)):
+        raise CalibrationError(f"{run_dir}: two labelled FAILED items share a group; the failed pile takes one each")
+    sample = _blind(rows, stats.stream(seed, LABELS_ALLOCATION), data.visible)
+    write_sample(sample, run_dir)
+    ids = {(r.cell, r.level, r.attempt): r.id for r in chosen.itertuples()}
+    by_id = {k.blind_id: ids[(k.cell, k.level, k.attempt)] for k in sample.key.itertuples()}
+    rub = read_rubric(run_dir)
+    (column,) = rub.columns
+    sheet_ids = list(sample.sheet.blind_id)
+    for name in sorted({n for by in labels.values() for n in by}):
+        rated = [(bid, labels[item][name]) for bid, item in sorted(by_id.items()) if name in labels.get(item, {})]
+        if not rated:
+            continue  # this person labelled only items the judge left UNSCORED
+        df = validate_ratings(pd.DataFrame(rated, columns=["blind_id", column]), sheet_ids, rubric=rub, partial=True)
+        write_text_atomic(Path(run_dir) / "calibration" / f"ratings_{name}.csv", df.to_csv(index=False))
+    piles = {cell: [int((k.pile == "passed").sum()), int((k.pile == "failed").sum())]
+             for cell, k in sample.key.groupby("cell")}  # fmt: skip
+    record = {"stage": "draw", "allocation": LABELS_ALLOCATION, "seed": seed, "source": source, "rows": piles,
+              "labelled_unscored": len(unscored), "assumes": ASSUMPTION}  # fmt: skip
+    write_sample_manifest(run_dir, record)
+    return Path(run_dir)
+
+
+def labels_note(run_dir: str | Path) -> str | None:
+    """The report's sentence when the sample is labels found in the source, else None."""
+    import json
+
+    path = Path(run_dir) / "calibration" / "sample.json"
+    if not path.exists():
+        return None
+    stages = json.loads(path.read_text()).get("stages", [])
+    first = stages[0] if stages else {}
+    if first.get("allocation") != LABELS_ALLOCATION:
+        return None
+    extra = first.get("labelled_unscored", 0)
+    return (f"The blind raters here are {first.get('source', 'labels in the source')}: {ASSUMPTION}."
+            + (f" {extra} labelled items the judge left UNSCORED are in no pile." if extra else ""))  # fmt: skip

@@ -1,0 +1,332 @@
+"""MLflow traces with their feedback as a judgments dataset: `vocab import mlflow`.
+
+MLflow's GenAI evaluation keeps each judge's verdict on the trace it judged, as a *feedback* assessment with its
+source (``LLM_JUDGE``, ``CODE`` or ``HUMAN`` and an id), and since MLflow 3 people's labels sit beside it. Read here
+in the two shapes MLflow itself writes: the JSON that ``mlflow traces search --experiment-id ID --output json``
+prints (``{"traces": [...]}``) and JSON Lines of ``Trace.to_json()``; or, with MLflow installed, straight from a
+tracking store (:func:`fetch_traces`).
+
+One item per trace that carries a feedback of the chosen name. Its verdict is the feedback of one non-human source
+(the judge): a boolean, a pass or fail word (``--pass-values`` / ``--fail-values``), or a number against
+``--pass-at``; a feedback with an error, or without a value, is UNSCORED, never FAILED. The judge's rationale stays
+hidden. Feedback of the same name from ``HUMAN`` sources are labels: one rater per source id
+(:mod:`vocab.calibration.imports.labels` turns them into the sample and its ratings).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from vocab.calibration.dataset import single_verdict
+from vocab.calibration.imports import common
+from vocab.calibration.imports.common import JudgmentImportError, _check_file, _sha256, _text, first_line
+
+MLFLOW_PASS = ("yes", "true", "pass", "passed", "correct")
+MLFLOW_FAIL = ("no", "false", "fail", "failed", "incorrect")
+MLFLOW_QUESTION = "Does the output meet the judge's criterion for this input (see the target, if given)?"
+HUMAN = "HUMAN"
+
+
+def load_traces(path: str | Path) -> list[dict]:
+    """The traces of a file: ``mlflow traces search --output json``'s object, or JSON Lines of ``Trace.to_json()``.
+    Each trace an object with an ``info`` object; anything else is one line naming the file and the trace."""
+    path = Path(path)
+    _check_file(path)
+    raw = path.read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise JudgmentImportError(f"{path}: not UTF-8 text (MLflow writes traces as JSON)") from None
+    stripped = text.lstrip()
+    try:
+        if stripped.startswith("{") and "\n{" not in stripped.rstrip():  # one object: the CLI's, or a single trace
+            if len(raw) > common.MAX_JSON_LOG:
+                raise JudgmentImportError(f"{path}: {len(raw):,} bytes, over the {common.MAX_JSON_LOG:,} read whole")
+            doc = json.loads(text)
+            traces = doc.get("traces") if isinstance(doc, dict) and "traces" in doc else [doc]
+        else:
+            traces = []
+            for n, line in enumerate(text.splitlines(), start=1):
+                if line.strip():
+                    if len(traces) >= common.MAX_ROWS:
+                        raise JudgmentImportError(f"{path}: more than {common.MAX_ROWS} traces")
+                    try:
+                        traces.append(json.loads(line))
+                    except json.JSONDecodeError as e:
+                        raise JudgmentImportError(f"{path}: line {n} is not JSON ({first_line(e)})") from None
+    except RecursionError:
+        raise JudgmentImportError(f"{path}: JSON nested too deep to read") from None
+    except json.JSONDecodeError as e:
+        raise JudgmentImportError(f"{path}: not JSON ({first_line(e)})") from None
+    if not isinstance(traces, list):
+        raise JudgmentImportError(f"{path}: 'traces' is not a list (mlflow traces search --output json writes one)")
+    if len(traces) > common.MAX_ROWS:
+        raise JudgmentImportError(f"{path}: more than {common.MAX_ROWS} traces")
+    for n, t in enumerate(traces, start=1):
+        if not (isinstance(t, dict) and isinstance(t.get("info"), dict)):
+            raise JudgmentImportError(
+                f"{path}: trace {n} is not an MLflow trace (no 'info' object; export with mlflow traces search "
+                "--output json, or one Trace.to_json() a line)"
+            )
+    return traces
+
+
+def fetch_traces(tracking_uri: str, experiment_id: str) -> list[dict]:
+    """The traces of one experiment from an MLflow tracking store, as dicts (``Trace.to_dict()``); needs MLflow."""
+    try:
+        import mlflow
+    except ImportError:
+        raise JudgmentImportError(
+            "--tracking-uri reads a store with MLflow itself, which is not installed (pip install -e '.[mlflow]'); "
+            "or export the traces (mlflow traces search --experiment-id ID --output json) and import that file"
+        ) from None
+    mlflow.set_tracking_uri(tracking_uri)
+    try:
+        found = mlflow.search_traces(locations=[str(experiment_id)], return_type="list", max_results=common.MAX_ROWS)
+    except Exception as e:  # MLflow's own errors: a store it cannot open, an experiment it does not hold
+        raise JudgmentImportError(f"{tracking_uri}: experiment {experiment_id}: {first_line(e, 200)}") from None
+    return [t.to_dict() for t in found]
+
+
+def _feedback(a: Any) -> dict | None:
+    """An assessment that is a feedback and still valid (an overridden one is not), else None."""
+    if not isinstance(a, dict) or not isinstance(a.get("feedback"), dict) or a.get("valid") is False:
+        return None
+    return a
+
+
+def _source(a: dict) -> tuple[str, str]:
+    s = a.get("source") if isinstance(a.get("source"), dict) else {}
+    return str(s.get("source_type") or ""), str(s.get("source_id") or "")
+
+
+def _latest(found: list[dict]) -> dict:
+    """Of one source's feedback of one name on one trace, the last written."""
+    return max(found, key=lambda a: (str(a.get("last_update_time") or a.get("create_time") or ""),
+                                     str(a.get("assessment_id") or "")))  # fmt: skip
+
+
+def _verdict(value: Any, pass_values, fail_values, pass_at: float | None, where: str) -> str:
+    if isinstance(value, bool):
+        return "PASSED" if value else "FAILED"
+    if isinstance(value, (int, float)):
+        if pass_at is None:
+            raise JudgmentImportError(f"{where}: a numeric feedback ({value!r}); give --pass-at, the lowest passing")
+        return "PASSED" if value >= pass_at else "FAILED"
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in pass_values:
+            return "PASSED"
+        if word in fail_values:
+            return "FAILED"
+        raise JudgmentImportError(
+            f"{where}: feedback value {first_line(value, 40)!r} is neither a pass value ({', '.join(pass_values)}) "
+            f"nor a fail value ({', '.join(fail_values)}): say which with --pass-values / --fail-values"
+        )
+    raise JudgmentImportError(f"{where}: a feedback value of type {type(value).__name__} is not a verdict")
+
+
+def _io(trace: dict) -> tuple[Any, Any]:
+    """The trace's request and response: its root span's inputs and outputs (whole), else the trace's metadata,
+    else its previews (MLflow cuts those)."""
+    spans = trace.get("data", {}).get("spans") if isinstance(trace.get("data"), dict) else None
+    for s in spans if isinstance(spans, list) else []:
+        attrs = s.get("attributes") if isinstance(s, dict) and isinstance(s.get("attributes"), dict) else None
+        if attrs is not None and not s.get("parent_span_id") and "mlflow.spanInputs" in attrs:
+            return _decoded(attrs.get("mlflow.spanInputs")), _decoded(attrs.get("mlflow.spanOutputs"))
+    info = trace["info"]
+    meta = info.get("trace_metadata") if isinstance(info.get("trace_metadata"), dict) else {}
+    request = meta.get("mlflow.traceInputs", info.get("request_preview"))
+    response = meta.get("mlflow.traceOutputs", info.get("response_preview"))
+    return _decoded(request), _decoded(response)
+
+
+def _decoded(v: Any) -> Any:
+    if isinstance(v, str):
+        try:
+            return json.loads(v)
+        except ValueError:
+            return v
+    return v
+
+
+def _shown(v: Any) -> str:
+    """What a rater reads of a request or response: a lone field's text, a string as it is, else JSON."""
+    if isinstance(v, dict) and len(v) == 1:
+        v = next(iter(v.values()))
+    return _text(v)
+
+
+def rater_name(source_id: str) -> str:
+    """A human source's id as a rater's name (a letter, then letters, digits, '-' or '_', at most 40): other
+    characters become '-', e.g. ann@example.com -> ann-example-com."""
+    name = re.sub(r"[^A-Za-z0-9_-]+", "-", source_id).strip("-_")[:40]
+    return name if name[:1].isalpha() else f"h-{name}"[:40]
+
+
+def read_mlflow(
+    traces: list[dict],
+    origin: dict[str, Any],
+    *,
+    feedback: str | None = None,
+    judge: str | None = None,
+    pass_values=MLFLOW_PASS,
+    fail_values=MLFLOW_FAIL,
+    pass_at: float | None = None,
+    system: str | None = None,
+    question: str = MLFLOW_QUESTION,
+) -> tuple[list[dict], dict[str, Any], dict[str, dict[str, str]]]:
+    """Judgment rows, dataset metadata and the human labels (item id -> rater -> PASSED/FAILED) of MLflow traces.
+    ``origin``: where they came from (a file's path and hash, or a store's URI and experiment)."""
+    where = origin.get("path") or f"{origin.get('tracking_uri')} experiment {origin.get('experiment_id')}"
+    pass_values = tuple(v.lower() for v in pass_values)
+    fail_values = tuple(v.lower() for v in fail_values)
+    both = set(pass_values) & set(fail_values)
+    if both:
+        raise JudgmentImportError(f"{sorted(both)[0]!r} is both a pass and a fail value")
+    judged: dict[str, set[str]] = {}  # feedback name -> its non-human sources
+    for t in traces:
+        for a in t["info"].get("assessments") or []:
+            if _feedback(a) and _source(a)[0] != HUMAN:
+                judged.setdefault(str(a.get("assessment_name")), set()).add(_source(a)[1])
+    if feedback is None:
+        if len(judged) != 1:
+            raise JudgmentImportError(
+                f"{where}: choose the judge's feedback with --feedback (named by a non-human source here: "
+                f"{', '.join(sorted(judged)) or 'none'})"
+            )
+        (feedback,) = judged
+    elif feedback not in judged:
+        raise JudgmentImportError(
+            f"{where}: no feedback named {feedback!r} from a non-human source (there are: "
+            f"{', '.join(sorted(judged)) or 'none'})"
+        )
+    sources = sorted(judged[feedback])
+    if judge is None:
+        if len(sources) != 1:
+            raise JudgmentImportError(f"{where}: feedback {feedback!r} comes from several judges "
+                                      f"({', '.join(sources)}): choose one with --judge")  # fmt: skip
+        (judge,) = sources
+    elif judge not in sources:
+        raise JudgmentImportError(f"{where}: no judge {judge!r} gave feedback {feedback!r} ({', '.join(sources)})")
+    rows, labels, left_out, humans, names = [], {}, 0, {}, {}
+    for n, t in enumerate(traces, start=1):
+        info = t["info"]
+        mine = [a for a in info.get("assessments") or [] if _feedback(a) and a.get("assessment_name") == feedback]
+        if not mine:
+            left_out += 1  # not an item of this judge (the judge's own autologged call, say)
+            continue
+        trace_id = str(info.get("trace_id") or f"trace-{n}")
+        at = f"{where}: trace {trace_id[:40]}"
+        by_judge = [a for a in mine if _source(a)[1] == judge and _source(a)[0] != HUMAN]
+        fb = _latest(by_judge)["feedback"] if by_judge else {}
+        if not by_judge:
+            verdict, why = "UNSCORED", "no_feedback: the judge gave this trace none"
+        elif fb.get("error"):
+            err = fb["error"] if isinstance(fb["error"], dict) else {"error_message": fb["error"]}
+            verdict = "UNSCORED"
+            why = f"error: {first_line(err.get('error_code') or '')} {first_line(err.get('error_message') or '')}"
+        elif fb.get("value") is None:
+            verdict, why = "UNSCORED", "no_value"
+        else:
+            verdict, why = _verdict(fb["value"], pass_values, fail_values, pass_at, at), None
+        for source_id in sorted({_source(a)[1] for a in mine if _source(a)[0] == HUMAN}):
+            label = _latest([a for a in mine if _source(a) == (HUMAN, source_id)])["feedback"]
+            if label.get("error") or label.get("value") is None:
+                continue
+            name = rater_name(source_id)
+            if names.setdefault(name, source_id) != source_id:
+                raise JudgmentImportError(f"{where}: human sources {names[name]!r} and {source_id!r} share the "
+                                          f"rater name {name!r}; rename one")  # fmt: skip
+            labels.setdefault(trace_id, {})[name] = _verdict(label["value"], pass_values, fail_values, pass_at, at)
+            humans[name] = humans.get(name, 0) + 1
+        request, response = _io(t)
+        meta_t = info.get("trace_metadata") if isinstance(info.get("trace_metadata"), dict) else {}
+        tags = info.get("tags") if isinstance(info.get("tags"), dict) else {}
+        expected = [
+            a["expectation"].get("value")
+            for a in info.get("assessments") or []
+            if isinstance(a, dict) and isinstance(a.get("expectation"), dict) and a.get("valid") is not False
+        ]
+        hidden = {"trace_id": trace_id, "rationale": (_latest(by_judge).get("rationale") if by_judge else None),
+                  "feedback_value": fb.get("value"), "state": info.get("state"),
+                  "request_time": info.get("request_time")}  # fmt: skip
+        if why:
+            hidden["unscored_reason"] = why
+        row_system = system or str(meta_t.get("mlflow.modelId") or tags.get("mlflow.traceName") or "unknown")
+        rows.append(
+            {
+                "id": trace_id,
+                "group": trace_id,
+                "epoch": 1,
+                "system": row_system,
+                "judge": judge,
+                "verdict": verdict,
+                "criteria": {},
+                "visible": {"input": _shown(request), "target": _shown(expected[0] if len(expected) == 1
+                                                                        else expected or ""),
+                            "output": _shown(response)},
+                "hidden": hidden,
+            }
+        )  # fmt: skip
+        for field_name, value in rows[-1]["visible"].items():
+            if len(value) > common.MAX_FIELD:
+                raise JudgmentImportError(f"{at}: its {field_name} is over {common.MAX_FIELD:,} characters")
+    if len({r["id"] for r in rows}) != len(rows):
+        raise JudgmentImportError(f"{where}: a trace id appears twice (two exports joined?)")
+    visible = ["input", "target", "output"] if any(r["visible"]["target"] for r in rows) else ["input", "output"]
+    for r in rows:
+        r["visible"] = {k: r["visible"][k] for k in visible}
+    meta = {
+        "name": str(origin.get("name") or feedback)[:120],
+        "source": {
+            **origin,
+            "kind": "mlflow",
+            "feedback": feedback,
+            "judge_source": judge,
+            "traces": len(traces),
+            "left_out": left_out,
+            "human_labels": dict(sorted(humans.items())),
+            "human_sources": dict(sorted(names.items())),
+        },  # fmt: skip
+        "rubric": single_verdict(question, name=f"{feedback}'s criterion").as_dict(),
+        "visible": visible,
+    }
+    return rows, meta, labels
+
+
+def import_mlflow(
+    path: str | Path | None, run_dir: str | Path, *, tracking_uri: str | None = None, experiment_id: str | None = None,
+    seed: int = 0, **kw,
+) -> Path:  # fmt: skip
+    """`vocab import mlflow`: a file of traces, or a tracking store's experiment, to a judgments dataset; the human
+    labels among them to its sample and ratings (:func:`vocab.calibration.imports.labels.write_labels`)."""
+    from vocab.calibration.dataset import write_dataset
+    from vocab.calibration.imports.labels import check_labels_fit, write_labels
+
+    if (path is None) == (tracking_uri is None):
+        raise JudgmentImportError("give a traces file, or --tracking-uri with --experiment-id, not both")
+    if path is not None:
+        path = Path(path)
+        traces = load_traces(path)
+        origin = {"path": str(path), "sha256": _sha256(path), "name": path.stem}
+    else:
+        if not experiment_id:
+            raise JudgmentImportError("--tracking-uri needs --experiment-id")
+        traces = fetch_traces(tracking_uri, experiment_id)
+        digest = hashlib.sha256(json.dumps(traces, sort_keys=True, default=str).encode()).hexdigest()
+        origin = {"tracking_uri": tracking_uri, "experiment_id": str(experiment_id), "sha256": digest,
+                  "name": f"experiment {experiment_id}"}  # fmt: skip
+    rows, meta, labels = read_mlflow(traces, origin, **kw)
+    if not rows:
+        raise JudgmentImportError(f"{origin.get('path') or tracking_uri}: no trace carries the judge's feedback")
+    check_labels_fit(run_dir, labels)
+    out = write_dataset(run_dir, rows, meta)
+    scored = {r["id"] for r in rows if r["verdict"] != "UNSCORED"}
+    if scored & set(labels):  # labels of items the judge left UNSCORED alone fill no pile
+        write_labels(out, labels, seed=seed, source="MLflow feedback from HUMAN sources")
+    return out
