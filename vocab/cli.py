@@ -206,6 +206,16 @@ def cmd_coverage_grid(args) -> int:
     return 0
 
 
+def cmd_coverage_recheck(args) -> int:
+    from vocab.coverage.recheck import run_recheck
+
+    t0 = time.perf_counter()
+    command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
+    out = run_recheck(args.grid, sims=args.sims, seed=args.seed, force=args.force, command=command)
+    print(f"{out}: written in {time.perf_counter() - t0:.0f} s")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     from types import SimpleNamespace
 

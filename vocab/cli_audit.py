@@ -102,6 +102,13 @@ def cmd_rate(args) -> int:
 def cmd_packet(args) -> int:
     from vocab.calibration.packet import make_packet
 
+    if args.format == "label-studio":
+        from vocab.calibration.label_studio import make_label_studio_packet
+
+        out = make_label_studio_packet(args.run_dir, args.rater, seed=args.seed)
+        print(f"{out}: a Label Studio project for rater {args.rater} (README.txt says how to load it and hand in "
+              "the export)")  # fmt: skip
+        return 0
     out = make_packet(args.run_dir, args.rater, seed=args.seed)
     print(f"{out}: the packet of rater {args.rater}. Hand the rater {out.with_suffix('.zip')} (they open it with "
           f"vocab form {out.name}.zip); nothing of the run is in it")  # fmt: skip

@@ -193,6 +193,12 @@ def add_commands(sub, cli) -> None:
     pk.add_argument("--run-dir", required=True, type=Path)
     pk.add_argument("--rater", required=True, help="the rater's name: a letter, then letters, digits, '-', '_'")
     pk.add_argument("--seed", type=int, default=0, help="seed of the rater's order, with the name (default 0)")
+    pk.add_argument(
+        "--format",
+        choices=("form", "label-studio"),
+        default="form",
+        help="form: vocab's own form (default); label-studio: a Label Studio project (tasks, config)",
+    )
     pk.set_defaults(func=cli.cmd_packet, writes_run_dir=True)
 
     fm = sub.add_parser("form", help="open a rater's packet in JupyterLab (the live form is never saved)")
@@ -254,6 +260,14 @@ def add_commands(sub, cli) -> None:
     cv.set_defaults(func=cli.cmd_coverage)
 
     from vocab.coverage.grid import GRID_METHODS
+
+    rc = sub.add_parser("coverage-recheck", help="simulate again the grid points where simulation error can decide "
+                                                "the bar (08 reads GRID_recheck.csv)")  # fmt: skip
+    rc.add_argument("grid", type=Path, help="a grid's CSV (its JSON beside it), e.g. data/coverage/full_grid.csv")
+    rc.add_argument("--sims", type=int, default=8000, help="fresh studies a point (default 8000)")
+    rc.add_argument("--seed", type=int, default=1, help="seed of the fresh studies (default 1, not the grid's)")
+    rc.add_argument("--force", action="store_true", help="replace an existing recheck")
+    rc.set_defaults(func=cli.cmd_coverage_recheck)
 
     cg = sub.add_parser("coverage-grid", help="the coverage grid of interval methods (level-clustered) into a CSV")
     methods = ",".join(GRID_METHODS)

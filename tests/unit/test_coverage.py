@@ -511,3 +511,33 @@ def test_keeping_less_of_unanimous_piles_trades_the_perfect_critic_against_one_t
     for method, bad in (("fiducial", 1.5), ("fiducial", -0.1), ("fiducial", float("nan")), ("jeffreys", 0.5)):
         with pytest.raises(ValueError, match="unanimous_scale"):
             clustered_interval(method, st, 10, np.random.default_rng(2), unanimous_scale=bad)
+
+
+def test_the_recheck_is_made_once_and_read_only_beside_its_own_grid(tmp_path, capsys):
+    """`vocab coverage-recheck` writes GRID_recheck.csv and .json (the grid's hash in it); 08 reads it back only while
+    the grid is the one it was made from, and a second recheck does not overwrite the first without --force."""
+    import json
+
+    import pandas as pd
+
+    from vocab.cli import main
+    from vocab.coverage import read_recheck, recheck_bar
+
+    g = tmp_path / "g.csv"
+    assert main(["coverage-grid", "--out", str(g), "--methods", "fiducial,oracle", "--piles", "10", "--thetas", "0.5",
+                 "--q1s", "0.5,0.8", "--q0s", "0.8", "--spreads", "inf", "--sims", "60", "--n-boot", "50",
+                 "--jobs", "1"]) == 0  # fmt: skip
+    assert read_recheck(g)[0] is None and "vocab coverage-recheck" in read_recheck(g)[1]
+    assert main(["coverage-recheck", str(g), "--sims", "40"]) == 0
+    found, said = read_recheck(g)
+    meta = json.loads((tmp_path / "g_recheck.json").read_text())
+    assert meta["method"] == "fiducial" and meta["sims"] == 40 and meta["seed"] == 1 and meta["rows"] >= 1
+    assert f"{meta['rows']} points" in said
+    # the same points and numbers as recheck_bar computes in place (the notebook's former way)
+    again = recheck_bar(pd.read_csv(g), "fiducial", sims=40, n_boot=50, seed=1)
+    pd.testing.assert_frame_equal(found, again.round(6), check_dtype=False)
+    capsys.readouterr()
+    assert main(["coverage-recheck", str(g), "--sims", "40"]) == 2
+    assert "exists; pass --force" in capsys.readouterr().err
+    g.write_text(g.read_text().replace("0.5", "0.50", 1))  # the grid changed: its recheck is not read
+    assert read_recheck(g)[0] is None and "made from another g.csv" in read_recheck(g)[1]

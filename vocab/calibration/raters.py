@@ -80,7 +80,8 @@ MAX_RATINGS_BYTES = 16 * 2**20  # a rating file past this is refused before it i
 
 
 def read_ratings_file(path: str | Path) -> pd.DataFrame:
-    """A rater's CSV as strings, or one line saying why not: missing, too large, not UTF-8, not a table."""
+    """A rater's CSV (or a Label Studio JSON export of their packet's project) as strings, or one line saying why
+    not: missing, too large, not UTF-8, not a table."""
     path = Path(path)
     try:
         size = path.stat().st_size
@@ -88,6 +89,10 @@ def read_ratings_file(path: str | Path) -> pd.DataFrame:
         raise CalibrationError(f"{path}: cannot read ratings ({e.strerror})") from None
     if size > MAX_RATINGS_BYTES:
         raise CalibrationError(f"{path}: {size:,} bytes, over the {MAX_RATINGS_BYTES:,} a ratings file may have")
+    from vocab.calibration.label_studio import is_label_studio_export, read_label_studio_export
+
+    if is_label_studio_export(path):
+        return read_label_studio_export(path)
     try:
         return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
     except UnicodeDecodeError as e:

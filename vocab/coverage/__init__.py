@@ -1,5 +1,6 @@
 """A simulator of the study (`simulate`), to measure what the corrected rate's interval is worth; the coverage
-grid over the study's regime (`grid`) and the choice of 03's default interval from it (`choice`); the rater-error
+grid over the study's regime (`grid`) and the choice of 03's default interval from it (`choice`) and
+the bar's recheck of the committed grid (`recheck`); the rater-error
 and retry studies (`studies`); the study with level-clustered attempts (`clustered`); planning (`plan`)."""
 
 from vocab.coverage.choice import (
@@ -27,6 +28,7 @@ from vocab.coverage.clustered import (
     unanimous_tradeoff,
 )
 from vocab.coverage.grid import GridSpec, coverage_grid, grid_point, grid_points, parse_values, run_grid
+from vocab.coverage.recheck import read_recheck, run_recheck
 from vocab.coverage.simulate import (
     METHODS,
     Coverage,
@@ -68,6 +70,8 @@ __all__ = [
     "rater_error_table",
     "recheck_below",
     "recheck_bar",
+    "read_recheck",
+    "run_recheck",
     "retry_weighting_table",
     "run_grid",
     "simulate_studies",

@@ -1,0 +1,137 @@
+"""A rater's blind sheet as a Label Studio project, and Label Studio's JSON export back as their ratings.
+
+``vocab packet --run-dir D --rater NAME --format label-studio`` writes ``packets/NAME-label-studio/``: ``tasks.json``
+(one task per row, in the rater's own order, holding the blind id and the fields a rater may see, and the rater's
+name and the sample's hash, so that the export carries them back), ``label_config.xml`` (one single-choice
+PASSED/FAILED control per criterion of the dataset's rubric, the question as its header) and ``README.txt``. Nothing
+of the judge, the model or the key is in it.
+
+``vocab ratings import EXPORT.json --run-dir D --rater NAME`` reads Label Studio's JSON export (a list of tasks,
+each with its ``annotations``): per task the latest annotation that was not cancelled, each criterion's choice.
+An export holding more than one annotator's work is refused (one rater's ratings are one person's); a task without
+an annotation is a row not rated (a partial hand-in, ``--partial``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from xml.sax.saxutils import escape, quoteattr
+
+import pandas as pd
+
+from vocab.calibration.errors import CalibrationError
+
+FORMATS = ("form", "label-studio")
+VERDICT_CHOICES = ("PASSED", "FAILED")
+
+
+def _field(name: str) -> str:
+    return "f_" + "".join(c if c.isalnum() else "_" for c in name)
+
+
+def label_config(rubric, visible: tuple[str, ...]) -> str:
+    """Label Studio's labelling config: each visible field as text, then one PASSED/FAILED choice per criterion
+    (named by its rating column; required unless the criterion is optional)."""
+    lines = ["<View>"]
+    for f in visible:
+        lines += [f"  <Header value={quoteattr(f.replace('_', ' '))}/>", f'  <Text name="{_field(f)}" value="${f}"/>']
+    target = _field(visible[-1])
+    for c in rubric.criteria:
+        lines.append(f"  <Header value={quoteattr(f'{c.id}. {c.name}: {c.question}')}/>")
+        required = "false" if c.optional else "true"
+        lines.append(f'  <Choices name="{escape(c.column)}" toName="{target}" choice="single" required="{required}">')
+        lines += [f'    <Choice value="{v}"/>' for v in VERDICT_CHOICES]
+        lines.append("  </Choices>")
+    return "\n".join([*lines, "</View>"]) + "\n"
+
+
+def _text(v) -> str:
+    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)
+
+
+def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
+    """``packets/NAME-label-studio/``: tasks.json, label_config.xml and README.txt for one rater (rows in their own
+    order, :func:`vocab.calibration.packet.rater_order`). A folder already there for another sample is refused."""
+    from vocab.calibration.dataset import read_rubric
+    from vocab.calibration.packet import check_rater_name, rater_order
+    from vocab.calibration.sample import read_sheet, sheet_sha256
+    from vocab.records import write_text_atomic
+
+    run_dir = Path(run_dir)
+    check_rater_name(rater, run_dir)
+    sheet = read_sheet(run_dir)
+    rub = read_rubric(run_dir)
+    sample = sheet_sha256(run_dir)
+    out = run_dir / "packets" / f"{rater}-label-studio"
+    if (out / "tasks.json").exists():
+        first = json.loads((out / "tasks.json").read_text())[:1]
+        if first and first[0].get("data", {}).get("sample_sha256") != sample:
+            raise CalibrationError(f"{out} was made for another sample; move it away to make a new one")
+    visible = tuple(c for c in sheet.columns if c != "blind_id")
+    by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
+    tasks = [{"data": {"blind_id": bid, **{f: _text(by_id[bid][f]) for f in visible}, "rater": rater,
+                       "sample_sha256": sample}} for bid in rater_order(list(by_id), rater, seed)]  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out / "label_config.xml", label_config(rub, visible))
+    write_text_atomic(
+        out / "README.txt",
+        f"Blind rating project for {rater} in Label Studio: {len(tasks)} tasks.\n\n"
+        "Create a project, paste label_config.xml as its labelling interface (Settings > Labeling Interface > Code),\n"
+        "import tasks.json, and grade every task on every criterion. Then export the project as JSON and hand in the\n"
+        f"export: `vocab ratings import export.json --run-dir <run> --rater {rater} [--partial]`.\n",
+    )
+    write_text_atomic(out / "tasks.json", json.dumps(tasks, indent=1, ensure_ascii=False) + "\n")  # last: complete
+    return out
+
+
+def is_label_studio_export(path: str | Path) -> bool:
+    """A .json file whose first character opens a list: Label Studio's JSON export (a ratings CSV never does)."""
+    path = Path(path)
+    if path.suffix.lower() != ".json":
+        return False
+    with path.open("rb") as f:
+        return f.read(4096).lstrip().startswith(b"[")
+
+
+def read_label_studio_export(path: str | Path) -> pd.DataFrame:
+    """The ratings in a Label Studio JSON export, as a ratings table (strings): ``blind_id``, one column per
+    criterion annotated, and ``rater`` and ``sample_sha256`` from the tasks (the packet put them there)."""
+    path = Path(path)  # its size is checked by the caller (raters.read_ratings_file)
+    try:
+        tasks = json.loads(path.read_bytes())
+    except RecursionError:
+        raise CalibrationError(f"{path}: JSON nested too deep to read") from None
+    except (ValueError, UnicodeDecodeError) as e:
+        raise CalibrationError(f"{path}: not JSON ({' '.join(str(e).split())[:120]})") from None
+    if not isinstance(tasks, list) or not all(isinstance(t, dict) and isinstance(t.get("data"), dict) for t in tasks):
+        raise CalibrationError(f"{path}: not a Label Studio JSON export (a list of tasks, each with its data)")
+    rows, annotators = [], set()
+    for n, t in enumerate(tasks, start=1):
+        data = t["data"]
+        if "blind_id" not in data:
+            raise CalibrationError(f"{path}: task {n} has no blind_id: not a task of a vocab packet")
+        done = [a for a in t.get("annotations") or [] if isinstance(a, dict) and not a.get("was_cancelled")]
+        for a in done:
+            who = a.get("completed_by")
+            annotators.add(json.dumps(who.get("id", who) if isinstance(who, dict) else who))
+        if not done:
+            continue  # not rated (yet): a partial hand-in
+        latest = max(done, key=lambda a: (str(a.get("updated_at") or a.get("created_at") or ""), a.get("id") or 0))
+        row = {"blind_id": str(data["blind_id"]), "rater": str(data.get("rater", "")),
+               "sample_sha256": str(data.get("sample_sha256", ""))}  # fmt: skip
+        for r in latest.get("result") or []:
+            if isinstance(r, dict) and r.get("type") == "choices" and isinstance(r.get("value"), dict):
+                choices = r["value"].get("choices") or []
+                row[str(r.get("from_name"))] = choices[0] if len(choices) == 1 else ""
+        rows.append(row)
+    if len(annotators) > 1:
+        raise CalibrationError(
+            f"{path}: annotations by {len(annotators)} annotators ({', '.join(sorted(annotators))[:80]}): one rater's "
+            "ratings are one person's; export each annotator's work apart (Label Studio's export filters by annotator)"
+        )
+    df = pd.DataFrame(rows).fillna("").astype(str)
+    for col in ("rater", "sample_sha256"):
+        if col in df and (df[col] == "").all():
+            df = df.drop(columns=col)  # tasks made by hand: nothing to check against
+    return df if len(df) else pd.DataFrame(columns=["blind_id"])
