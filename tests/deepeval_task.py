@@ -61,11 +61,18 @@ def run(n: int, out: Path, answer_port: int = 8101, grade_port: int = 8102) -> P
         def generate(self, prompt: str, schema=None):
             fmt = None
             if schema is not None:
-                spec = {"name": schema.__name__, "strict": True, "schema": schema.model_json_schema()}
+                shape = schema.model_json_schema()
+                for prop in shape.get("properties", {}).values():  # short texts: long ones ran out of tokens
+                    if prop.get("type") == "string":
+                        prop["maxLength"] = 300
+                    if prop.get("type") == "array" and prop.get("items", {}).get("type") == "string":
+                        prop.update(maxItems=4)
+                        prop["items"]["maxLength"] = 150
+                spec = {"name": schema.__name__, "strict": True, "schema": shape}
                 fmt = {"type": "json_schema", "json_schema": spec}
             reply = self.model.chat.completions.create(
                 model=self.name, messages=[{"role": "user", "content": prompt}], temperature=0, seed=0,
-                max_tokens=200, **({"response_format": fmt} if fmt else {}),
+                max_tokens=400, **({"response_format": fmt} if fmt else {}),
             )  # fmt: skip
             text = reply.choices[0].message.content or ""
             return schema.model_validate_json(text) if schema is not None else text

@@ -70,8 +70,9 @@ def run(n: int, out_dir: Path, answer_port: int = 8101, grade_port: int = 8102) 
                 model="gemma3", messages=[{"role": "user", "content": prompt}], temperature=0, seed=0, max_tokens=4,
                 extra_body={"structured_outputs": {"choice": ["yes", "no"]}},
             )  # fmt: skip
+            judge = AssessmentSource(source_type=AssessmentSourceType.LLM_JUDGE, source_id="gemma3")
             return Feedback(value=reply.choices[0].message.content, rationale=f"gemma3 replied to: {prompt}",
-                            source=AssessmentSource(source_type=AssessmentSourceType.LLM_JUDGE, source_id="gemma3"))  # fmt: skip
+                            source=judge)  # fmt: skip
 
         data = [{"inputs": {"question": q}, "expectations": {"expected_response": a}} for q, a in QUESTIONS[:n]]
         mlflow.genai.evaluate(data=data, predict_fn=predict_fn, scorers=[correct])
@@ -92,8 +93,9 @@ def run(n: int, out_dir: Path, answer_port: int = 8101, grade_port: int = 8102) 
         jsonl = out_dir / "traces.jsonl"
         jsonl.write_text("".join(t.to_json() + "\n" for t in traces))
         cli = Path(sys.executable).with_name("mlflow")
-        printed = subprocess.run([str(cli), "traces", "search", "--experiment-id", experiment_id, "--output", "json",
-                                  "--max-results", "1000"], capture_output=True, text=True, check=True).stdout  # fmt: skip
+        argv = [str(cli), "traces", "search", "--experiment-id", experiment_id, "--output", "json",
+                "--max-results", "1000"]  # fmt: skip
+        printed = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
         json.loads(printed)  # MLflow's own output, written as printed
         search = out_dir / "traces.json"
         search.write_text(printed)

@@ -58,16 +58,54 @@ def test_the_gate_opens_and_shuts_on_either_side_of_each_bound(audited, capsys):
     assert rc == 1 and "rate's lower bound" in out[0] and out[0].count("does not hold") == 1
 
 
-def test_the_unscored_share_is_counted_from_the_files(audited, capsys):
-    verdicts = [json.loads(line)["verdict"] for line in (audited / "judgments.jsonl").read_text().splitlines()]
-    share = verdicts.count("UNSCORED") / len(verdicts)
-    rc, out, _ = _gate([audited, "--max-unscored", share, "--json"], capsys)
-    found = json.loads(out[0])
-    (check,) = found["cells"][0]["checks"]
-    assert rc == 0 and found["holds"] and check["name"] == "unscored" and check["value"] == pytest.approx(share)
-    if share > 0:
-        rc, _, _ = _gate([audited, "--max-unscored", share * 0.99], capsys)
-        assert rc == 1
+def _table(tmp_path: Path, cells: dict[str, list[str]]) -> Path:
+    """A judgments table: per system (one judge, J), its items' verdicts."""
+    rows = [{"id": f"{sys_}-{i}", "system": sys_, "judge": "J", "verdict": v, "input": f"q{i}", "output": f"a{i}"}
+            for sys_, verdicts in cells.items() for i, v in enumerate(verdicts)]  # fmt: skip
+    f = tmp_path / "t.csv"
+    pd.DataFrame(rows).to_csv(f, index=False)
+    return f
+
+
+def _rate(d: Path, tmp_path: Path, rows=None) -> None:
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
+    sheet = sheet if rows is None else sheet[sheet.blind_id.isin(rows)]
+    f = tmp_path / "ann.csv"
+    pd.DataFrame({"blind_id": sheet.blind_id, "verdict": "PASSED"}).to_csv(f, index=False)
+    assert main(["ratings", "import", str(f), "--run-dir", str(d), "--rater", "ann", "--partial"]) == 0
+
+
+def test_the_unscored_share_is_counted_from_the_files(tmp_path, capsys):
+    """Per cell, the UNSCORED items among all its items, counted from judgments.jsonl; a cell whose items are all
+    UNSCORED is gated too (no bound of it is defined: it does not hold)."""
+    f = _table(tmp_path, {"A": ["PASSED", "FAILED"] * 6 + ["UNSCORED"] * 3, "B": ["UNSCORED"] * 4})
+    d = tmp_path / "d"
+    assert main(["audit", str(f), "--out", str(d)]) == 0
+    _rate(d, tmp_path)
+    rows = [json.loads(line) for line in (d / "judgments.jsonl").read_text().splitlines()]
+    share = {c: sum(r["verdict"] == "UNSCORED" for r in rows if r["system"] == c) / sum(r["system"] == c for r in rows)
+             for c in ("A", "B")}  # fmt: skip
+    assert share == {"A": 0.2, "B": 1.0}
+    rc, out, _ = _gate([d, "--max-unscored", 0.2, "--json"], capsys)
+    found = {c["cell"]: c for c in json.loads(out[0])["cells"]}
+    assert rc == 1 and found["A__J"]["holds"] and not found["B__J"]["holds"]
+    assert {k: v["checks"][0]["value"] for k, v in found.items()} == {"A__J": 0.2, "B__J": 1.0}
+    rc, out, _ = _gate([d, "--max-unscored", 0.19], capsys)
+    assert rc == 1 and all(line.startswith("FAIL ") for line in out) and len(out) == 2
+    rc, out, _ = _gate([d, "--min-rate", 0], capsys)  # B has no rated row: its rate's bound is undefined
+    assert rc == 1 and out[0].startswith("PASS A → J") and out[1].startswith("FAIL B → J") and "undefined" in out[1]
+
+
+def test_a_cell_the_rater_did_not_cover_does_not_pass(tmp_path, capsys):
+    """ann rated every row of A but only the passed pile of B: B's rate cannot be corrected, and the gate says so
+    (it left such a cell out and exited 0)."""
+    f = _table(tmp_path, {"A": ["PASSED", "FAILED"] * 8, "B": ["PASSED", "FAILED"] * 8})
+    d = tmp_path / "d"
+    assert main(["audit", str(f), "--out", str(d)]) == 0
+    key = pd.read_csv(d / "calibration" / "key.csv")
+    _rate(d, tmp_path, set(key.blind_id[(key.cell == "A__J") | (key.pile == "passed")]))
+    rc, out, _ = _gate([d, "--min-rate", 0.01], capsys)
+    assert rc == 1 and len(out) == 2 and out[0].startswith("PASS A → J") and out[1].startswith("FAIL B → J")
 
 
 def test_a_runs_unscored_share_is_its_abandoned_levels(capsys):
@@ -106,7 +144,7 @@ def test_an_undefined_bound_does_not_hold():
         (["{d}", "--max-unscored", "-0.1"], "--max-unscored must be a share"),
         (["{d}", "--min-q0", "nan"], "--min-q0 must be a share"),
         (["{d}", "--min-rate", "x"], "invalid float value"),
-        (["{d}", "--min-rate", ".5", "--rater", "zed"], "no corrected rates for rater 'zed'"),
+        (["{d}", "--min-rate", ".5", "--rater", "zed"], "no blind rater 'zed' (known: ann)"),
         (["{tmp}/none", "--min-rate", ".5"], "not a directory"),
         (["{tmp}/unrated", "--min-rate", ".5"], "no blind ratings yet"),
     ],

@@ -280,7 +280,7 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
         if source.is_dir() and (scorer or assertion or feedback or metric):
             raise CalibrationError(f"{source} is a directory: --scorer, --assertion, --feedback and --metric are for "
                                    "an imported file")  # fmt: skip
-        kw = {"inspect": {"scorer": scorer}, "promptfoo": {"assertion": assertion}, "mlflow": {"feedback": feedback},
-              "deepeval": {"metric": metric}}  # fmt: skip
+        kw = {"inspect": {"scorer": scorer}, "promptfoo": {"assertion": assertion},
+              "mlflow": {"feedback": feedback, "seed": seed}, "deepeval": {"metric": metric}}  # fmt: skip
         return audit(source, out, raters=raters, llm_raters=llm_raters, cfg=cfg, per_pile=per_pile, seed=seed,
                      max_calls=max_calls, source_kind=source_kind, import_kw=kw)  # fmt: skip

@@ -33,6 +33,7 @@ class CellGate:
     cell: str
     rater: str
     checks: tuple[Check, ...]
+    ratings: str = "blind ratings"  # or "labels" (people's labels found in the source, not drawn by vocab)
 
     @property
     def holds(self) -> bool:
@@ -40,7 +41,7 @@ class CellGate:
 
     def line(self) -> str:
         system, _, judge = self.cell.partition("__")
-        head = f"{'PASS' if self.holds else 'FAIL'} {system} → {judge} ({self.rater}'s blind ratings): "
+        head = f"{'PASS' if self.holds else 'FAIL'} {system} → {judge} ({self.rater}'s {self.ratings}): "
         return head + "; ".join(c.text() for c in self.checks)
 
     def as_dict(self) -> dict:
@@ -70,6 +71,14 @@ def lost_shares(data) -> dict[str, float]:
     return {cell: float(lost.get(cell, 0) / n) if n else math.nan for cell, n in units.items()}
 
 
+def dataset_cells(data) -> list[str]:
+    """Every cell of a run or dataset: those with scored units and those whose units were all lost."""
+    cells = set(data.attempts.cell) | set(data.lost().cell)
+    if data.kind == "run":
+        cells |= set(data.outcomes.cell)
+    return sorted(cells)
+
+
 def gate(
     run_dir: str | Path,
     *,
@@ -90,23 +99,28 @@ def gate(
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
+    from vocab.calibration.imports.labels import labels_note
+
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot)
     name = rater or c.lead
-    table = c.table[c.table.rater == name]
-    if table.empty:
-        known = ", ".join(sorted(c.table.rater.unique()))
-        raise CalibrationError(f"{run_dir}: no corrected rates for rater {name!r} (known: {known})")
-    shares = lost_shares(c.data) if "max_unscored" in bounds else {}
-    out = []
+    known = sorted({*c.ratings, *(f"{n}+script" for n in c.ratings if c.script is not None)})
+    if name not in known:
+        raise CalibrationError(f"{run_dir}: no blind rater {name!r} (known: {', '.join(known)})")
+    # every cell of the dataset: one the rater's rows cannot correct (a pile without a rated row, every unit lost)
+    # has no row in the table, and its bounds are undefined: they do not hold
+    table = c.table[c.table.rater == name].set_index("cell")
+    shares = lost_shares(c.data)
     floors = (("min_rate", "ci_low", "rate"), ("min_q1", "q1_low", "q1"), ("min_q0", "q0_low", "q0"))
-    for r in table.itertuples():
+    kind = "labels" if labels_note(run_dir) else "blind ratings"
+    out = []
+    for cell in dataset_cells(c.data):
         checks = []
         for key, column, check in floors:
             if key in bounds:
-                v = float(getattr(r, column))
+                v = float(table.loc[cell, column]) if cell in table.index else math.nan
                 checks.append(Check(check, bounds[key], v, not math.isnan(v) and v >= bounds[key] - 1e-12))
         if "max_unscored" in bounds:
-            v, most = shares.get(r.cell, 0.0), bounds["max_unscored"]
+            v, most = shares.get(cell, math.nan), bounds["max_unscored"]
             checks.append(Check("unscored", most, v, not math.isnan(v) and v <= most + 1e-12))
-        out.append(CellGate(r.cell, name, tuple(checks)))
+        out.append(CellGate(cell, name, tuple(checks), kind))
     return out

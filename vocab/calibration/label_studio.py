@@ -3,7 +3,8 @@
 ``vocab packet --run-dir D --rater NAME --format label-studio`` writes ``packets/NAME-label-studio/``: ``tasks.json``
 (one task per row, in the rater's own order, holding the blind id and the fields a rater may see, and the rater's
 name and the sample's hash, so that the export carries them back), ``label_config.xml`` (one single-choice
-PASSED/FAILED control per criterion of the dataset's rubric, the question as its header) and ``README.txt``. Nothing
+PASSED/FAILED control per criterion of the dataset's rubric, the question as its header), ``rubric.txt`` (the
+whole rubric, as the form's packet has it) and ``README.txt``. Nothing
 of the judge, the model or the key is in it.
 
 ``vocab ratings import EXPORT.json --run-dir D --rater NAME`` reads Label Studio's JSON export (a list of tasks,
@@ -27,16 +28,29 @@ VERDICT_CHOICES = ("PASSED", "FAILED")
 
 
 def _field(name: str) -> str:
-    return "f_" + "".join(c if c.isalnum() else "_" for c in name)
+    """A visible field's key in a task's data and its name in the config: ASCII letters, digits and '_' only
+    (Label Studio's ``$name`` reads no other), prefixed so that it never meets the task's own keys (``blind_id``,
+    ``vocab_rater``, ``vocab_sample_sha256``)."""
+    return "f_" + "".join(c if c.isascii() and c.isalnum() else "_" for c in name)
+
+
+def _fields(visible: tuple[str, ...]) -> dict[str, str]:
+    """Each visible field's key; two that differ only in other characters are told apart by their position."""
+    keys = {f: _field(f) for f in visible}
+    if len(set(keys.values())) != len(keys):
+        keys = {f: f"{_field(f)}_{i}" for i, f in enumerate(visible)}
+    return keys
 
 
 def label_config(rubric, visible: tuple[str, ...]) -> str:
     """Label Studio's labelling config: each visible field as text, then one PASSED/FAILED choice per criterion
     (named by its rating column; required unless the criterion is optional)."""
     lines = ["<View>"]
+    keys = _fields(visible)
     for f in visible:
-        lines += [f"  <Header value={quoteattr(f.replace('_', ' '))}/>", f'  <Text name="{_field(f)}" value="${f}"/>']
-    target = _field(visible[-1])
+        header = quoteattr(f.replace("_", " "))
+        lines += [f"  <Header value={header}/>", f'  <Text name="{keys[f]}" value="${keys[f]}"/>']
+    target = keys[visible[-1]]
     for c in rubric.criteria:
         lines.append(f"  <Header value={quoteattr(f'{c.id}. {c.name}: {c.question}')}/>")
         required = "false" if c.optional else "true"
@@ -54,7 +68,7 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
     """``packets/NAME-label-studio/``: tasks.json, label_config.xml and README.txt for one rater (rows in their own
     order, :func:`vocab.calibration.packet.rater_order`). A folder already there for another sample is refused."""
     from vocab.calibration.dataset import read_rubric
-    from vocab.calibration.packet import check_rater_name, rater_order
+    from vocab.calibration.packet import check_rater_name, rater_order, rubric_text
     from vocab.calibration.sample import read_sheet, sheet_sha256
     from vocab.records import write_text_atomic
 
@@ -65,20 +79,27 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
     sample = sheet_sha256(run_dir)
     out = run_dir / "packets" / f"{rater}-label-studio"
     if (out / "tasks.json").exists():
-        first = json.loads((out / "tasks.json").read_text())[:1]
-        if first and first[0].get("data", {}).get("sample_sha256") != sample:
+        try:
+            first = json.loads((out / "tasks.json").read_text())[:1]
+            made_for = first[0]["data"].get("vocab_sample_sha256") if first else sample
+        except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError, RecursionError):
+            raise CalibrationError(f"{out / 'tasks.json'} is damaged; move {out} away to make it again") from None
+        if made_for != sample:
             raise CalibrationError(f"{out} was made for another sample; move it away to make a new one")
     visible = tuple(c for c in sheet.columns if c != "blind_id")
+    keys = _fields(visible)
     by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
-    tasks = [{"data": {"blind_id": bid, **{f: _text(by_id[bid][f]) for f in visible}, "rater": rater,
-                       "sample_sha256": sample}} for bid in rater_order(list(by_id), rater, seed)]  # fmt: skip
+    tasks = [{"data": {"blind_id": bid, **{keys[f]: _text(by_id[bid][f]) for f in visible}, "vocab_rater": rater,
+                       "vocab_sample_sha256": sample}} for bid in rater_order(list(by_id), rater, seed)]  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(out / "rubric.txt", rubric_text(rub))
     write_text_atomic(out / "label_config.xml", label_config(rub, visible))
     write_text_atomic(
         out / "README.txt",
         f"Blind rating project for {rater} in Label Studio: {len(tasks)} tasks.\n\n"
         "Create a project, paste label_config.xml as its labelling interface (Settings > Labeling Interface > Code),\n"
-        "import tasks.json, and grade every task on every criterion. Then export the project as JSON and hand in the\n"
+        "import tasks.json, and grade every task on every criterion as rubric.txt says (the whole rubric; the project\n"
+        "shows each criterion's question). Then export the project as JSON and hand in the\n"
         f"export: `vocab ratings import export.json --run-dir <run> --rater {rater} [--partial]`.\n",
     )
     write_text_atomic(out / "tasks.json", json.dumps(tasks, indent=1, ensure_ascii=False) + "\n")  # last: complete
@@ -118,8 +139,8 @@ def read_label_studio_export(path: str | Path) -> pd.DataFrame:
         if not done:
             continue  # not rated (yet): a partial hand-in
         latest = max(done, key=lambda a: (str(a.get("updated_at") or a.get("created_at") or ""), a.get("id") or 0))
-        row = {"blind_id": str(data["blind_id"]), "rater": str(data.get("rater", "")),
-               "sample_sha256": str(data.get("sample_sha256", ""))}  # fmt: skip
+        row = {"blind_id": str(data["blind_id"]), "rater": str(data.get("vocab_rater", "")),
+               "sample_sha256": str(data.get("vocab_sample_sha256", ""))}  # fmt: skip
         for r in latest.get("result") or []:
             if isinstance(r, dict) and r.get("type") == "choices" and isinstance(r.get("value"), dict):
                 choices = r["value"].get("choices") or []

@@ -49,6 +49,10 @@ def validate_ratings(
     undecided one may be). ``partial``: a sheet rated in part is accepted (at least one row)."""
     problems = []
     columns = ["blind_id", *rubric.columns]
+    ratings = ratings.copy()
+    for crit in rubric.criteria:  # an optional criterion never answered (Label Studio exports no empty choice)
+        if crit.optional and crit.column not in ratings.columns:
+            ratings[crit.column] = ""
     missing_cols = [c for c in columns if c not in ratings.columns]
     if missing_cols:
         raise CalibrationError(f"missing columns: {', '.join(missing_cols)}")

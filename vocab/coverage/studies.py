@@ -31,7 +31,7 @@ def rater_error_table(
 
     rows = []
     for e in errors:
-        rng = stats.stream(seed, "rater_error", e)
+        rng = stats.stream(seed, "rater_error", float(e))  # 0 and 0.0 name the same row
         st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error=e)
         _, a, _, b = study_piles(st).shares()
         d = st.defined

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,11 @@ def load_traces(path: str | Path) -> list[dict]:
                 raise JudgmentImportError(f"{path}: {len(raw):,} bytes, over the {common.MAX_JSON_LOG:,} read whole")
             doc = json.loads(text)
             traces = doc.get("traces") if isinstance(doc, dict) and "traces" in doc else [doc]
+            if isinstance(doc, dict) and doc.get("next_page_token"):
+                raise JudgmentImportError(
+                    f"{path}: one page of the search ({len(traces) if isinstance(traces, list) else '?'} traces; its "
+                    "next_page_token is set): export them all, mlflow traces search ... --max-results N"
+                )
         else:
             traces = []
             for n, line in enumerate(text.splitlines(), start=1):
@@ -86,22 +92,37 @@ def fetch_traces(tracking_uri: str, experiment_id: str) -> list[dict]:
         ) from None
     mlflow.set_tracking_uri(tracking_uri)
     try:
-        found = mlflow.search_traces(locations=[str(experiment_id)], return_type="list", max_results=common.MAX_ROWS)
+        found = mlflow.search_traces(locations=[str(experiment_id)], return_type="list",
+                                     max_results=common.MAX_ROWS + 1)  # fmt: skip
     except Exception as e:  # MLflow's own errors: a store it cannot open, an experiment it does not hold
         raise JudgmentImportError(f"{tracking_uri}: experiment {experiment_id}: {first_line(e, 200)}") from None
+    if len(found) > common.MAX_ROWS:
+        raise JudgmentImportError(f"{tracking_uri}: experiment {experiment_id}: over {common.MAX_ROWS} traces")
     return [t.to_dict() for t in found]
 
 
-def _feedback(a: Any) -> dict | None:
-    """An assessment that is a feedback and still valid (an overridden one is not), else None."""
-    if not isinstance(a, dict) or not isinstance(a.get("feedback"), dict) or a.get("valid") is False:
-        return None
-    return a
+def _assessments(info: dict) -> list[dict]:
+    found = info.get("assessments")
+    return [a for a in found if isinstance(a, dict)] if isinstance(found, list) else []
+
+
+def _feedbacks(info: dict, name: str | None = None) -> list[dict]:
+    """A trace's feedback assessments (of one name), overridden ones included: a judge's feedback that a person
+    overrode (``mlflow.override_feedback``: the judge's marked ``valid: false``, the person's new one naming it in
+    ``overrides``) is still what the judge said, and the person's is their label."""
+    return [a for a in _assessments(info) if isinstance(a.get("feedback"), dict)
+            and (name is None or a.get("assessment_name") == name)]  # fmt: skip
 
 
 def _source(a: dict) -> tuple[str, str]:
     s = a.get("source") if isinstance(a.get("source"), dict) else {}
     return str(s.get("source_type") or ""), str(s.get("source_id") or "")
+
+
+def _judge_feedback(a: dict) -> bool:
+    """A feedback from a non-human source with an id: a judge's (an LLM's or code's)."""
+    kind, source_id = _source(a)
+    return kind != HUMAN and bool(source_id)
 
 
 def _latest(found: list[dict]) -> dict:
@@ -111,11 +132,15 @@ def _latest(found: list[dict]) -> dict:
 
 
 def _verdict(value: Any, pass_values, fail_values, pass_at: float | None, where: str) -> str:
+    """PASSED or FAILED for a feedback's value; UNSCORED for a number that is not finite (NaN is no verdict)."""
     if isinstance(value, bool):
         return "PASSED" if value else "FAILED"
     if isinstance(value, (int, float)):
+        if not math.isfinite(value):
+            return "UNSCORED"
         if pass_at is None:
-            raise JudgmentImportError(f"{where}: a numeric feedback ({value!r}); give --pass-at, the lowest passing")
+            raise JudgmentImportError(f"{where}: a numeric feedback ({value!r}); give --pass-at, the lowest passing "
+                                      "(vocab import mlflow FILE --pass-at X, then vocab audit DIR)")  # fmt: skip
         return "PASSED" if value >= pass_at else "FAILED"
     if isinstance(value, str):
         word = value.strip().lower()
@@ -190,8 +215,8 @@ def read_mlflow(
         raise JudgmentImportError(f"{sorted(both)[0]!r} is both a pass and a fail value")
     judged: dict[str, set[str]] = {}  # feedback name -> its non-human sources
     for t in traces:
-        for a in t["info"].get("assessments") or []:
-            if _feedback(a) and _source(a)[0] != HUMAN:
+        for a in _feedbacks(t["info"]):
+            if _judge_feedback(a):
                 judged.setdefault(str(a.get("assessment_name")), set()).add(_source(a)[1])
     if feedback is None:
         if len(judged) != 1:
@@ -213,46 +238,49 @@ def read_mlflow(
         (judge,) = sources
     elif judge not in sources:
         raise JudgmentImportError(f"{where}: no judge {judge!r} gave feedback {feedback!r} ({', '.join(sources)})")
-    rows, labels, left_out, humans, names = [], {}, 0, {}, {}
+    rows, labels, left_out, humans, names, unjudged_labels = [], {}, 0, {}, {}, 0
     for n, t in enumerate(traces, start=1):
         info = t["info"]
-        mine = [a for a in info.get("assessments") or [] if _feedback(a) and a.get("assessment_name") == feedback]
-        if not mine:
-            left_out += 1  # not an item of this judge (the judge's own autologged call, say)
+        mine = _feedbacks(info, feedback)
+        by_judge = [a for a in mine if _judge_feedback(a) and _source(a)[1] == judge]
+        if not by_judge:  # not an item of this judge (another judge's, or the judge's own autologged call, say)
+            left_out += 1
+            unjudged_labels += any(_source(a)[0] == HUMAN for a in mine)
             continue
         trace_id = str(info.get("trace_id") or f"trace-{n}")
         at = f"{where}: trace {trace_id[:40]}"
-        by_judge = [a for a in mine if _source(a)[1] == judge and _source(a)[0] != HUMAN]
-        fb = _latest(by_judge)["feedback"] if by_judge else {}
-        if not by_judge:
-            verdict, why = "UNSCORED", "no_feedback: the judge gave this trace none"
-        elif fb.get("error"):
+        fb = _latest(by_judge)["feedback"]
+        if fb.get("error"):
             err = fb["error"] if isinstance(fb["error"], dict) else {"error_message": fb["error"]}
             verdict = "UNSCORED"
             why = f"error: {first_line(err.get('error_code') or '')} {first_line(err.get('error_message') or '')}"
         elif fb.get("value") is None:
             verdict, why = "UNSCORED", "no_value"
         else:
-            verdict, why = _verdict(fb["value"], pass_values, fail_values, pass_at, at), None
+            verdict = _verdict(fb["value"], pass_values, fail_values, pass_at, at)
+            why = "not_finite: the feedback's value is not a number" if verdict == "UNSCORED" else None
+        # a person's label: their latest feedback still valid (one they overrode themselves is not)
         for source_id in sorted({_source(a)[1] for a in mine if _source(a)[0] == HUMAN}):
-            label = _latest([a for a in mine if _source(a) == (HUMAN, source_id)])["feedback"]
+            theirs = [a for a in mine if _source(a) == (HUMAN, source_id) and a.get("valid") is not False]
+            label = _latest(theirs)["feedback"] if theirs else {}
             if label.get("error") or label.get("value") is None:
+                continue
+            label_verdict = _verdict(label["value"], pass_values, fail_values, pass_at, at)
+            if label_verdict == "UNSCORED":
                 continue
             name = rater_name(source_id)
             if names.setdefault(name, source_id) != source_id:
                 raise JudgmentImportError(f"{where}: human sources {names[name]!r} and {source_id!r} share the "
                                           f"rater name {name!r}; rename one")  # fmt: skip
-            labels.setdefault(trace_id, {})[name] = _verdict(label["value"], pass_values, fail_values, pass_at, at)
+            labels.setdefault(trace_id, {})[name] = label_verdict
             humans[name] = humans.get(name, 0) + 1
         request, response = _io(t)
         meta_t = info.get("trace_metadata") if isinstance(info.get("trace_metadata"), dict) else {}
         tags = info.get("tags") if isinstance(info.get("tags"), dict) else {}
-        expected = [
-            a["expectation"].get("value")
-            for a in info.get("assessments") or []
-            if isinstance(a, dict) and isinstance(a.get("expectation"), dict) and a.get("valid") is not False
-        ]
-        hidden = {"trace_id": trace_id, "rationale": (_latest(by_judge).get("rationale") if by_judge else None),
+        expected = [a["expectation"].get("value") for a in _assessments(info)
+                    if isinstance(a.get("expectation"), dict) and a.get("valid") is not False]  # fmt: skip
+        hidden = {"trace_id": trace_id, "rationale": _latest(by_judge).get("rationale"),
+                  "overridden": _latest(by_judge).get("valid") is False,
                   "feedback_value": fb.get("value"), "state": info.get("state"),
                   "request_time": info.get("request_time")}  # fmt: skip
         if why:
@@ -292,6 +320,7 @@ def read_mlflow(
             "left_out": left_out,
             "human_labels": dict(sorted(humans.items())),
             "human_sources": dict(sorted(names.items())),
+            "labels_on_traces_left_out": unjudged_labels,
         },  # fmt: skip
         "rubric": single_verdict(question, name=f"{feedback}'s criterion").as_dict(),
         "visible": visible,
