@@ -180,7 +180,17 @@ def _decoded(v: Any) -> Any:
 
 
 def _shown(v: Any) -> str:
-    """What a rater reads of a request or response: a lone field's text, a string as it is, else JSON."""
+    """What a rater reads of a request or response: a chat request's messages and a chat completion's answer (a
+    trace whose root is an autologged model call), a lone field's text, a string as it is, else JSON."""
+    if isinstance(v, dict) and isinstance(v.get("messages"), list):
+        said = [m for m in v["messages"] if isinstance(m, dict) and isinstance(m.get("content"), str)]
+        if said:
+            return "\n\n".join(f"{m.get('role', '')}: {m['content']}" if len(said) > 1 else m["content"] for m in said)
+    if isinstance(v, dict) and isinstance(v.get("choices"), list) and v["choices"]:
+        first = v["choices"][0]
+        message = first.get("message") if isinstance(first, dict) else None
+        if isinstance(message, dict) and isinstance(message.get("content"), str):
+            return message["content"]
     if isinstance(v, dict) and len(v) == 1:
         v = next(iter(v.values()))
     return _text(v)
