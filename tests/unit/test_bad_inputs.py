@@ -537,7 +537,7 @@ def test_a_zip_that_is_not_a_packets_is_refused_before_anything_is_written(run, 
     _zip(away / "fine.zip", good)
     refused(["form", str(away / "fine.zip"), "--into", str(away / "a-file")], capsys, [away], "is a file")
     refused(["audit", str(run), "--source", "promptfoo"], capsys, [away, run], "--source is for a file")
-    refused(["audit", str(run), "--assertion", "x"], capsys, [away, run], "--feedback and --metric are for an imported file")
+    refused(["audit", str(run), "--assertion", "x"], capsys, [away, run], "--metric are for an imported file")
 
 
 def test_an_existing_packet_never_ignores_a_new_seed(run, capsys):
