@@ -192,6 +192,11 @@ def cmd_coverage(args) -> int:
     return 0
 
 
+def _command_line() -> str | None:
+    """The command as typed, for a result's record (None when vocab was not run as the ``vocab`` command)."""
+    return "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
+
+
 def cmd_coverage_grid(args) -> int:
     from vocab.coverage.grid import grid_request, run_grid
 
@@ -200,7 +205,7 @@ def cmd_coverage_grid(args) -> int:
                         max_attempts=args.max_attempts, sims=args.sims, n_boot=args.n_boot, seed=args.seed,
                         jobs=jobs, scheduler=args.scheduler, jobs_given=args.jobs is not None)  # fmt: skip
     t0 = time.perf_counter()
-    command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
+    command = _command_line()
     out = run_grid(spec, args.out, jobs=jobs, force=args.force, command=command, scheduler=args.scheduler)
     print(f"{out}: written in {time.perf_counter() - t0:.0f} s")
     return 0
@@ -210,7 +215,7 @@ def cmd_coverage_recheck(args) -> int:
     from vocab.coverage.recheck import run_recheck
 
     t0 = time.perf_counter()
-    command = "vocab " + " ".join(sys.argv[1:]) if sys.argv and sys.argv[0].endswith("vocab") else None
+    command = _command_line()
     out = run_recheck(args.grid, sims=args.sims, seed=args.seed, force=args.force, command=command)
     print(f"{out}: written in {time.perf_counter() - t0:.0f} s")
     return 0

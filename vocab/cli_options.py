@@ -44,6 +44,16 @@ def _design(p) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
+def _importer(isub, name: str, help_: str, source: str, func, **source_kw):
+    """An import's parser with what every import takes: its source, a new --run-dir, the judge's --question."""
+    p = isub.add_parser(name, help=help_)
+    p.add_argument(source, type=Path, **source_kw)
+    p.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
+    p.add_argument("--question", help="the judge's question, as the blind raters will read it")
+    p.set_defaults(func=func, writes_run_dir=True)
+    return p
+
+
 def _exam(q, kind: str) -> None:
     _config(q)
     q.add_argument("--run-dir", required=True, type=Path, help="the run whose answers are the sources")
@@ -122,32 +132,22 @@ def add_commands(sub, cli) -> None:
 
     im = sub.add_parser("import", help="verdicts from another harness as a judgments dataset")
     isub = im.add_subparsers(dest="import_command", required=True, parser_class=type(im))
-    ii = isub.add_parser("inspect", help="an Inspect log (.eval or .json): one item per sample x epoch")
-    ii.add_argument("log", type=Path)
-    ii.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
+    ii = _importer(isub, "inspect", "an Inspect log (.eval or .json): one item per sample x epoch", "log",
+                   cli.cmd_import_inspect)  # fmt: skip
     ii.add_argument("--scorer", help="the scorer whose verdicts to audit (needed when the log has several)")
     ii.add_argument("--pass-values", help="score values that mean PASSED (default C)")
     ii.add_argument("--fail-values", help="score values that mean FAILED (default I,P,N); others are UNSCORED")
-    ii.add_argument("--question", help="the judge's question, as the blind raters will read it")
     ii.add_argument("--judge", help="the judge's name (default: the log's grader role, else its model)")
-    ii.set_defaults(func=cli.cmd_import_inspect, writes_run_dir=True)
-    ip = isub.add_parser("promptfoo", help="a promptfoo results file (promptfoo eval -o results.json)")
-    ip.add_argument("results", type=Path)
-    ip.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
+    ip = _importer(isub, "promptfoo", "a promptfoo results file (promptfoo eval -o results.json)", "results",
+                   cli.cmd_import_promptfoo)  # fmt: skip
     ip.add_argument("--assertion", help="the judge's assertion, by metric or type (default: the one model-graded)")
-    ip.add_argument("--question", help="the judge's question, as the blind raters will read it")
     ip.add_argument("--judge", help="the judge's name (default: the assertion's grading provider)")
-    ip.set_defaults(func=cli.cmd_import_promptfoo, writes_run_dir=True)
-    it = isub.add_parser("table", help="a CSV or JSON Lines table (columns: see vocab/calibration/imports.py)")
-    it.add_argument("file", type=Path)
-    it.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
+    it = _importer(isub, "table", "a CSV or JSON Lines table (columns: see vocab/calibration/imports.py)", "file",
+                   cli.cmd_import_table)  # fmt: skip
     it.add_argument("--visible", help="columns a blind rater sees (default input,output[,target])")
-    it.add_argument("--question", help="the judge's question, as the blind raters will read it")
-    it.set_defaults(func=cli.cmd_import_table, writes_run_dir=True)
-    ml = isub.add_parser("mlflow", help="MLflow traces with their feedback (mlflow traces search --output json, "
-                                        "or Trace.to_json() a line)")  # fmt: skip
-    ml.add_argument("traces", type=Path, nargs="?", help="the exported traces (or --tracking-uri)")
-    ml.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
+    ml = _importer(isub, "mlflow", "MLflow traces with their feedback (mlflow traces search --output json, or "
+                   "Trace.to_json() a line)", "traces", cli.cmd_import_mlflow, nargs="?",
+                   help="the exported traces (or --tracking-uri)")  # fmt: skip
     ml.add_argument("--tracking-uri", help="read an MLflow tracking store instead (needs MLflow: the mlflow extra)")
     ml.add_argument("--experiment-id", help="with --tracking-uri: the experiment whose traces to read")
     ml.add_argument("--feedback", help="the judge's feedback name (default: the one a non-human source gave)")
@@ -156,17 +156,12 @@ def add_commands(sub, cli) -> None:
     ml.add_argument("--fail-values", help=f"feedback words that mean FAILED (default {','.join(MLFLOW_FAIL)})")
     ml.add_argument("--pass-at", type=float, help="a numeric feedback passes at this value or above")
     ml.add_argument("--system", help="the system under test (default: the trace's model id, else its name)")
-    ml.add_argument("--question", help="the judge's question, as the blind raters will read it")
     ml.add_argument("--seed", type=int, default=0, help="seed of the labelled sample's blind ids and order")
-    ml.set_defaults(func=cli.cmd_import_mlflow, writes_run_dir=True)
-    de = isub.add_parser("deepeval", help="a DeepEval test run (test_run_*.json, .deepeval/.latest_test_run.json)")
-    de.add_argument("file", type=Path)
-    de.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
+    de = _importer(isub, "deepeval", "a DeepEval test run (test_run_*.json, .deepeval/.latest_test_run.json)", "file",
+                   cli.cmd_import_deepeval)  # fmt: skip
     de.add_argument("--metric", help="the judge's metric (needed when the run has several)")
     de.add_argument("--judge", help="the judge's name (default: the metric's evaluation model)")
     de.add_argument("--system", help="the system under test (default: the run's hyperparameters' model)")
-    de.add_argument("--question", help="the judge's question, as the blind raters will read it")
-    de.set_defaults(func=cli.cmd_import_deepeval, writes_run_dir=True)
 
     ra = sub.add_parser("rate", help="a blind rater grades the sample: a configured model, or `--model script`")
     _config(ra)

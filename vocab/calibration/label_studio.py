@@ -60,14 +60,11 @@ def label_config(rubric, visible: tuple[str, ...]) -> str:
     return "\n".join([*lines, "</View>"]) + "\n"
 
 
-def _text(v) -> str:
-    return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)
-
-
 def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     """``packets/NAME-label-studio/``: tasks.json, label_config.xml and README.txt for one rater (rows in their own
     order, :func:`vocab.calibration.packet.rater_order`). A folder already there for another sample is refused."""
     from vocab.calibration.dataset import read_rubric
+    from vocab.calibration.imports.common import _text
     from vocab.calibration.packet import check_rater_name, rater_order, rubric_text
     from vocab.calibration.sample import read_sheet, sheet_sha256
     from vocab.records import write_text_atomic

@@ -37,6 +37,8 @@ def load_traces(path: str | Path) -> list[dict]:
     Each trace an object with an ``info`` object; anything else is one line naming the file and the trace."""
     path = Path(path)
     _check_file(path)
+    if path.stat().st_size > common.MAX_JSON_LOG:  # read whole, in either shape: bounded as any JSON read whole
+        raise JudgmentImportError(f"{path}: {path.stat().st_size:,} bytes, over the {common.MAX_JSON_LOG:,} read whole")
     raw = path.read_bytes()
     try:
         text = raw.decode("utf-8")
@@ -45,8 +47,6 @@ def load_traces(path: str | Path) -> list[dict]:
     stripped = text.lstrip()
     try:
         if stripped.startswith("{") and "\n{" not in stripped.rstrip():  # one object: the CLI's, or a single trace
-            if len(raw) > common.MAX_JSON_LOG:
-                raise JudgmentImportError(f"{path}: {len(raw):,} bytes, over the {common.MAX_JSON_LOG:,} read whole")
             doc = json.loads(text)
             traces = doc.get("traces") if isinstance(doc, dict) and "traces" in doc else [doc]
             if isinstance(doc, dict) and doc.get("next_page_token"):
