@@ -25,7 +25,7 @@ import threading
 import time
 from pathlib import Path
 
-from bench_sampler import batch, requests
+from bench_sampler import batch, requests, with_dtype
 from common import ROOT, result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab.config import load_config
@@ -86,8 +86,11 @@ def main() -> None:
     ap.add_argument("--native", action="store_true")
     ap.add_argument("--tag", default="committed")
     ap.add_argument("--sampling", default="{}", help="JSON changes to the sampling, e.g. '{\"top_p\": null}'")
+    ap.add_argument("--dtype", help="serve the model in this dtype instead of the config's (e.g. bfloat16)")
     args = ap.parse_args()
     cfg = load_config(args.config)
+    if args.dtype:
+        cfg = with_dtype(cfg, args.dtype)
     model = cfg.model(args.model)
     sampling = dataclasses.replace(model.sampling, **json.loads(args.sampling))
     reqs = requests(model, 64, ROOT / "data" / "runs" / "reference")
@@ -112,7 +115,8 @@ def main() -> None:
         load.join(timeout=900)
     summary = summarise(raw)
     result = result_record(f"profile_{args.model}_{args.tag}", model=args.model, seconds=args.seconds,
-                           native=args.native, sampling=dataclasses.asdict(sampling), concurrency=model.concurrency,
+                           native=args.native, dtype=model.serve.dtype, sampling=dataclasses.asdict(sampling),
+                           concurrency=model.concurrency,
                            **summary)  # fmt: skip
     write_result(f"profile_{args.model}_{args.tag}", result)
     print(json.dumps(summary, indent=1))

@@ -78,6 +78,12 @@ def verdicts(text: str):
         return None
 
 
+def with_dtype(cfg, dtype: str):
+    """The config with every model served in ``dtype``."""
+    models = {n: dataclasses.replace(m, serve=dataclasses.replace(m.serve, dtype=dtype)) for n, m in cfg.models.items()}
+    return dataclasses.replace(cfg, models=models)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--config", default=str(ROOT / "configs" / "embedded.toml"))
@@ -88,9 +94,7 @@ def main() -> None:
     args = ap.parse_args()
     cfg = load_config(args.config)
     if args.dtype:
-        models = {n: dataclasses.replace(m, serve=dataclasses.replace(m.serve, dtype=args.dtype))
-                  for n, m in cfg.models.items()}  # fmt: skip
-        cfg = dataclasses.replace(cfg, models=models)
+        cfg = with_dtype(cfg, args.dtype)
     found = {}
     for name in args.models.split(","):
         model = cfg.model(name)
