@@ -105,12 +105,15 @@ def main() -> None:
         load = threading.Thread(target=keep_busy, args=(model, reqs, sampling, stop), daemon=True)
         load.start()
         time.sleep(20)  # the load reaches the model's concurrency
-        native = ["--native"] if args.native else []
+        # py-spy cannot read native stacks without pausing the process: --native samples blocking, else not
+        mode = ["--native"] if args.native else ["--nonblocking"]
         raw = Path(f"/tmp/profile_{args.model}_{args.tag}.txt")
         for fmt, path in (("raw", raw), ("flamegraph", out.with_suffix(".svg"))):
-            subprocess.run([str(spy), "record", "--pid", str(pid), "--duration", str(args.seconds), "--rate", "50",
-                            "--format", fmt, "--output", str(path), "--nonblocking", *native],
-                           check=True, capture_output=True)  # fmt: skip
+            done = subprocess.run([str(spy), "record", "--pid", str(pid), "--duration", str(args.seconds), "--rate",
+                                   "50", "--format", fmt, "--output", str(path), *mode],
+                                  capture_output=True, text=True)  # fmt: skip
+            if done.returncode:
+                raise SystemExit(f"py-spy failed: {done.stderr.strip()[-500:]}")
         stop.set()
         load.join(timeout=900)
     summary = summarise(raw)
