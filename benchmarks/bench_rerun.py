@@ -7,8 +7,11 @@ alongside.
 Configurations (see CONFIGS) change the servers' environment, their vllm serve arguments or the sampling; the
 servers are started and stopped by this script for each (nothing may listen on the models' ports).
 
-Run: .venv/bin/python benchmarks/bench_rerun.py --configs default [--every 4] [--merge]
-Writes benchmarks/results/rerun.json (one row per configuration). A measurement, not a test: nothing asserts.
+Run: .venv/bin/python benchmarks/bench_rerun.py --configs committed [--every 4] [--merge]
+     .venv/bin/python benchmarks/bench_rerun.py --configs committed,bfloat16,... --passes 1 --every 14 --name NAME
+     (speed only, side by side: one pass of a smaller slice per configuration)
+Writes benchmarks/results/rerun.json or NAME.json (one row per configuration, each with the machine it ran on). A
+measurement, not a test: nothing asserts.
 """
 
 from __future__ import annotations
@@ -28,24 +31,35 @@ from vocab import levels as lv
 from vocab import rerun
 from vocab.config import load_config
 from vocab.loop import run_design
+from vocab.machine import machine
 from vocab.records import load_run
 from vocab.serving.client import Clients
 from vocab.serving.servers import Servers
 
 # name: (what differs from the committed config, in words; environment for every server; extra vllm serve args;
-# dtype per model or None; sampling changes per model)
+# dtype per model; sampling changes per model; serve options per model; changes to one server's process, by server
+# name: its CPUs and environment). The last three are for the AVX2 side by side (#46): gemma-3-270m is the slower
+# model (its 262k-token output head), so its server idles SmolLM2's core half the time unless it may use it.
 CONFIGS = {
     "committed": ("the config as committed", {}, (), {}, {}),
     "bfloat16": ("both models served in bfloat16", {}, (), {"smollm2": "bfloat16", "gemma3": "bfloat16"}, {}),
+    "gemma-bfloat16": ("gemma3 served in bfloat16, SmolLM2 as committed", {}, (), {"gemma3": "bfloat16"}, {}),
     "no-prefix-cache": ("--no-enable-prefix-caching", {}, ("--no-enable-prefix-caching",), {}, {}),
-}
+    "gemma-2-threads": ("gemma3 on both cores with two OpenMP threads (passive wait), SmolLM2 pinned to core 0",
+                        {}, (), {}, {}, {},
+                        {"gemma3": {"cpus": (0, 1), "env": {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}}}),
+    "gemma-replicas": ("two gemma3 servers (cores 1 and 0) behind vllm-router, SmolLM2 on core 0 beside one",
+                       {}, (), {}, {}, {"gemma3": {"replicas": 2, "replica_ports": (8112, 8122),
+                                                   "replica_cores": (1, 0)}}),
+}  # fmt: skip
 
 
-def configured(cfg, env: dict, args: tuple, dtypes: dict, sampling: dict):
+def configured(cfg, env: dict, args: tuple, dtypes: dict, sampling: dict, serve_changes: dict | None = None):
     models = {}
     for name, m in cfg.models.items():
         dtype = dtypes.get(name, m.serve.dtype)
-        serve = dataclasses.replace(m.serve, dtype=dtype, extra_args=m.serve.extra_args + args)
+        serve = dataclasses.replace(m.serve, dtype=dtype, extra_args=m.serve.extra_args + args,
+                                    **(serve_changes or {}).get(name, {}))  # fmt: skip
         samp = dataclasses.replace(m.sampling, **sampling.get(name, {}))
         models[name] = dataclasses.replace(m, serve=serve, sampling=samp)
     return dataclasses.replace(cfg, models=models)
@@ -75,13 +89,21 @@ def agreement(run, again) -> dict:
     }
 
 
-def measure(cfg, loop, env: dict, out: Path) -> dict:
+def measure(cfg, loop, env: dict, out: Path, process: dict | None = None, passes: int = 2) -> dict:
     servers = Servers(cfg)
-    servers.specs = [dataclasses.replace(sp, env={**sp.env, **env}) for sp in servers.specs]
+    process = process or {}
+
+    def changed(sp):
+        own = process.get(sp.name, {})
+        return dataclasses.replace(sp, env={**sp.env, **env, **own.get("env", {})}, cpus=own.get("cpus", sp.cpus))
+
+    servers.specs = [changed(sp) for sp in servers.specs]
     with servers:
         if servers.reused:
             raise SystemExit(f"servers already up for {servers.reused}: stop them first")
         first = asyncio.run(one_run(cfg, loop, out / "run"))
+        if passes == 1:
+            return {"runs": [first], "attempts_per_hour": first["attempts_per_hour"]}
         second = asyncio.run(one_run(cfg, loop, out / "rerun"))
     return {**agreement(load_run(out / "run"), load_run(out / "rerun")), "runs": [first, second],
             "attempts_per_hour": round((first["attempts"] + second["attempts"]) * 3600
@@ -104,6 +126,9 @@ def main() -> None:
     ap.add_argument("--config", default=str(ROOT / "configs" / "embedded.toml"))
     ap.add_argument("--configs", default="committed")
     ap.add_argument("--every", type=int, default=4, help="every n-th level of the study's design (4: 35 levels)")
+    ap.add_argument("--passes", type=int, choices=(1, 2), default=2,
+                    help="1: speed only (one pass, no comparison); 2: the slice run twice and compared")  # fmt: skip
+    ap.add_argument("--name", default="rerun", help="the result's name: benchmarks/results/NAME.json")
     ap.add_argument("--merge", action="store_true", help="add to benchmarks/results/rerun.json, do not replace it")
     ap.add_argument("--keep", help="keep the run directories under this folder")
     ap.add_argument("--from-runs", nargs=3, metavar=("NAME", "RUN", "RERUN"),
@@ -111,13 +136,13 @@ def main() -> None:
     ap.add_argument("--what", default="bfloat16 for both models, unbound servers (the previous reference run's)",
                     help="with --from-runs: the row's config, what differs from the committed one")  # fmt: skip
     args = ap.parse_args()
-    path = ROOT / "benchmarks" / "results" / "rerun.json"
+    path = ROOT / "benchmarks" / "results" / f"{args.name}.json"
     if args.from_runs:
         name, a, b = args.from_runs
         found = from_runs(ROOT / a, ROOT / b)
         rows = json.loads(path.read_text())["configurations"] if args.merge and path.exists() else {}
         rows[name] = {"config": args.what, "default": False, **found}
-        write_result("rerun", result_record("rerun", design_every=args.every, configurations=rows))
+        write_result(args.name, result_record(args.name, design_every=args.every, configurations=rows))
         print(name, json.dumps({k: found[k] for k in ("attempts", "identical_share", "attempts_per_hour")}))
         return
     base = load_config(args.config)
@@ -126,16 +151,19 @@ def main() -> None:
     loop = dataclasses.replace(base.loop, levels=",".join(map(str, levels)), tiers=None)
     rows = {}
     for name in args.configs.split(","):
-        what, env, extra, dtypes, sampling = CONFIGS[name]
-        cfg = configured(base, env, extra, dtypes, sampling)
+        what, env, extra, dtypes, sampling, *more = CONFIGS[name]
+        serve_changes, process = (more + [{}, {}])[:2]
+        cfg = configured(base, env, extra, dtypes, sampling, serve_changes)
         out = Path(args.keep) / name if args.keep else Path(tempfile.mkdtemp(prefix=f"vocab-rerun-{name}-"))
         shutil.rmtree(out, ignore_errors=True)
-        found = measure(cfg, loop, env, out)
-        rows[name] = {"config": what, "default": name == "committed", "levels": len(levels), **found}
-        print(name, json.dumps({k: found[k] for k in ("attempts", "identical_share", "attempts_per_hour")}), flush=True)
+        found = measure(cfg, loop, env, out, process, args.passes)
+        rows[name] = {"config": what, "default": name == "committed", "levels": len(levels), "every": args.every,
+                      "passes": args.passes, **found, "machine": machine()}  # fmt: skip
+        print(name, json.dumps({k: found.get(k) for k in ("attempts", "identical_share", "attempts_per_hour")}),
+              flush=True)  # fmt: skip
     if args.merge and path.exists():
         rows = {**json.loads(path.read_text())["configurations"], **rows}
-    write_result("rerun", result_record("rerun", design_every=args.every, configurations=rows))
+    write_result(args.name, result_record(args.name, design_every=args.every, configurations=rows))
 
 
 if __name__ == "__main__":
