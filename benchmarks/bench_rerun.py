@@ -50,7 +50,7 @@ CONFIGS = {
                         {"gemma3": {"cpus": (0, 1), "env": {"OMP_NUM_THREADS": "2", "OMP_WAIT_POLICY": "passive"}}}),
     "gemma-replicas": ("two gemma3 servers (cores 1 and 0) behind vllm-router, SmolLM2 on core 0 beside one",
                        {}, (), {}, {}, {"gemma3": {"replicas": 2, "replica_ports": (8112, 8122),
-                                                   "replica_cores": (1, 0)}}),
+                                                   "replica_cores": (1, 0), "router_metrics_port": 8132}}),
 }  # fmt: skip
 
 
@@ -149,6 +149,7 @@ def main() -> None:
     design = lv.design(lv.parse_ranges(base.loop.tiers, "tier"), base.loop.per_tier, base.loop.design_seed)
     levels = sorted(design)[:: args.every]
     loop = dataclasses.replace(base.loop, levels=",".join(map(str, levels)), tiers=None)
+    earlier = json.loads(path.read_text())["configurations"] if args.merge and path.exists() else {}
     rows = {}
     for name in args.configs.split(","):
         what, env, extra, dtypes, sampling, *more = CONFIGS[name]
@@ -161,9 +162,8 @@ def main() -> None:
                       "passes": args.passes, **found, "machine": machine()}  # fmt: skip
         print(name, json.dumps({k: found.get(k) for k in ("attempts", "identical_share", "attempts_per_hour")}),
               flush=True)  # fmt: skip
-    if args.merge and path.exists():
-        rows = {**json.loads(path.read_text())["configurations"], **rows}
-    write_result(args.name, result_record(args.name, design_every=args.every, configurations=rows))
+        # written after every configuration: one that fails to start later loses none measured before it
+        write_result(args.name, result_record(args.name, design_every=args.every, configurations={**earlier, **rows}))
 
 
 if __name__ == "__main__":
