@@ -327,9 +327,6 @@ def versions() -> dict[str, str | None]:
     }
 
 
-# The instruction sets that decide which CPU kernels vLLM and PyTorch run: the same seed can give other text, and
-# throughput can differ several times, between machines of one kind that differ here (an AVX2-only EPYC against
-# one with AVX-512).
 def read_json_object(path: Path, keys: tuple[str, ...], what: str, remedy: str, error=None) -> dict[str, Any]:
     """A JSON file vocab wrote (a dataset's or packet's description): damaged (cut, not JSON, not UTF-8, too
     deep) or missing one of ``keys`` is one line naming it and the ``remedy``, raised as ``error``."""

@@ -793,3 +793,15 @@ def test_an_item_named_na_keeps_its_name_in_the_correction(tmp_path, capsys):
     pd.DataFrame(rows).to_csv(t, index=False)
     assert main(["audit", str(t), "--out", str(tmp_path / "d")]) == 0
     assert set(calibration.read_key(tmp_path / "d").level) == {"NA", "null", "x", "y"}
+
+
+@pytest.mark.parametrize("damage", ['{"stages": [', '{"stages": "labels"}', "[1, 2]"])
+def test_a_damaged_sample_record_is_one_line(tmp_path, capsys, damage):
+    """Every reader of calibration/sample.json asks it whether the sample is labels found in the source; a record
+    cut mid-write, or of another shape, was a traceback in report, gate and audit."""
+    d = tmp_path / "d"
+    assert main(["import", "mlflow", str(ROOT / "data" / "mlflow" / "traces.json"), "--run-dir", str(d)]) == 0
+    (d / "calibration" / "sample.json").write_text(damage)
+    capsys.readouterr()
+    refused(["gate", str(d), "--min-rate", "0"], capsys, [d], "sample.json")
+    refused(["report", str(d), "--out", str(tmp_path / "r")], capsys, [d], "sample.json")
