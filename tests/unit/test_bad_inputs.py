@@ -5,6 +5,7 @@ this file covers; each builds its own directory from the committed reference run
 from __future__ import annotations
 
 import hashlib
+import json
 import shutil
 from pathlib import Path
 
@@ -590,16 +591,32 @@ def test_a_second_grid_into_a_directory_being_written_is_refused(tmp_path, capsy
     assert sorted(p.name for p in tmp_path.iterdir()) == ["g.csv", "g.json"]  # no temporary file left
 
 
-def test_two_system_judge_pairs_never_join_into_one_cell(tmp_path, capsys):
-    """`a__b` judged by `c` and `a` judged by `b__c` were both cell `a__b__c`: the judge "said" a rate of a mix of
-    two systems. A name holding the cell's join is refused in one line; nothing is written."""
+@pytest.mark.parametrize(
+    "pairs",
+    [(("a__b", "c"), ("a", "b__c")), (("a_", "b"), ("a", "_b"))],
+    ids=["join-inside-a-name", "underscore-at-an-end"],
+)
+def test_two_system_judge_pairs_never_join_into_one_cell(tmp_path, capsys, pairs):
+    """`a__b` judged by `c` and `a` judged by `b__c` were both cell `a__b__c`; `a_` judged by `b` and `a` judged by
+    `_b` both `a___b` after the first fix: the judge "said" a rate of a mix of two systems. A name holding the cell's
+    join, or with `_` at an end, is refused in one line; nothing is written."""
     t = tmp_path / "t.csv"
-    rows = [{"id": "i1", "system": "a__b", "judge": "c", "verdict": "PASSED", "input": "q", "output": "o"},
-            {"id": "i2", "system": "a", "judge": "b__c", "verdict": "FAILED", "input": "q", "output": "o"}]  # fmt: skip
+    rows = [{"id": f"i{i}", "system": s, "judge": j, "verdict": v, "input": "q", "output": "o"}
+            for i, ((s, j), v) in enumerate(zip(pairs, ("PASSED", "FAILED"), strict=True))]  # fmt: skip
     pd.DataFrame(rows).to_csv(t, index=False)
     refused(["import", "table", str(t), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "holds '__'")
     assert not (tmp_path / "d").exists()
     refused(["audit", str(t), "--out", str(tmp_path / "e")], capsys, [tmp_path], "holds '__'")
+
+
+@pytest.mark.parametrize("name", ["model\x00", "mod\u202eel", "a\tb"])
+def test_a_name_with_a_control_character_is_refused(tmp_path, capsys, name):
+    """A provider id holding NUL and a right-to-left override was accepted: the report then wrote NUL bytes into
+    report.md and report.html, and its figure warned on stderr."""
+    t = tmp_path / "t.jsonl"
+    rows = [{"id": "i1", "system": name, "judge": "j", "verdict": "PASSED", "input": "q", "output": "o"}]
+    t.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    refused(["import", "table", str(t), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "control character")
 
 
 def test_a_name_too_long_to_name_a_cell_is_one_line_in_bounded_memory(tmp_path):

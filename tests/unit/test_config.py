@@ -108,6 +108,14 @@ def test_two_servers_on_one_port(tmp_path):
         load_config(write(tmp_path, text))
 
 
+@pytest.mark.parametrize("name", ["a__b", "a_", "_a", "a.b"])
+def test_a_model_name_that_could_share_a_cell_is_refused(tmp_path, name):
+    """A cell is named writer__critic: models `a_` and `b` would make cell `a___b`, as would `a` and `_b`."""
+    text = GOOD + f'[models."{name}"]\nkind = "vllm"\nmodel = "some/model"\nport = 8209\n'
+    with pytest.raises(ConfigError, match=f"models.{name}.*single '_' inside it only"):
+        load_config(write(tmp_path, text))
+
+
 def test_no_models(tmp_path):
     with pytest.raises(ConfigError, match="no model configured"):
         load_config(write(tmp_path, "[project]\nmax_calls = 3\n"))

@@ -185,26 +185,44 @@ CELL_JOIN = "__"  # a cell's name: its system and its judge, joined
 
 
 def cell_of(system: str, judge: str) -> str:
-    """The cell of a (system, judge) pair. Neither name may hold :data:`CELL_JOIN` (an import refuses it), so two
-    pairs never share a cell: `a__b` judged by `c` and `a` judged by `b__c` would both be `a__b__c`."""
+    """The cell of a (system, judge) pair. No name holds :data:`CELL_JOIN` or begins or ends with ``_`` (an import
+    refuses it), so the first ``__`` of a cell's name is where its system ends and two pairs never share a cell:
+    `a__b` judged by `c` and `a` judged by `b__c` would both be `a__b__c`, `a_` judged by `b` and `a` judged by `_b`
+    both `a___b`."""
     return f"{system}{CELL_JOIN}{judge}"
 
 
+def _unprintable(name: str) -> str | None:
+    """The first character of ``name`` that is a control or format character (NUL, a right-to-left override), else
+    None: such a name prints as something else in every table, figure and file name."""
+    import unicodedata
+
+    return next((c for c in name if unicodedata.category(c) in ("Cc", "Cf")), None)
+
+
 def check_cell_names(rows: list[dict[str, Any]]) -> None:
-    """Every row's system and judge usable in a cell's name: a name holding ``__`` is refused in one line."""
+    """Every row's system and judge usable in a cell's name, else one line naming the first that is not: at most
+    :data:`MAX_NAME` characters, no ``__`` in it and no ``_`` at either end, no control or format character."""
     for r in rows:
         for role in ("system", "judge"):
-            if len(str(r.get(role, ""))) > MAX_NAME:
+            name = str(r.get(role, ""))
+            item = str(r.get("id", "?"))[:40]
+            if len(name) > MAX_NAME:
                 raise CalibrationError(
-                    f"{role} of item {str(r.get('id', '?'))[:40]!r} is {len(str(r[role])):,} characters long; a name "
-                    f"names a cell in every table and figure: at most {MAX_NAME} (rename it)"
+                    f"{role} of item {item!r} is {len(name):,} characters long; a name names a cell in every table "
+                    f"and figure: at most {MAX_NAME} (rename it)"
                 )
-            if CELL_JOIN in str(r.get(role, "")):
-                name = str(r[role])
-                shown = name if len(name) <= 60 else name[:57] + "..."
+            shown = name if len(name) <= 60 else name[:57] + "..."
+            if CELL_JOIN in name or name.startswith("_") or name.endswith("_"):
                 raise CalibrationError(
-                    f"{role} {shown!r} (item {str(r.get('id', '?'))[:40]!r}) holds {CELL_JOIN!r}, which joins a "
-                    "system to its judge in a cell's name (two pairs would share a cell); rename it"
+                    f"{role} {shown!r} (item {item!r}) holds {CELL_JOIN!r} or begins or ends with '_': a cell's name "
+                    f"joins a system to its judge with {CELL_JOIN!r}, and two pairs would share a cell; rename it"
+                )
+            bad = _unprintable(name)
+            if bad is not None:
+                raise CalibrationError(
+                    f"{role} {shown!r} (item {item!r}) holds the control character U+{ord(bad):04X}, which prints "
+                    "as something else in tables, figures and file names; rename it"
                 )
 
 

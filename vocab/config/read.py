@@ -283,8 +283,9 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(f"{path}: models: no model configured (add a [models.NAME] table)")
     models: dict[str, ModelConfig] = {}
     for name in sorted(models_r.table):
-        if not name.replace("-", "").replace("_", "").isalnum() or "__" in name:
-            raise models_r.error(name, "a model name may hold letters, digits, '-' and single '_' only")
+        # a cell is named writer__critic: no '__' in a name and no '_' at its ends, or two pairs could share a name
+        if not name.replace("-", "").replace("_", "").isalnum() or "__" in name or name[0] == "_" or name[-1] == "_":
+            raise models_r.error(name, "a model name may hold letters, digits, '-' and single '_' inside it only")
         models[name] = _read_model(name, models_r.sub(name))
     models_r.done()
     loop = _read_loop(root.sub("loop"), models) if "loop" in root.table else None
