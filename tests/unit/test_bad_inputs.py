@@ -822,3 +822,12 @@ def test_a_damaged_sample_record_is_one_line(tmp_path, capsys, damage):
     capsys.readouterr()
     refused(["gate", str(d), "--min-rate", "0"], capsys, [d], "sample.json")
     refused(["report", str(d), "--out", str(tmp_path / "r")], capsys, [d], "sample.json")
+
+
+def test_an_audit_never_draws_over_a_sample_that_lost_its_key(run, capsys):
+    """With key.csv gone from a rated sample, `vocab audit` drew a new sample over the sheet (seed 0, 10 a pile)
+    while sample.json still described the old one; the rater's ratings were orphaned and `vocab packet` then made a
+    packet of the mix. It is refused like every other reader of an incomplete sample; nothing is written."""
+    (run / "calibration" / "key.csv").unlink()
+    refused(["audit", str(run)], capsys, [run], "an incomplete sample")
+    refused(["sample", "--run-dir", str(run)], capsys, [run], "an incomplete sample")

@@ -200,10 +200,15 @@ def extend_sample(
 def write_sample_manifest(run_dir: str | Path, record: dict) -> Path:
     """``calibration/sample.json``: how the sample was drawn (seed, allocation, budget, rows per pile and cell, and
     for a pilot's second stage the rater whose ratings allocated it), one record per stage."""
+    from vocab.records import read_json_object, write_text_atomic
+
     path = Path(run_dir) / "calibration" / "sample.json"
     # a new draw starts the record afresh (a sample moved away may have left its record behind)
-    stages = json.loads(path.read_text())["stages"] if path.exists() and record.get("stage") != "draw" else []
-    path.write_text(json.dumps({"stages": [*stages, record]}, indent=1, sort_keys=True) + "\n")
+    stages = []
+    if path.exists() and record.get("stage") != "draw":
+        stages = read_json_object(path, ("stages",), "a sample's record", "draw or import the sample again",
+                                  CalibrationError)["stages"]  # fmt: skip
+    write_text_atomic(path, json.dumps({"stages": [*stages, record]}, indent=1, sort_keys=True) + "\n")
     return path
 
 
@@ -255,6 +260,12 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
     key_csv = sample.key.to_csv(index=False)
     sheet_csv = _sheet_csv(sample.sheet).to_csv(index=False)
     existing = out / "key.csv"
+    left = sorted(p.name for p in out.glob("*") if p.name.startswith(("blind_sheet.", "ratings_")))
+    if not existing.exists() and left:
+        # a sample whose drawing was cut short, or whose key went missing: its sheet may have been handed out and
+        # rated, so a new draw over it would leave ratings of rows that are no longer there
+        raise CalibrationError(f"{out}: an incomplete sample ({', '.join(left)} without key.csv); move calibration/ "
+                               "away (keep any ratings) and draw the sample again")  # fmt: skip
     if existing.exists():
         old = existing.read_text()
         if old != key_csv:
