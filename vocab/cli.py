@@ -101,8 +101,6 @@ def cmd_run(args) -> int:
     from vocab import loop
 
     cfg = load_config(args.config)
-    if args.max_calls is not None and args.max_calls < 0:
-        raise UsageError(f"--max-calls must be non-negative, got {args.max_calls}")
     summary = loop.run(
         cfg, _loop(cfg, args), args.run_dir, max_calls=args.max_calls, retry_abandoned=args.retry_abandoned,
         progress=not args.no_progress,
@@ -240,7 +238,10 @@ def _interrupt(signum, frame):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:  # argparse's refusal (one line, exit 2) or --help (0): the code, as every command's
+        return int(e.code or 0)
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )

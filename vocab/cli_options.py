@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from vocab.errors import InputError
@@ -12,6 +13,17 @@ REGISTRY = Path("data/exams/registry.jsonl")
 
 class UsageError(InputError):
     """Bad input from the command line; printed as one line, exit code 2."""
+
+
+def call_budget(text: str) -> int:
+    """``--max-calls``: a whole number of model calls, 0 or more (argparse names the option on a refusal)."""
+    digits = text.strip()
+    if not (digits.isascii() and digits.lstrip("-").isdigit()):  # int() would read other scripts' digits too
+        raise argparse.ArgumentTypeError(f"a whole number of calls, got {text[:40]!r}")
+    n = int(digits)
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be non-negative, got {n}")
+    return n
 
 
 def names(text: str, option: str) -> tuple[str, ...]:
@@ -40,7 +52,7 @@ def _design(p) -> None:
         help="rerun the levels that an infrastructure fault or the call budget abandoned (a level the model's "
         "own answer abandoned, truncated, malformed or off the schema, is not asked again)",
     )
-    p.add_argument("--max-calls", type=int, help="hard call budget for this process (default from config)")
+    p.add_argument("--max-calls", type=call_budget, help="hard call budget for this process (default from config)")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -59,7 +71,7 @@ def _exam(q, kind: str) -> None:
     q.add_argument("--run-dir", required=True, type=Path, help="the run whose answers are the sources")
     q.add_argument("--judges", default="smollm2,gemma3", help="comma-separated critics (default: both)")
     q.add_argument("--seed", type=int, default=0, help="seed of the draws (default 0)")
-    q.add_argument("--max-calls", type=int, default=600, help="the exam's hard call budget (default 600)")
+    q.add_argument("--max-calls", type=call_budget, default=600, help="the exam's hard call budget (default 600)")
     q.add_argument("--no-reference", action="store_true", help="use the run's answers only")
     q.add_argument("--registry", type=Path, default=REGISTRY, help=f"the registry (default {REGISTRY})")
     if kind in ("planted", "any"):
@@ -127,7 +139,7 @@ def add_commands(sub, cli) -> None:
     cal.add_argument("--raters", required=True, help="comma-separated model names from the config")
     cal.add_argument("--per-pile", type=int, default=10, help="rows per pile per cell (default 10)")
     cal.add_argument("--seed", type=int, default=0)
-    cal.add_argument("--max-calls", type=int, default=None)
+    cal.add_argument("--max-calls", type=call_budget, default=None)
     cal.set_defaults(func=cli.cmd_calibrate, writes_run_dir=True)
 
     im = sub.add_parser("import", help="verdicts from another harness as a judgments dataset")
@@ -169,7 +181,7 @@ def add_commands(sub, cli) -> None:
     ra.add_argument("--model", required=True, help="a model name from the config, or script")
     ra.add_argument("--rater", help="the rater's name (default: the model's)")
     ra.add_argument("--max-tokens", type=int, default=None)
-    ra.add_argument("--max-calls", type=int, default=None)
+    ra.add_argument("--max-calls", type=call_budget, default=None)
     ra.set_defaults(func=cli.cmd_rate, writes_run_dir=True)
 
     rts = sub.add_parser("ratings", help="rating files")
@@ -308,7 +320,7 @@ def add_commands(sub, cli) -> None:
     au.add_argument("--llm-raters", help="comma-separated models of the config as isolated blind raters (servers up)")
     au.add_argument("--per-pile", type=int, default=10, help="rows per pile per cell (default 10)")
     au.add_argument("--seed", type=int, default=0)
-    au.add_argument("--max-calls", type=int, default=None)
+    au.add_argument("--max-calls", type=call_budget, default=None)
     au.add_argument("--scorer", help="Inspect: the scorer whose grades are the verdicts")
     au.add_argument("--assertion", help="promptfoo: the judge's assertion, by metric or type")
     au.add_argument("--feedback", help="MLflow: the judge's feedback name")

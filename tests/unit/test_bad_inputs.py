@@ -723,11 +723,17 @@ def test_a_table_of_another_suffix_is_read_when_told_it_is_a_table(tmp_path, cap
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["audit", "{tmp}/t.csv", "--out", "{tmp}/d", "--max-calls", "-1"], "--max-calls must be non-negative"),
+    (["audit", "{tmp}/t.csv", "--out", "{tmp}/d", "--max-calls", "-1"], "--max-calls: must be non-negative"),
+    (["rate", "--run-dir", "{tmp}", "--model", "script", "--max-calls", "-1"], "--max-calls: must be non-negative"),
+    (["rate", "--run-dir", "{tmp}", "--model", "gemma3", "--max-calls", "-1"], "--max-calls: must be non-negative"),
+    (["calibrate", "{tmp}", "--raters", "gemma3", "--max-calls", "-1"], "--max-calls: must be non-negative"),
+    (["run", "--run-dir", "{tmp}/r", "--max-calls", "-1"], "--max-calls: must be non-negative"),
+    (["run", "--run-dir", "{tmp}/r", "--max-calls", "١٢"], "--max-calls: a whole number of calls"),
     (["plan", str(REFERENCE), "--half-width", ".1", "--n-boot", "100000000"], "sims x n_boot"),
 ])  # fmt: skip
 def test_limits_are_checked_before_any_work(tmp_path, capsys, table, argv, words):
-    """--max-calls -1 was taken by audit; a pilot plan's --n-boot was checked after its correction had run (2.5 GiB)."""
+    """--max-calls -1 was taken by audit, rate and calibrate (a traceback, or exit 0 for the script rater); a
+    pilot plan's --n-boot was checked after its correction had run (2.5 GiB)."""
     refused([a.format(tmp=tmp_path) for a in argv], capsys, [tmp_path], words)
 
 

@@ -36,10 +36,7 @@ def audited(tmp_path_factory) -> Path:
 
 def _gate(argv, capsys) -> tuple[int, list[str], list[str]]:
     capsys.readouterr()
-    try:
-        rc = main(["gate", *map(str, argv)])
-    except SystemExit as e:  # argparse's own refusals
-        rc = e.code
+    rc = main(["gate", *map(str, argv)])
     out = capsys.readouterr()
     return rc, out.out.splitlines(), out.err.splitlines()
 
