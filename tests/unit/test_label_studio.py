@@ -99,3 +99,18 @@ def test_a_damaged_export_is_one_line(run, tmp_path, capsys, text, words):
     f = tmp_path / "export.json"
     f.write_text(text)
     _refused(["ratings", "import", str(f), "--run-dir", str(run), "--rater", "ls-demo", "--partial"], capsys, words)
+
+
+def test_a_project_handed_out_keeps_its_order_under_another_seed(run, capsys):
+    """`--seed 5` rewrote tasks.json of a project already made (exit 0, its rows in a new order); the form's packet
+    refuses it. The same seed again changes nothing."""
+    argv = ["packet", "--run-dir", str(run), "--rater", "ann", "--format", "label-studio"]
+    assert main(argv) == 0
+    tasks = run / "packets" / "ann-label-studio" / "tasks.json"
+    before = tasks.read_bytes()
+    capsys.readouterr()
+    assert main([*argv, "--seed", "5"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "another --seed" in err[0], err
+    assert tasks.read_bytes() == before
+    assert main(argv) == 0 and tasks.read_bytes() == before

@@ -75,19 +75,24 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
     rub = read_rubric(run_dir)
     sample = sheet_sha256(run_dir)
     out = run_dir / "packets" / f"{rater}-label-studio"
+    by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
+    order = rater_order(list(by_id), rater, seed)
     if (out / "tasks.json").exists():
         try:
-            first = json.loads((out / "tasks.json").read_text())[:1]
-            made_for = first[0]["data"].get("vocab_sample_sha256") if first else sample
-        except (ValueError, TypeError, KeyError, AttributeError, UnicodeDecodeError, RecursionError):
+            made = json.loads((out / "tasks.json").read_text())
+            made_for = made[0]["data"].get("vocab_sample_sha256") if made else sample
+            made_order = [t["data"]["blind_id"] for t in made]
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, UnicodeDecodeError, RecursionError):
             raise CalibrationError(f"{out / 'tasks.json'} is damaged; move {out} away to make it again") from None
         if made_for != sample:
             raise CalibrationError(f"{out} was made for another sample; move it away to make a new one")
+        if made_order != order:  # a project may have been made of it already: its tasks keep their order
+            raise CalibrationError(f"{out} was made with another --seed (its rows in another order); its order "
+                                   "stays (move it away to make a new one)")  # fmt: skip
     visible = tuple(c for c in sheet.columns if c != "blind_id")
     keys = _fields(visible)
-    by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
     tasks = [{"data": {"blind_id": bid, **{keys[f]: _text(by_id[bid][f]) for f in visible}, "vocab_rater": rater,
-                       "vocab_sample_sha256": sample}} for bid in rater_order(list(by_id), rater, seed)]  # fmt: skip
+                       "vocab_sample_sha256": sample}} for bid in order]  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "rubric.txt", rubric_text(rub))
     write_text_atomic(out / "label_config.xml", label_config(rub, visible))
