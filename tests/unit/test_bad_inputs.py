@@ -837,3 +837,36 @@ def test_an_audit_never_draws_over_a_sample_that_lost_its_key(run, capsys):
     (run / "calibration" / "key.csv").unlink()
     refused(["audit", str(run)], capsys, [run], "an incomplete sample")
     refused(["sample", "--run-dir", str(run)], capsys, [run], "an incomplete sample")
+
+
+def test_a_scheduler_address_that_answers_but_is_not_dask_is_one_line(tmp_path, capsys):
+    """An HTTP server at the --scheduler address: distributed read its reply as a frame of 3 EiB and numpy's
+    MemoryError came out as a traceback (exit 1)."""
+    import socket
+    import threading
+
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    stop = threading.Event()
+
+    def answer():
+        srv.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                c, _ = srv.accept()
+            except TimeoutError:
+                continue
+            c.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n")
+            c.close()
+
+    t = threading.Thread(target=answer, daemon=True)
+    t.start()
+    try:
+        address = f"tcp://127.0.0.1:{srv.getsockname()[1]}"
+        argv = [*GRID[:-2], "--out", str(tmp_path / "g.csv"), "--scheduler", address]  # no --jobs with a cluster
+        refused(argv, capsys, [tmp_path], "cannot reach the Dask scheduler")
+    finally:
+        stop.set()
+        t.join()
+        srv.close()

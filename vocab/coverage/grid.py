@@ -239,10 +239,13 @@ def _on_dask(spec: GridSpec, points: list, scheduler: str, jobs: int) -> tuple[l
             client = Client(cluster)
         else:
             client = Client(scheduler, timeout=10)
-    except (OSError, TimeoutError, ValueError) as e:
+    except (OSError, TimeoutError, ValueError, EOFError, MemoryError) as e:
+        # MemoryError: a server that answers but is not Dask (an HTTP server, say) sends bytes distributed reads as
+        # a frame length of exabytes, which numpy refuses to allocate
         if cluster is not None:
             cluster.close()
-        raise SchedulerError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({e})") from None
+        why = f"{type(e).__name__}: not a Dask scheduler there?" if isinstance(e, MemoryError) else str(e)[:200]
+        raise SchedulerError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({why})") from None
     try:
         try:
             client.wait_for_workers(1, timeout=30)
