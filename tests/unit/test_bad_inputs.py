@@ -870,3 +870,21 @@ def test_a_scheduler_address_that_answers_but_is_not_dask_is_one_line(tmp_path, 
         stop.set()
         t.join()
         srv.close()
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_a_wide_table_is_refused_before_it_fills_memory(tmp_path, capsys, suffix):
+    """199,990 rows with 300 extra columns (124 MB, inside the size and row limits) imported at 3.6 GiB and wrote a
+    792 MB judgments.jsonl. The cells a table holds are bounded too, checked as it is read (here at row 13,000 of
+    14,000, long before the rows would fill memory)."""
+    from vocab.calibration.imports.common import MAX_CELLS
+
+    extra = [f"c{j}" for j in range(300)]
+    rows = [{"id": f"i{i}", "system": "s", "judge": "j", "verdict": "PASSED" if i % 2 else "FAILED", "input": "q",
+             "output": "o", **dict.fromkeys(extra, "1")} for i in range(MAX_CELLS // 306 + 1000)]  # fmt: skip
+    t = tmp_path / f"t{suffix}"
+    if suffix == ".csv":
+        pd.DataFrame(rows).to_csv(t, index=False)
+    else:
+        t.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    refused(["import", "table", str(t), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "cells by row")

@@ -71,9 +71,16 @@ def read_table(
         raise JudgmentImportError(
             f"--visible {','.join(vis)}: {', '.join(reserved)} can never be shown to a blind rater"
         )
+    cells = 0
     for n, raw in _table_rows(path):
         if n > common.MAX_ROWS:
             raise JudgmentImportError(f"{path}: more than {common.MAX_ROWS} rows; split the file")
+        cells += len(raw)
+        if cells > common.MAX_CELLS:
+            raise JudgmentImportError(
+                f"{path}: more than {common.MAX_CELLS:,} cells by row {n} ({len(raw)} columns a row); drop the "
+                "columns the audit does not need, or split the file"
+            )
         if vis is None:
             vis = ["input", "output"] + (["target"] if "target" in raw else [])
         if criteria is None:
