@@ -888,3 +888,14 @@ def test_a_wide_table_is_refused_before_it_fills_memory(tmp_path, capsys, suffix
     else:
         t.write_text("".join(json.dumps(r) + "\n" for r in rows))
     refused(["import", "table", str(t), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "cells by row")
+
+
+@pytest.mark.parametrize("fmt", ["form", "label-studio"])
+@pytest.mark.parametrize("where", ["packet", "packets"])
+def test_a_file_where_the_packet_folder_goes_is_named(run, capsys, fmt, where):
+    """packets/NAME (or packets/ itself) a file: a bare `[Errno 17] File exists` that named nothing."""
+    folder = run / "packets" / ("ann" if fmt == "form" else "ann-label-studio")
+    target = folder if where == "packet" else folder.parent
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("not a folder")
+    refused(["packet", "--run-dir", str(run), "--rater", "ann", "--format", fmt], capsys, [run], "is not a folder")

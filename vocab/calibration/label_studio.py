@@ -65,7 +65,7 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
     order, :func:`vocab.calibration.packet.rater_order`). A folder already there for another sample is refused."""
     from vocab.calibration.dataset import read_rubric
     from vocab.calibration.imports.common import _text
-    from vocab.calibration.packet import check_rater_name, rater_order, rubric_text
+    from vocab.calibration.packet import check_packet_folder, check_rater_name, rater_order, rubric_text
     from vocab.calibration.sample import read_sheet, sheet_sha256
     from vocab.records import write_text_atomic
 
@@ -75,6 +75,7 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
     rub = read_rubric(run_dir)
     sample = sheet_sha256(run_dir)
     out = run_dir / "packets" / f"{rater}-label-studio"
+    check_packet_folder(out)
     by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
     order = rater_order(list(by_id), rater, seed)
     if (out / "tasks.json").exists():

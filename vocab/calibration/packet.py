@@ -109,6 +109,14 @@ again and the form resumes where you stopped. `rubric.txt` has the whole rubric,
 """
 
 
+def check_packet_folder(out: Path) -> None:
+    """A packet's folder, or the packets/ folder above it, that is there but not a folder is one line naming it (it
+    was ``[Errno 17] File exists``)."""
+    for d in (out.parent, out):
+        if d.exists() and not d.is_dir():
+            raise CalibrationError(f"{d} is not a folder; move it away to make the packet")
+
+
 def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     """Write (or find, unchanged) the rater's packet. A packet made for another sample is refused."""
     run_dir = Path(run_dir)
@@ -118,6 +126,7 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         raise CalibrationError(f"{run_dir}: no blind sheet yet (draw the sample first: vocab sample)")
     sample_hash = sheet_sha256(run_dir)
     out = run_dir / "packets" / rater
+    check_packet_folder(out)
     if out.with_suffix(".zip").exists() and not out.with_suffix(".zip").is_file():
         raise CalibrationError(f"{out.with_suffix('.zip')} is not a file; move it away to make the packet")
     if (out / "packet.json").exists():
