@@ -63,6 +63,7 @@ def model_bytes(model_dir, dtype_bytes: int) -> dict:
 def main() -> None:
     from vocab.config import load_config
     from vocab.serving.models import prepared_dir
+    from vocab.serving.recipes import served_dtype
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--config", default=str(ROOT / "configs" / "embedded.toml"))
@@ -76,10 +77,11 @@ def main() -> None:
     for m in cfg.models.values():
         if m.kind != "embedded":
             continue
-        b = model_bytes(prepared_dir(cfg.cache_dir, m.asset), {"float32": 4}.get(m.serve.dtype, 2))
+        dtype = served_dtype(m.serve.dtype, cfg.profile)
+        b = model_bytes(prepared_dir(cfg.cache_dir, m.asset), {"float32": 4}.get(dtype, 2))
         step = b["weight_bytes"] + SEQUENCES * CONTEXT * b["kv_bytes_per_token"]
         limit = round(SEQUENCES * bw["traffic_gb_s"] * 1e9 / step, 1)
-        models[m.name] = {**b, "dtype": m.serve.dtype, "bytes_per_step_at_16": step, "tokens_per_s_limit_at_16": limit}
+        models[m.name] = {**b, "dtype": dtype, "bytes_per_step_at_16": step, "tokens_per_s_limit_at_16": limit}
     result = result_record("bandwidth", sequences=SEQUENCES, context_tokens=CONTEXT, bandwidth=bw, models=models)
     write_result("bandwidth", result)
     print(json.dumps(result, indent=1))

@@ -32,6 +32,7 @@ from vocab import prompts, rubric
 from vocab.config import load_config
 from vocab.records import machine
 from vocab.serving.client import response_format
+from vocab.serving.recipes import served_dtype
 from vocab.serving.servers import Servers
 
 # what each configuration changes: (dtype or None, extra vllm serve arguments, extra environment of the server).
@@ -133,8 +134,9 @@ def main() -> None:
             started = time.perf_counter() - t0
             found = asyncio.run(scenarios(one.model(args.model)))
         key = f"{name}@{args.tag}" if args.tag else name
-        results[key] = {"sampling": dataclasses.asdict(m.sampling), "dtype": serve.dtype, "extra_args": list(extra),
-                        "env": env, "startup_s": round(started, 1), "scenarios": found, "machine": machine(),
+        results[key] = {"sampling": dataclasses.asdict(m.sampling), "dtype": served_dtype(serve.dtype, cfg.profile),
+                        "extra_args": list(extra), "env": env, "startup_s": round(started, 1), "scenarios": found,
+                        "machine": machine(),
                         "all_identical": all(v["identical_logprobs"] for v in found.values())}  # fmt: skip
         print(name, json.dumps({k: v["identical_logprobs"] for k, v in found.items()}), flush=True)
     result = result_record("needle", model=args.model, needle_level=NEEDLE_LEVEL, fillers=list(FILLERS),

@@ -29,6 +29,7 @@ from bench_sampler import batch, requests, with_dtype
 from common import ROOT, result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab.config import load_config
+from vocab.serving.recipes import served_dtype
 from vocab.serving.servers import Servers
 
 # part -> substrings of a frame ("function (file:line)") that put a sample in it; first match per part
@@ -124,9 +125,8 @@ def main() -> None:
         load.join(timeout=5)  # its last batch may still run; the servers stop under it
     summary = summarise(raw)
     result = result_record(f"profile_{args.model}_{args.tag}", model=args.model, seconds=args.seconds,
-                           native=args.native, dtype=model.serve.dtype, sampling=dataclasses.asdict(sampling),
-                           concurrency=model.concurrency,
-                           **summary)  # fmt: skip
+                           native=args.native, dtype=served_dtype(model.serve.dtype, cfg.profile),
+                           sampling=dataclasses.asdict(sampling), concurrency=model.concurrency, **summary)  # fmt: skip
     write_result(f"profile_{args.model}_{args.tag}", result)
     print(json.dumps(summary, indent=1))
 

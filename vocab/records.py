@@ -375,6 +375,12 @@ def model_records(cfg: Config, names: list[str], deployments: dict[str, dict]) -
             rec["weights"] = weight_checksums(prepared_dir(cfg.cache_dir, m.asset))
         elif m.kind == "vllm":
             rec["model"] = m.model
+        if m.served:  # what `vocab serve` starts for it here: the dtype, and the recipe that chose it if any
+            from vocab.serving.recipes import cpu_recipe, served_dtype
+
+            rec["serve"] = {"profile": cfg.profile, "dtype": served_dtype(m.serve.dtype, cfg.profile)}
+            if cfg.profile == "cpu" and not m.serve.dtype:
+                rec["serve"]["recipe"] = cpu_recipe().family
         rec["server"] = deployments[n]  # which deployment answered: its models and vLLM version, where it says
         out[n] = rec
     return out

@@ -135,6 +135,12 @@ def test_the_design_runs_both_models_in_all_four_cells(resumed):
         server = run.manifest["models"][name]["server"]
         # vLLM's /version says "0.32.0" where the package's metadata says "0.32.0+cpu"
         assert run.manifest["versions"]["vllm"].startswith(server["version"]) and server["models"][0]["id"] == name
+        # the dtype its server was started in here, and the recipe for this machine's instruction set that chose it
+        from vocab.serving.recipes import cpu_recipe
+
+        recipe = cpu_recipe(run.manifest["machine"]["isa"])
+        assert run.manifest["models"][name]["serve"] == {"profile": "cpu", "dtype": recipe.dtype,
+                                                         "recipe": recipe.family}  # fmt: skip
 
 
 def test_the_calibration_chain_runs_on_the_run(resumed, embedded_config):

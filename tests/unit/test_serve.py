@@ -86,6 +86,33 @@ def test_dry_run_line_is_a_shell_command(embedded):
     assert "VLLM_TARGET_DEVICE=cpu" in line and "vocab.serving.launcher serve" in line
 
 
+def test_the_cpu_profile_serves_in_the_recipe_for_the_machines_instruction_set(embedded, monkeypatch):
+    """configs/embedded.toml leaves dtype out: the cpu profile picks it by instruction set (float32 where AVX-512
+    makes bfloat16's kernels depend on the batch; the AVX2 recipe as measured), a config's own dtype wins, and a GPU
+    gets bfloat16 as before. The dry run says which recipe applied and why."""
+    import dataclasses
+
+    from vocab.serving import recipes
+    from vocab.serving.servers import dry_run_lines
+
+    assert all(m.serve.dtype is None for m in embedded.models.values())
+    assert recipes.family(["avx2", "avx512f", "amx_bf16"]) == "avx512" and recipes.family(["avx2"]) == "avx2"
+    assert recipes.served_dtype(None, "cpu", ["avx2", "avx512f"]) == "float32"
+    assert recipes.served_dtype(None, "cpu", ["avx2"]) == recipes.RECIPES["avx2"].dtype
+    assert recipes.served_dtype("float16", "cpu", ["avx2"]) == "float16"
+    assert recipes.served_dtype(None, "gpu", ["avx2"]) == "bfloat16"
+    for isa, fam in ((["avx2"], "avx2"), (["avx2", "avx512f"], "avx512")):
+        monkeypatch.setattr(recipes, "machine", lambda isa=isa: {"isa": isa})
+        for s in served_specs(embedded, "cpu"):
+            assert flag(s.argv, "--dtype") == recipes.RECIPES[fam].dtype
+        first = dry_run_lines(embedded, "cpu", None)[0]
+        assert first.startswith(f"# cpu recipe for this machine ({fam}): dtype {recipes.RECIPES[fam].dtype} for "
+                                "gemma3, smollm2: ")  # fmt: skip
+        m = embedded.model("gemma3")
+        own = dataclasses.replace(m, serve=dataclasses.replace(m.serve, dtype="bfloat16"))
+        assert flag(build_spec(embedded, own, "cpu").argv, "--dtype") == "bfloat16"
+
+
 def test_launcher_falls_back_to_the_cpu_distribution(monkeypatch):
     def fake(name):
         if name == "vllm":

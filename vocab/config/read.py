@@ -107,7 +107,7 @@ def _read_serve(r: _Reader) -> ServeOptions:
     if not all(isinstance(a, str) for a in extra):
         raise r.error("extra_args", "expected a list of strings")
     o = ServeOptions(
-        dtype=r.get("dtype", str, "bfloat16"),
+        dtype=r.get("dtype", str),  # left out: the cpu profile's recipe for the machine (vocab.serving.recipes)
         max_model_len=_positive(r, "max_model_len", r.get("max_model_len", int, 4096)),
         chat_template=r.get("chat_template", str),
         reasoning_parser=r.get("reasoning_parser", str),

@@ -44,7 +44,8 @@ class Sampling:
 class ServeOptions:
     """How ``vocab serve`` starts this model's ``vllm serve`` process."""
 
-    dtype: str = "bfloat16"
+    # None: on the cpu profile the recipe for the machine's instruction set (vocab.serving.recipes), else bfloat16
+    dtype: str | None = None
     max_model_len: int = 4096
     chat_template: str | None = None  # path relative to the config file's directory
     reasoning_parser: str | None = None

@@ -35,6 +35,7 @@ from pathlib import Path
 
 from vocab.config import Config, ConfigError, ModelConfig, chat_template_path
 from vocab.serving.models import prepared_dir
+from vocab.serving.recipes import cpu_recipe, served_dtype
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +84,11 @@ def dry_run_lines(cfg: Config, profile: str | None, names: list[str] | None) -> 
     """`vocab serve --dry-run`: each server's command and environment, and the endpoints vocab does not start."""
     out = [f"# {spec.name}: port {spec.port}, log {spec.log_path}\n{spec.shell()}"
            for spec in served_specs(cfg, profile, names)]  # fmt: skip
+    if (profile or cfg.profile) == "cpu":
+        r = cpu_recipe()
+        left = sorted(m.name for m in cfg.models.values() if m.served and not m.serve.dtype)
+        out.insert(0, f"# cpu recipe for this machine ({r.family}): dtype {r.dtype} for "
+                      f"{', '.join(left) or 'no model (each config names its dtype)'}: {r.why}")  # fmt: skip
     out += [
         f"# {m.name}: endpoint {m.base_url} (not started by vocab serve)" for m in cfg.models.values() if not m.served
     ]
@@ -113,7 +119,7 @@ def build_spec(
         "--port",
         str(port),
         "--dtype",
-        o.dtype,
+        served_dtype(o.dtype, profile),
         "--max-model-len",
         str(o.max_model_len),
         # Sampling comes from our config alone, never from a generation_config.json in the model folder.

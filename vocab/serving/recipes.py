@@ -1,0 +1,65 @@
+"""The CPU serving recipe for this machine's instruction set.
+
+On the ``cpu`` profile a model whose config leaves ``dtype`` out is served in the dtype its machine's recipe names.
+The recipes are measured, not assumed (benchmarks/results/, docs/serving.md): vLLM's CPU kernels for one dtype differ
+by instruction set, and so do both what a rerun repeats and how fast it runs.
+
+- **AVX-512** (with AMX on the machines measured): float32. bfloat16 runs AMX brgemm kernels picked per step's batch
+  size, so a request's logits depend on the requests beside it and a rerun repeated 82.9 % of attempts; float32
+  repeated 346 of 346 (``rerun.json``, row ``committed``).
+- **AVX2 only** (no AVX-512: most laptops' and many cloud CPUs): float32 too. There bfloat16 is batch-invariant
+  (``needle.json``, ``bfloat16@avx2``) but runs PyTorch's reference GEMM (``at::native::cpublas``, a dot product per
+  output), at half float32's speed (``avx2_recipes.json``); float32 runs oneDNN's AVX2 brgemm kernels
+  (``profile_gemma3_float32_avx2.json``).
+
+A config that names a dtype keeps it; ``vocab serve --dry-run`` prints which recipe applies and why, and a run's
+manifest records it with each served model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vocab.machine import machine
+
+
+@dataclass(frozen=True)
+class CpuRecipe:
+    family: str  # the instruction-set family it is for: avx512 | avx2
+    dtype: str  # what a model whose config leaves dtype out is served in
+    why: str  # the measurement behind it, in one line
+
+
+RECIPES = {
+    "avx512": CpuRecipe(
+        "avx512",
+        "float32",
+        "bfloat16's AMX kernels depend on the batch (a rerun repeated 82.9 %); float32 repeated 346 of 346 at "
+        "1,834 attempts/h (benchmarks/results/rerun.json)",
+    ),
+    "avx2": CpuRecipe(
+        "avx2",
+        "float32",
+        "without AVX-512 bfloat16 falls back to PyTorch's reference GEMM (half float32's speed side by side: "
+        "benchmarks/results/avx2_recipes.json); float32 gave the same text alone and among 15 others (needle.json)",
+    ),
+}
+
+
+def family(isa: list[str] | tuple[str, ...]) -> str:
+    """``avx512`` when the CPU has AVX-512 (foundation), else ``avx2``: the kernels vLLM and PyTorch pick differ
+    between the two."""
+    return "avx512" if "avx512f" in isa else "avx2"
+
+
+def cpu_recipe(isa: list[str] | tuple[str, ...] | None = None) -> CpuRecipe:
+    """The recipe for ``isa`` (default: this machine's instruction sets)."""
+    return RECIPES[family(machine()["isa"] if isa is None else isa)]
+
+
+def served_dtype(dtype: str | None, profile: str, isa: list[str] | tuple[str, ...] | None = None) -> str:
+    """The dtype a model is served in: its config's, else on the cpu profile its machine's recipe's, else bfloat16
+    (a GPU's)."""
+    if dtype:
+        return dtype
+    return cpu_recipe(isa).dtype if profile == "cpu" else "bfloat16"
