@@ -9,8 +9,9 @@ by instruction set, and so do both what a rerun repeats and how fast it runs.
   repeated 346 of 346 (``rerun.json``, row ``committed``).
 - **AVX2 only** (no AVX-512: most laptops' and many cloud CPUs): float32 too. There bfloat16 is batch-invariant
   (``needle.json``, ``bfloat16@avx2``) but runs PyTorch's reference GEMM (``at::native::cpublas``, a dot product per
-  output), at half float32's speed (``avx2_recipes.json``); float32 runs oneDNN's AVX2 brgemm kernels
-  (``profile_gemma3_float32_avx2.json``).
+  output; ``profile_gemma3_bfloat16_avx2.svg``); float32 runs oneDNN's AVX2 brgemm kernels
+  (``profile_gemma3_float32_avx2.svg``). Giving gemma both cores gained 1.09x, two gemma replicas lost
+  (``avx2_recipes.json``).
 
 A config that names a dtype keeps it; ``vocab serve --dry-run`` prints which recipe applies and why, and a run's
 manifest records it with each served model.
@@ -40,8 +41,9 @@ RECIPES = {
     "avx2": CpuRecipe(
         "avx2",
         "float32",
-        "without AVX-512 bfloat16 falls back to PyTorch's reference GEMM (half float32's speed side by side: "
-        "benchmarks/results/avx2_recipes.json); float32 gave the same text alone and among 15 others (needle.json)",
+        "without AVX-512 bfloat16 falls back to PyTorch's reference GEMM (profile_gemma3_bfloat16_avx2.svg); "
+        "float32 gave the same text alone and among 15 others (needle.json), and no other layout gained more than "
+        "1.09x (avx2_recipes.json)",
     ),
 }
 
