@@ -25,7 +25,13 @@ import dataclasses
 import json
 import time
 
-from common import ROOT, result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
+from common import (
+    ROOT,
+    STARTED_ON,
+    earlier_rows,
+    result_record,
+    write_result,
+)  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab import levels as lv
 from vocab import prompts, rubric
@@ -142,8 +148,11 @@ def main() -> None:
     result = result_record("needle", model=args.model, needle_level=NEEDLE_LEVEL, fillers=list(FILLERS),
                            configs=results)  # fmt: skip
     out = ROOT / "benchmarks" / "results" / "needle.json"
-    if args.merge and out.exists():  # keep the configurations measured earlier that this run did not measure
-        result["configs"] = {**json.loads(out.read_text())["configs"], **results}
+    if args.merge:  # keep the configurations measured earlier that this run did not measure, with their commits
+        result["configs"] = {
+            **earlier_rows(out, "configs"),
+            **{k: {**v, "commit": STARTED_ON} for k, v in results.items()},
+        }
     write_result("needle", result)
 
 

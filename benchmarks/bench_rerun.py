@@ -25,7 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import ROOT, result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
+from common import (
+    ROOT,
+    STARTED_ON,
+    earlier_rows,
+    result_record,
+    write_result,
+)  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab import levels as lv
 from vocab import rerun
@@ -140,8 +146,8 @@ def main() -> None:
     if args.from_runs:
         name, a, b = args.from_runs
         found = from_runs(ROOT / a, ROOT / b)
-        rows = json.loads(path.read_text())["configurations"] if args.merge and path.exists() else {}
-        rows[name] = {"config": args.what, "default": False, **found}
+        rows = earlier_rows(path, "configurations") if args.merge else {}
+        rows[name] = {"config": args.what, "default": False, **found, "commit": STARTED_ON}
         write_result(args.name, result_record(args.name, design_every=args.every, configurations=rows))
         print(name, json.dumps({k: found[k] for k in ("attempts", "identical_share", "attempts_per_hour")}))
         return
@@ -149,7 +155,7 @@ def main() -> None:
     design = lv.design(lv.parse_ranges(base.loop.tiers, "tier"), base.loop.per_tier, base.loop.design_seed)
     levels = sorted(design)[:: args.every]
     loop = dataclasses.replace(base.loop, levels=",".join(map(str, levels)), tiers=None)
-    earlier = json.loads(path.read_text())["configurations"] if args.merge and path.exists() else {}
+    earlier = earlier_rows(path, "configurations") if args.merge else {}
     rows = {}
     for name in args.configs.split(","):
         what, env, extra, dtypes, sampling, *more = CONFIGS[name]
@@ -159,7 +165,7 @@ def main() -> None:
         shutil.rmtree(out, ignore_errors=True)
         found = measure(cfg, loop, env, out, process, args.passes)
         rows[name] = {"config": what, "default": name == "committed", "levels": len(levels), "every": args.every,
-                      "passes": args.passes, **found, "machine": machine()}  # fmt: skip
+                      "passes": args.passes, **found, "machine": machine(), "commit": STARTED_ON}  # fmt: skip
         print(name, json.dumps({k: found.get(k) for k in ("attempts", "identical_share", "attempts_per_hour")}),
               flush=True)  # fmt: skip
         # written after every configuration: one that fails to start later loses none measured before it

@@ -60,6 +60,17 @@ def result_record(name: str, **fields) -> dict:
     }
 
 
+def earlier_rows(path: Path, key: str) -> dict:
+    """The rows (``result[key]``) of a result file that a ``--merge`` keeps, each naming the commit it was measured
+    at: a row without its own ``commit`` takes the file's (the commit of the run that wrote it), so the new file's
+    top-level commit never speaks for rows measured before it."""
+    if not path.exists():
+        return {}
+    old = json.loads(path.read_text())
+    rows = old.get(key, {})
+    return {name: {**row, "commit": row.get("commit", old.get("commit"))} for name, row in rows.items()}
+
+
 def write_result(name: str, result: dict) -> Path:
     out = HERE / "results" / f"{name}.json"
     out.parent.mkdir(exist_ok=True)
