@@ -33,7 +33,6 @@ def test_a_merge_keeps_the_commit_each_earlier_row_was_measured_at(tmp_path, mon
     """bench_needle --merge rewrote the file under the new run's commit: rows measured at a dirty commit then read as
     measured at a clean one. Each kept row names its own commit (its own if it has one, else the file's)."""
     import json
-    import sys
 
     monkeypatch.setenv("VOCAB_BENCH_NO_CHECK", "1")
     monkeypatch.syspath_prepend(str(ROOT / "benchmarks"))
@@ -41,7 +40,9 @@ def test_a_merge_keeps_the_commit_each_earlier_row_was_measured_at(tmp_path, mon
     import common
 
     f = tmp_path / "r.json"
-    f.write_text(json.dumps({"commit": "9ba1dce+dirty", "configs": {"a": {"x": 1}, "b": {"x": 2, "commit": "1234567"}}}))
+    f.write_text(
+        json.dumps({"commit": "9ba1dce+dirty", "configs": {"a": {"x": 1}, "b": {"x": 2, "commit": "1234567"}}})
+    )
     assert common.earlier_rows(f, "configs") == {"a": {"x": 1, "commit": "9ba1dce+dirty"},
                                                  "b": {"x": 2, "commit": "1234567"}}  # fmt: skip
     assert common.earlier_rows(tmp_path / "none.json", "configs") == {}
