@@ -38,8 +38,20 @@ def cmd_models_prepare(args) -> int:
     return 0
 
 
+def dry_run_lines(cfg, profile: str | None, names: list[str] | None) -> list[str]:
+    """`vocab serve --dry-run`: the cpu recipe, each server's command and environment, and the endpoints vocab does
+    not start."""
+    from vocab.serving.recipes import recipe_line
+    from vocab.serving.servers import served_specs
+
+    out = [recipe_line(cfg)] if (profile or cfg.profile) == "cpu" else []
+    out += [f"# {s.name}: port {s.port}, log {s.log_path}\n{s.shell()}" for s in served_specs(cfg, profile, names)]
+    return out + [f"# {m.name}: endpoint {m.base_url} (not started by vocab serve)" for m in cfg.models.values()
+                  if not m.served]  # fmt: skip
+
+
 def cmd_serve(args) -> int:
-    from vocab.serving.servers import Servers, dry_run_lines
+    from vocab.serving.servers import Servers
 
     cfg = load_config(args.config)
     names = args.model or None

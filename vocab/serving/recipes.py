@@ -65,3 +65,12 @@ def served_dtype(dtype: str | None, profile: str, isa: list[str] | tuple[str, ..
     if dtype:
         return dtype
     return cpu_recipe(isa).dtype if profile == "cpu" else "bfloat16"
+
+
+def recipe_line(cfg) -> str:
+    """`vocab serve --dry-run`'s first line on the cpu profile: this machine's recipe, the models it serves (those
+    whose config leaves dtype out) and why."""
+    r = cpu_recipe()
+    left = sorted(m.name for m in cfg.models.values() if m.served and not m.serve.dtype)
+    return (f"# cpu recipe for this machine ({r.family}): dtype {r.dtype} for "
+            f"{', '.join(left) or 'no model (each config names its dtype)'}: {r.why}")  # fmt: skip

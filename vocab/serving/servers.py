@@ -35,7 +35,7 @@ from pathlib import Path
 
 from vocab.config import Config, ConfigError, ModelConfig, chat_template_path
 from vocab.serving.models import prepared_dir
-from vocab.serving.recipes import cpu_recipe, served_dtype
+from vocab.serving.recipes import served_dtype
 
 log = logging.getLogger(__name__)
 
@@ -78,21 +78,6 @@ def model_path(cfg: Config, m: ModelConfig) -> str:
     if m.kind == "embedded":
         return str(prepared_dir(cfg.cache_dir, m.asset))
     return m.model
-
-
-def dry_run_lines(cfg: Config, profile: str | None, names: list[str] | None) -> list[str]:
-    """`vocab serve --dry-run`: each server's command and environment, and the endpoints vocab does not start."""
-    out = [f"# {spec.name}: port {spec.port}, log {spec.log_path}\n{spec.shell()}"
-           for spec in served_specs(cfg, profile, names)]  # fmt: skip
-    if (profile or cfg.profile) == "cpu":
-        r = cpu_recipe()
-        left = sorted(m.name for m in cfg.models.values() if m.served and not m.serve.dtype)
-        out.insert(0, f"# cpu recipe for this machine ({r.family}): dtype {r.dtype} for "
-                      f"{', '.join(left) or 'no model (each config names its dtype)'}: {r.why}")  # fmt: skip
-    out += [
-        f"# {m.name}: endpoint {m.base_url} (not started by vocab serve)" for m in cfg.models.values() if not m.served
-    ]
-    return out
 
 
 def build_spec(
