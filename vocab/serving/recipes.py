@@ -7,11 +7,10 @@ by instruction set, and so do both what a rerun repeats and how fast it runs.
 - **AVX-512** (with AMX on the machines measured): float32. bfloat16 runs AMX brgemm kernels picked per step's batch
   size, so a request's logits depend on the requests beside it and a rerun repeated 82.9 % of attempts; float32
   repeated 346 of 346 (``rerun.json``, row ``committed``).
-- **AVX2 only** (no AVX-512: most laptops' and many cloud CPUs): float32 too. There bfloat16 is batch-invariant
-  (``needle.json``, ``bfloat16@avx2``) but runs PyTorch's reference GEMM (``at::native::cpublas``, a dot product per
-  output; ``profile_gemma3_bfloat16_avx2.svg``); float32 runs oneDNN's AVX2 brgemm kernels
-  (``profile_gemma3_float32_avx2.svg``). Giving gemma both cores gained 1.09x, two gemma replicas lost
-  (``avx2_recipes.json``).
+- **AVX2 only** (no AVX-512: most laptops' and many cloud CPUs): float32 too. There bfloat16 runs PyTorch's
+  reference GEMM (``at::native::cpublas``, a dot product per output; ``profile_gemma3_bfloat16_avx2.svg``); float32
+  runs oneDNN's AVX2 brgemm kernels (``profile_gemma3_float32_avx2.svg``). Giving gemma both cores gained 1.09x,
+  two gemma replicas lost (``avx2_recipes.json``).
 
 A config that names a dtype keeps it; ``vocab serve --dry-run`` prints which recipe applies and why, and a run's
 manifest records it with each served model.
@@ -42,8 +41,8 @@ RECIPES = {
         "avx2",
         "float32",
         "without AVX-512 bfloat16 falls back to PyTorch's reference GEMM (profile_gemma3_bfloat16_avx2.svg); "
-        "float32 gave the same text alone and among 15 others (needle.json), and no other layout gained more than "
-        "1.09x (avx2_recipes.json)",
+        "float32 gave the same text alone and among 15 others (needle.json, committed@avx2), and no other layout "
+        "gained more than 1.09x (avx2_recipes.json)",
     ),
 }
 
