@@ -25,13 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import (
-    ROOT,
-    STARTED_ON,
-    earlier_rows,
-    result_record,
-    write_result,
-)  # benchmarks/common.py (this script's folder is on sys.path)
+# benchmarks/common.py (this script's folder is on sys.path)
+from common import ROOT, STARTED_ON, earlier_rows, result_record, write_result
 
 from vocab import levels as lv
 from vocab import rerun

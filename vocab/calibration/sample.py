@@ -197,17 +197,29 @@ def extend_sample(
     return _blind(rows, stats.stream(seed, "sample-pilot", "blind"), visible, used_ids), sizes
 
 
+def sample_stages(run_dir: str | Path) -> list[dict]:
+    """The stages ``calibration/sample.json`` records (none when there is no record); a record cut short or of
+    another shape is one line."""
+    from vocab.records import read_json_object
+
+    path = Path(run_dir) / "calibration" / "sample.json"
+    if not path.exists():
+        return []
+    stages = read_json_object(path, ("stages",), "a sample's record", "draw or import the sample again",
+                              CalibrationError)["stages"]  # fmt: skip
+    if not isinstance(stages, list) or not all(isinstance(s, dict) for s in stages):
+        raise CalibrationError(f"{path} is not a sample's record vocab wrote: draw or import the sample again")
+    return stages
+
+
 def write_sample_manifest(run_dir: str | Path, record: dict) -> Path:
     """``calibration/sample.json``: how the sample was drawn (seed, allocation, budget, rows per pile and cell, and
     for a pilot's second stage the rater whose ratings allocated it), one record per stage."""
-    from vocab.records import read_json_object, write_text_atomic
+    from vocab.records import write_text_atomic
 
     path = Path(run_dir) / "calibration" / "sample.json"
     # a new draw starts the record afresh (a sample moved away may have left its record behind)
-    stages = []
-    if path.exists() and record.get("stage") != "draw":
-        stages = read_json_object(path, ("stages",), "a sample's record", "draw or import the sample again",
-                                  CalibrationError)["stages"]  # fmt: skip
+    stages = sample_stages(run_dir) if record.get("stage") != "draw" else []
     write_text_atomic(path, json.dumps({"stages": [*stages, record]}, indent=1, sort_keys=True) + "\n")
     return path
 

@@ -83,16 +83,9 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
 
 def labels_note(run_dir: str | Path) -> str | None:
     """The report's sentence when the sample is labels found in the source, else None."""
-    from vocab.records import read_json_object
+    from vocab.calibration.sample import sample_stages
 
-    path = Path(run_dir) / "calibration" / "sample.json"
-    if not path.exists():
-        return None
-    stages = read_json_object(path, ("stages",), "a sample's record", "draw or import the sample again",
-                              CalibrationError)["stages"]  # fmt: skip
-    if not isinstance(stages, list) or not all(isinstance(s, dict) for s in stages):
-        raise CalibrationError(f"{path} is not a sample's record vocab wrote: draw or import the sample "
-                               "again")  # fmt: skip
+    stages = sample_stages(run_dir)
     first = stages[0] if stages else {}
     if first.get("allocation") != LABELS_ALLOCATION:
         return None
