@@ -7,7 +7,7 @@ alongside.
 Configurations (see CONFIGS) change the servers' environment, their vllm serve arguments or the sampling; the
 servers are started and stopped by this script for each (nothing may listen on the models' ports).
 
-Run: .venv/bin/python benchmarks/bench_rerun.py --configs committed [--every 4] [--merge]
+Run: .venv/bin/python benchmarks/bench_rerun.py --configs committed [--every 4] [--merge [--tag avx2]]
      .venv/bin/python benchmarks/bench_rerun.py --configs committed,bfloat16,... --passes 1 --every 14 --name NAME
      (speed only, side by side: one pass of a smaller slice per configuration)
 Writes benchmarks/results/rerun.json or NAME.json (one row per configuration, each with the machine it ran on). A
@@ -130,7 +130,8 @@ def main() -> None:
     ap.add_argument("--passes", type=int, choices=(1, 2), default=2,
                     help="1: speed only (one pass, no comparison); 2: the slice run twice and compared")  # fmt: skip
     ap.add_argument("--name", default="rerun", help="the result's name: benchmarks/results/NAME.json")
-    ap.add_argument("--merge", action="store_true", help="add to benchmarks/results/rerun.json, do not replace it")
+    ap.add_argument("--merge", action="store_true", help="add to benchmarks/results/NAME.json, do not replace it")
+    ap.add_argument("--tag", default="", help="stored as <config>@<tag>: the same configuration on another machine")
     ap.add_argument("--keep", help="keep the run directories under this folder")
     ap.add_argument("--from-runs", nargs=3, metavar=("NAME", "RUN", "RERUN"),
                     help="a row from a committed run and its rerun slice instead of running servers")  # fmt: skip
@@ -159,9 +160,10 @@ def main() -> None:
         out = Path(args.keep) / name if args.keep else Path(tempfile.mkdtemp(prefix=f"vocab-rerun-{name}-"))
         shutil.rmtree(out, ignore_errors=True)
         found = measure(cfg, loop, env, out, process, args.passes)
-        rows[name] = {"config": what, "default": name == "committed", "levels": len(levels), "every": args.every,
+        key = f"{name}@{args.tag}" if args.tag else name
+        rows[key] = {"config": what, "default": name == "committed", "levels": len(levels), "every": args.every,
                       "passes": args.passes, **found, "machine": machine(), "commit": STARTED_ON}  # fmt: skip
-        print(name, json.dumps({k: found.get(k) for k in ("attempts", "identical_share", "attempts_per_hour")}),
+        print(key, json.dumps({k: found.get(k) for k in ("attempts", "identical_share", "attempts_per_hour")}),
               flush=True)  # fmt: skip
         # written after every configuration: one that fails to start later loses none measured before it
         write_result(args.name, result_record(args.name, design_every=args.every, configurations={**earlier, **rows}))

@@ -60,15 +60,21 @@ def result_record(name: str, **fields) -> dict:
     }
 
 
+UNRECORDED = "not recorded (measured before each row named its machine)"
+
+
 def earlier_rows(path: Path, key: str) -> dict:
     """The rows (``result[key]``) of a result file that a ``--merge`` keeps, each naming the commit it was measured
     at: a row without its own ``commit`` takes the file's (the commit of the run that wrote it), so the new file's
-    top-level commit never speaks for rows measured before it."""
+    top-level commit never speaks for rows measured before it. Its machine cannot be recovered so: a row without
+    its own ``machine`` (written before rows named theirs) says so, and the new file's machine is not taken for
+    it."""
     if not path.exists():
         return {}
     old = json.loads(path.read_text())
     rows = old.get(key, {})
-    return {name: {**row, "commit": row.get("commit", old.get("commit"))} for name, row in rows.items()}
+    return {name: {**row, "commit": row.get("commit", old.get("commit")), "machine": row.get("machine", UNRECORDED)}
+            for name, row in rows.items()}  # fmt: skip
 
 
 def write_result(name: str, result: dict) -> Path:

@@ -41,8 +41,11 @@ def test_a_merge_keeps_the_commit_each_earlier_row_was_measured_at(tmp_path, mon
 
     f = tmp_path / "r.json"
     f.write_text(
-        json.dumps({"commit": "9ba1dce+dirty", "configs": {"a": {"x": 1}, "b": {"x": 2, "commit": "1234567"}}})
-    )
-    assert common.earlier_rows(f, "configs") == {"a": {"x": 1, "commit": "9ba1dce+dirty"},
-                                                 "b": {"x": 2, "commit": "1234567"}}  # fmt: skip
+        json.dumps({"commit": "9ba1dce+dirty", "machine": {"isa": ["avx2"]},
+                    "configs": {"a": {"x": 1}, "b": {"x": 2, "commit": "1234567", "machine": {"isa": ["avx512f"]}}}})
+    )  # fmt: skip
+    assert common.earlier_rows(f, "configs") == {
+        "a": {"x": 1, "commit": "9ba1dce+dirty", "machine": common.UNRECORDED},
+        "b": {"x": 2, "commit": "1234567", "machine": {"isa": ["avx512f"]}},
+    }
     assert common.earlier_rows(tmp_path / "none.json", "configs") == {}
