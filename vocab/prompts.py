@@ -24,6 +24,14 @@ WRITER_SYSTEM = (
     "answer key. Reply with a JSON object with the keys sentence and answer_key."
 )
 
+# A retry's prompt tells the writer what the critic said; an answer that repeats one of these phrases quotes the
+# judge to a blind rater (vocab.calibration.quotes counts such rows)
+RETRY_PHRASES = (
+    "Your previous sentence was",
+    "A grader failed it on these checks",
+    "Write a new sentence that fixes these problems",
+)
+
 CRITIC_SYSTEM = (
     "You grade answers to Vocabscapes, a word puzzle, against a fixed rubric. Read the level and the "
     "player's answer, then give every check a verdict, PASSED or FAILED. For a FAILED check give a reason of a few "
@@ -52,12 +60,12 @@ def writer_messages(level, feedback: dict[str, Any] | None = None) -> list[dict[
     """The writer's messages for a level; on a retry, ``feedback`` holds the previous attempt."""
     user = _level_facts(level)
     if feedback:
-        user += ["", f"Your previous sentence was: {feedback['sentence']}", "A grader failed it on these checks:"]
+        user += ["", f"{RETRY_PHRASES[0]}: {feedback['sentence']}", f"{RETRY_PHRASES[1]}:"]
         user += [
             f"- check {c} ({rubric.BY_ID[c].name}): {feedback['reasons'].get(c, '')}".rstrip(": ")
             for c in feedback["failed"]
         ]
-        user.append("Write a new sentence that fixes these problems.")
+        user.append(f"{RETRY_PHRASES[2]}.")
     else:
         user.append("Write the sentence.")
     return [{"role": "system", "content": WRITER_SYSTEM}, {"role": "user", "content": "\n".join(user)}]

@@ -59,7 +59,9 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
     from vocab.calibration import correct
     from vocab.calibration.agreement import agreement_table, kappa_table
     from vocab.calibration.imports.labels import labels_note
+    from vocab.calibration.quotes import quotes_text
     from vocab.calibration.raters import coverage_text
+    from vocab.calibration.sample import read_key
     from vocab.records import versions
 
     run_dir = Path(run_dir)
@@ -112,7 +114,8 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
             "Blind raters",
             f"Rows rated of the {n_rows}-row blind sample: {coverage_text(ratings, n_rows)}"
             + ("; the script rater decides the checks a script can." if script is not None else ".")
-            + (f" {labels_note(run_dir)}" if labels_note(run_dir) else ""),
+            + (f" {labels_note(run_dir)}" if labels_note(run_dir) else "")
+            + f" {quotes_text(read_key(run_dir), {n: set(r.blind_id) for n, r in ratings.items()})}",
             None,
         )  # fmt: skip
     )

@@ -109,7 +109,8 @@ def chain(tmp_path_factory):
 def test_02_writes_a_weighted_stratified_sample(chain):
     d, _, _ = chain
     key = read_key(d)
-    assert list(key.columns) == ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight"]
+    assert list(key.columns) == ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight",
+                                 "quotes_judge"]  # fmt: skip
     assert (key.groupby(["cell", "pile"]).size() == 15).all()
     assert set(key[key.pile == "passed"].weight) == {1} and key[key.pile == "failed"].weight.max() > 1
 

@@ -8,8 +8,10 @@ order of lines on disk.
 
 Two files come out of a draw, in ``<run_dir>/calibration/``:
 
-- ``key.csv`` — ``blind_id, cell, level, attempt, critic_verdict, pile, weight``, sorted by cell, level and
-  attempt (so its row order says nothing about the sheet's): stays with the analyst;
+- ``key.csv`` — ``blind_id, cell, level, attempt, critic_verdict, pile, weight, quotes_judge``, sorted by cell,
+  level and attempt (so its row order says nothing about the sheet's): stays with the analyst. ``quotes_judge``
+  names what of the judge an answer quotes (:mod:`vocab.calibration.quotes`; empty for most rows; a key drawn
+  before it existed gets it from the sheet when read);
 - ``blind_sheet.csv`` / ``.jsonl`` — ``blind_id, seed_word, words, settings, sentence, answer_key`` and
   nothing else: no verdict, reason, cell, model or attempt. Rows are shuffled and blind ids are random.
 
@@ -30,9 +32,12 @@ import pandas as pd
 
 from vocab.calibration.dataset import is_imported
 from vocab.calibration.errors import CalibrationError
+from vocab.calibration.quotes import COLUMN as QUOTES
+from vocab.calibration.quotes import judge_quotes
 
 EARLIER_SHEETS = "earlier_sheets.txt"  # the sha256 of each sheet a pilot's extension grew from, one a line
-KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight"]
+KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight", QUOTES]
+KEY_REQUIRED = KEY_COLUMNS[:-1]  # never empty in a row (quotes_judge mostly is)
 SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
 
 
@@ -152,6 +157,7 @@ def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset()) -> Sam
                 "critic_verdict": r.verdict,
                 "pile": pile,
                 "weight": int(weight),
+                QUOTES: judge_quotes({f: r[f] for f in visible}),
             }
         )
         sheet.append({"blind_id": bid, **{f: _plain(r[f]) for f in visible}})
@@ -228,7 +234,7 @@ def write_extension(extra: Sample, before: pd.DataFrame, run_dir: str | Path) ->
     """Append a pilot's second stage to the sample on disk: the new rows at the end of the blind sheet (ratings of
     the first rows stay valid), the key re-sorted. Refused if the key on disk is not ``before``."""
     out = Path(run_dir) / "calibration"
-    if (out / "key.csv").read_text() != before.to_csv(index=False):
+    if (out / "key.csv").read_text() != _as_stored(before, out / "key.csv").to_csv(index=False):
         raise CalibrationError(f"{out / 'key.csv'} changed while the extension was drawn; draw it again")
     key = pd.concat([before, extra.key], ignore_index=True).sort_values(["cell", "level", "attempt"], kind="stable")
     rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in extra.sheet.to_dict(orient="records"))
@@ -280,6 +286,7 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
                                "away (keep any ratings) and draw the sample again")  # fmt: skip
     if existing.exists():
         old = existing.read_text()
+        key_csv = _as_stored(sample.key, existing).to_csv(index=False)  # a key drawn before quotes_judge stays so
         if old != key_csv:
             if sorted(old.splitlines()) != sorted(key_csv.splitlines()):
                 raise CalibrationError(f"{existing} holds another sample; move it away (and its ratings) to draw anew")
@@ -311,7 +318,7 @@ def read_sheet(run_dir: str | Path) -> pd.DataFrame:
     try:
         rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines() if line.strip()]
         key = pd.read_csv(key_path, dtype=str, keep_default_na=False)  # an item "NA" is a name, not a gap
-        if key.reindex(columns=KEY_COLUMNS, fill_value="").eq("").any(axis=None):
+        if key.reindex(columns=KEY_REQUIRED, fill_value="").eq("").any(axis=None):
             raise ValueError("a key row without all its columns")
         key_ids = key.blind_id.tolist()
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError,
@@ -333,7 +340,21 @@ def sheet_sha256(run_dir: str | Path) -> str | None:
 
 
 def read_key(run_dir: str | Path) -> pd.DataFrame:
+    """key.csv, with ``quotes_judge`` (from the blind sheet for a key drawn before the column existed)."""
     # an imported dataset's groups are names ("12", "q-07"), a run's levels numbers
-    dtype = {"level": str} if is_imported(run_dir) else None
+    dtype = {"level": str, QUOTES: str} if is_imported(run_dir) else {QUOTES: str}
     # keep_default_na=False: an item named "NA" or "null" is a name, not a gap (read_sheet reads the key alike)
-    return pd.read_csv(Path(run_dir) / "calibration" / "key.csv", dtype=dtype, keep_default_na=False)
+    key = pd.read_csv(Path(run_dir) / "calibration" / "key.csv", dtype=dtype, keep_default_na=False)
+    if QUOTES not in key.columns:
+        from vocab.calibration.quotes import flag_rows
+
+        key[QUOTES] = flag_rows(read_sheet(run_dir)).reindex(key.blind_id).to_numpy()
+    return key
+
+
+def _as_stored(key: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """``key`` with the columns of the key.csv at ``path``: one drawn before ``quotes_judge`` is not rewritten for
+    it (its hash, which reports and packets quote, stays)."""
+    with path.open(encoding="utf-8") as f:
+        header = f.readline().strip().split(",")
+    return key if QUOTES in header else key.drop(columns=[QUOTES], errors="ignore")
