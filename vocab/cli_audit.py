@@ -118,7 +118,7 @@ def cmd_packet(args) -> int:
 def cmd_form(args) -> int:
     from vocab.calibration.form import lab_argv, open_packet
 
-    packet, notes = open_packet(args.packet, args.into)
+    packet, notes = open_packet(args.packet, args.into, same_machine=args.same_machine)
     for note in notes:
         print(note, file=sys.stderr)
     argv = lab_argv(packet, args.port, no_browser=args.no_browser, token=args.token)

@@ -214,6 +214,11 @@ def add_commands(sub, cli) -> None:
     fm.add_argument("--port", type=int, default=8888)
     fm.add_argument("--no-browser", action="store_true")
     fm.add_argument("--token", help="JupyterLab's token (default: its own random one)")
+    fm.add_argument(
+        "--same-machine",
+        action="store_true",
+        help="open a packet whose run, key included, is on this machine (the form's kernel can read it)",
+    )
     fm.set_defaults(func=cli.cmd_form)
 
     lv = sub.add_parser("levels", help="print levels as JSON Lines: `vocab levels 1-140` or a sampled design")

@@ -38,10 +38,39 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def rater_install(machine: Path, zipped: Path) -> Path:
+    """The packet's README.txt followed on a machine with no clone: unzip, a venv, vocab from the packet's wheel.
+    Only the dependencies are not downloaded again: the venv reads them from this one's site-packages (a .pth line,
+    under which this venv's editable vocab is not installed). Returns the venv's vocab command."""
+    import sysconfig
+    import zipfile
+
+    with zipfile.ZipFile(zipped) as z:
+        z.extractall(machine)
+        wheel = next(n for n in z.namelist() if n.endswith(".whl"))
+    env = machine / "vocab-env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    site = next((env / "lib").glob("python3*/site-packages"))
+    (site / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # ... and the data files pip puts beside them (JupyterLab's app, the widgets' lab extensions); not the kernel
+    # spec, which names this venv's Python: JupyterLab starts its own Python's kernel, the rater venv's
+    for data in ("lab", "labextensions"):
+        (env / "share" / "jupyter").mkdir(parents=True, exist_ok=True)
+        (env / "share" / "jupyter" / data).symlink_to(Path(sys.prefix) / "share" / "jupyter" / data)
+    subprocess.run([str(env / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                    str(machine / f"{wheel}[form]")], check=True, cwd=machine)  # fmt: skip
+    where = subprocess.run([str(env / "bin" / "python"), "-c", "import vocab, vocab.calibration.packet as p; "
+                            "print(vocab.__file__, p.checkout())"], capture_output=True, text=True, cwd=machine,
+                           check=True).stdout.split()  # fmt: skip
+    assert where[0].startswith(str(site)) and where[1] == "None", where  # vocab from the wheel; no checkout
+    return env / "bin" / "vocab"
+
+
 @pytest.fixture
 def lab(tmp_path):
-    """A run with a blind sample and rater ann's packet; the packet's zip handed over to a folder of the rater's
-    own, outside the run, and JupyterLab serving it through `vocab form ann.zip`, as a rater starts it."""
+    """A run with a blind sample and rater ann's packet; the packet's zip handed over to a machine of the rater's
+    own (a folder outside the run, vocab installed there from the packet's wheel, no clone on any path), and
+    JupyterLab serving it through that install's `vocab form ann.zip`, as a rater starts it."""
     run = tmp_path / "run"
     att = synthetic_attempts(cells=("w1__c1", "w1__c2"), levels=10)
     att["settings"] = [{"require_seed_word": bool(i % 2), "max_sentence_words": 12} for i in range(len(att))]
@@ -49,13 +78,15 @@ def lab(tmp_path):
     handed = tmp_path / "rater-machine" / "ann.zip"
     handed.parent.mkdir()
     shutil.copy(make_packet(run, "ann").with_suffix(".zip"), handed)
+    vocab = rater_install(handed.parent, handed)
     packet = tmp_path / "rater-machine" / "ann"  # where `vocab form ann.zip` unpacks it
     port = free_port()
     env = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "jupyter-config"), "HOME": str(tmp_path)}
+    env.pop("PYTHONPATH", None)
     log = (tmp_path / "lab.log").open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "vocab.cli", "form", str(handed), "--port", str(port), "--no-browser", "--token",
-         TOKEN], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        [str(vocab), "form", "ann.zip", "--port", str(port), "--no-browser", "--token", TOKEN],
+        cwd=handed.parent, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
@@ -67,6 +98,9 @@ def lab(tmp_path):
             assert proc.poll() is None, (tmp_path / "lab.log").read_text()[-2000:]
             assert time.monotonic() < deadline, "JupyterLab did not start in 60 s"
             time.sleep(0.5)
+    specs = json.loads(urllib.request.urlopen(f"{base}/api/kernelspecs?token={TOKEN}", timeout=10).read())
+    kernel = specs["kernelspecs"][specs["default"]]["spec"]["argv"][0]
+    assert kernel.startswith(str(vocab.parent)), kernel  # the form's kernel is the rater's install, not this venv
     yield run, packet, base
     os.killpg(proc.pid, signal.SIGTERM)
     try:
@@ -99,7 +133,7 @@ def browser(tmp_path):
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                "--window-size=1300,1300", f"--user-data-dir={tmp_path / 'chromium'}"):  # fmt: skip
+                "--window-size=1366,768", f"--user-data-dir={tmp_path / 'chromium'}"):  # fmt: skip
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
     yield driver
@@ -170,7 +204,7 @@ def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_
     # the server serves the packet's folder alone: the hand-out files, and no way up out of it
     listing = json.loads(urllib.request.urlopen(f"{base}/api/contents/?token={TOKEN}").read())
     assert sorted(f["name"] for f in listing["content"]) == ["README.txt", "packet.json", "rate.ipynb", "rubric.txt",
-                                                             "sheet.jsonl"]  # fmt: skip
+                                                             "sheet.jsonl", "vocab-0.1.0-py3-none-any.whl"]  # fmt: skip
     for up in ("..", "../run/calibration/key.csv", "%2E%2E/run/calibration/key.csv"):
         with pytest.raises(urllib.error.HTTPError):
             urllib.request.urlopen(f"{base}/api/contents/{up}?token={TOKEN}")
@@ -342,22 +376,28 @@ def test_the_form_reads_in_both_themes_and_a_lost_session_or_kernel_looks_dead(l
         assert len(_contrasts(browser)) >= 20 and not low, (theme, low)
         _menu(browser, "File", "Save Notebook")  # nothing unsaved: the next page load is not held by a prompt
 
-    # a second tab runs the form: it takes the packet over, and the first tab is covered within seconds
+    # a second tab runs the form on the same kernel: refused until it takes the form over, explicitly; then the
+    # first tab is covered within seconds
     first = browser.current_window_handle
     browser.switch_to.new_window("tab")
     browser.get(f"{base}/lab/tree/rate.ipynb?token={TOKEN}")
     _run_all(browser, base)
+    take = _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".vf-overlay .vf-take"), 60, "tab 2 refused")
+    assert "open in another tab" in browser.find_element(By.CSS_SELECTOR, ".vf-overlay").text
+    assert not [c for c in _contrasts(browser, ".vf-overlay, .vf-overlay *") if c[2] < 4.5]
+    take[0].click()
+    _wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, ".vf-overlay"), 60, "tab 2 taking the form over")
     _wait(browser, lambda d: _progress(d).startswith("row 1 of"), 60, "the form in tab 2")
     _keys(browser, "p" * 12 + Keys.ENTER)  # tab 2 rates a row: ratings.csv holds it
     _wait(browser, lambda d: _progress(d).startswith("row 2 of"), 60, "tab 2's save")
     newest = (packet / "ratings.csv").read_bytes()
     browser.switch_to.window(first)
-    _wait(browser, lambda d: "This form is closed" in d.find_element(By.CSS_SELECTOR, ".vf-overlay").text, 30,
+    _wait(browser, lambda d: "open in another tab" in d.find_element(By.CSS_SELECTOR, ".vf-overlay").text, 30,
           "the first tab covered")  # fmt: skip
     assert not [c for c in _contrasts(browser, ".vf-overlay, .vf-overlay *") if c[2] < 4.5]
     cells = len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell"))
     browser.execute_script("document.querySelector('.vocab-form').focus()")
-    _keys(browser, "e" + "p" * 12 + Keys.ENTER + "s")  # the stale tab: export, grade and save, skip
+    _keys(browser, "e" + "p" * 12 + Keys.ENTER + "s")  # the stale tab: export, grade and save, skip (not its button)
     browser.save_screenshot(str(tmp_path / "taken-over.png"))
     # a barrier, not a wait: the kernel answers the form's messages in order, so by the time tab 2's export is
     # answered, anything tab 1 had sent was handled
@@ -378,3 +418,107 @@ def test_the_form_reads_in_both_themes_and_a_lost_session_or_kernel_looks_dead(l
     assert len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell")) == cells
     browser.save_screenshot(str(tmp_path / "disconnected.png"))
     shutil.rmtree(tmp_path / "chromium", ignore_errors=True)
+
+
+IN_VIEW_JS = """
+// whether an element lies whole inside the part of the page the rater sees: the window, and every scrolling box
+// around it (JupyterLab's notebook scrolls inside its own panel)
+const e = document.querySelector(arguments[0]);
+if (!e) return false;
+const r = e.getBoundingClientRect();
+let top = 0, bottom = window.innerHeight;
+for (let x = e.parentElement; x; x = x.parentElement) {
+  const s = getComputedStyle(x);
+  if (/(auto|scroll|hidden)/.test(s.overflowY) && x.scrollHeight > x.clientHeight) {
+    const b = x.getBoundingClientRect();
+    top = Math.max(top, b.top); bottom = Math.min(bottom, b.bottom);
+  }
+}
+return r.height > 0 && r.top >= top - 1 && r.bottom <= bottom + 1;
+"""
+
+
+def _in_view(driver, selector: str) -> bool:
+    return driver.execute_script(IN_VIEW_JS, selector)
+
+
+def _overlap(driver, a: str, b: str) -> bool:
+    return driver.execute_script("""
+const [p, q] = [arguments[0], arguments[1]].map((s) => document.querySelector(s).getBoundingClientRect());
+return p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom;""", a, b)  # fmt: skip
+
+
+def test_the_form_on_a_laptop_screen(lab, browser, tmp_path):
+    """Issue 47 at 1366×768, in both themes: the settings in the rater's words with the word limit first, on one
+    line; j/k/p/f keep the focused check, the save bar and the keys in sight; help beside the row, never over it;
+    focus lost (a click on the notebook) said plainly, and the next key is the form's (b does not insert a cell);
+    `a` passes the rest of a row; a row only reviewed moves on with Enter or l without a second record; the
+    pre-save hook drops the layout a click on the form's prompt leaves (the output box scrolled)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    run, packet, base = lab
+    assert browser.execute_script("return [window.outerWidth, window.outerHeight]") == [1366, 768]
+
+    def records():
+        return len((packet / "ratings.jsonl").read_text().splitlines()) if (packet / "ratings.jsonl").exists() else 0
+
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        _set_theme(base, theme)
+        browser.get(f"{base}/lab/tree/rate.ipynb?token={TOKEN}")
+        _run_all(browser, base)
+        _wait(browser, lambda d, t=theme: d.execute_script("return document.body.dataset.jpThemeName") == t, 30, theme)
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".vf-focused"), 60, "the form")
+        settings = browser.find_element(By.CSS_SELECTOR, ".vf-field-settings .vf-value").text
+        assert settings.startswith("word limit: at most 12 words"), settings
+        assert browser.execute_script("return document.querySelector('.vf-setting').getClientRects().length") == 1
+        for keys in ("j" * 5, "p" * 3, "j" * 6, "k" * 11, "f" * 11):
+            _keys(browser, keys)
+            for part in (".vf-focused", ".vf-bar", ".vf-keys"):
+                assert _wait(browser, lambda d, p=part: _in_view(d, p), 10, f"{part} after {keys} in {theme}")
+        browser.save_screenshot(str(tmp_path / f"laptop-{theme.split()[-1].lower()}.png"))
+        _keys(browser, "?")
+        _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".vf-help"), 30, "help")
+        assert not _overlap(browser, ".vf-help", ".vf-item") and not _overlap(browser, ".vf-help", ".vf-criteria")
+        assert not [c for c in _contrasts(browser) if c[2] < 4.5]
+        _keys(browser, "?")
+        _menu(browser, "File", "Save Notebook")  # nothing unsaved: the next page load is not held by a prompt
+    _keys(browser, Keys.ENTER)  # row 1 saved (every check FAILED)
+    _wait(browser, lambda d: _progress(d).startswith("row 2 of"), 60, "row 2")
+    # focus lost: a click on the notebook's first cell; the form says so, and b is the form's key
+    cells = len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell"))
+    browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell")[0].click()
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".vf-paused"), 30, "the form saying it lost focus")
+    assert not [c for c in _contrasts(browser, ".vf-paused") if c[2] < 4.5]
+    _keys(browser, "a")  # taken by the form: every check of row 2 PASSED
+    _wait(browser, lambda d: not d.find_elements(By.CSS_SELECTOR, ".vf-paused"), 30, "the form focused again")
+    graded = len(browser.find_elements(By.CSS_SELECTOR, ".vf-crit:not(.vf-na)"))
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".vf-passed.vf-selected")) == graded
+    browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell")[0].click()
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".vf-paused"), 30, "focus lost again")
+    _keys(browser, "b")  # not a new cell: the form's back, which asks first (row 2 has unsaved grades)
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-error"), 30, "the question")
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".jp-Notebook .jp-Cell")) == cells
+    _keys(browser, Keys.ENTER)
+    _wait(browser, lambda d: _progress(d).startswith("row 3 of"), 60, "row 3")
+    n = records()
+    _keys(browser, "b")  # back to row 2, rated: Enter with nothing changed moves on and writes nothing
+    _wait(browser, lambda d: _progress(d).startswith("row 2 of"), 60, "back on row 2")
+    _keys(browser, Keys.ENTER)
+    _wait(browser, lambda d: _progress(d).startswith("row 3 of"), 60, "row 3 again")
+    _keys(browser, "b")
+    _wait(browser, lambda d: _progress(d).startswith("row 2 of"), 60, "back on row 2 again")
+    _keys(browser, "l")  # next without saving
+    _wait(browser, lambda d: _progress(d).startswith("row 3 of"), 60, "row 3 by l")
+    assert records() == n == 2
+    # a click on the form's output prompt scrolls its box; the saved notebook keeps no such state
+    form_cell = ".jp-Notebook .jp-Cell:last-child"
+    prompt = browser.find_elements(By.CSS_SELECTOR, f"{form_cell} .jp-OutputArea-promptOverlay")
+    browser.execute_script("arguments[0].click()", prompt[0])
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, f"{form_cell}.jp-mod-outputsScrolled"), 30,
+          "the form's box scrolled")  # fmt: skip
+    before = (packet / "rate.ipynb").stat().st_mtime_ns
+    _menu(browser, "File", "Save Notebook")
+    _wait(browser, lambda d: (packet / "rate.ipynb").stat().st_mtime_ns != before, 30, "the notebook saved")
+    for cell in json.loads((packet / "rate.ipynb").read_text())["cells"]:
+        assert not {"scrolled", "collapsed"} & set(cell["metadata"]), cell["metadata"]

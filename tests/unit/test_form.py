@@ -57,10 +57,19 @@ def run(tmp_path):
 
 
 def test_a_packet_holds_nothing_that_leaks(run):
+    import zipfile
+
+    from vocab.calibration.packet import HANDOUT
+
     packet = make_packet(run, "ann")
-    assert sorted(p.name for p in packet.iterdir()) == ["README.txt", "packet.json", "rate.ipynb", "rubric.txt",
-                                                        "sheet.jsonl"]  # fmt: skip
-    text = "".join(p.read_text() for p in packet.iterdir())
+    wheel = json.loads((packet / "packet.json").read_text())["wheel"]["name"]
+    assert sorted(p.name for p in packet.iterdir()) == sorted([*HANDOUT, wheel])
+    text = "".join((packet / n).read_text() for n in HANDOUT)
+    # vocab's wheel holds the package and its metadata, nothing of any run: no data/, no key, no sheet
+    with zipfile.ZipFile(packet / wheel) as z:
+        tops = {n.split("/", 1)[0] for n in z.namelist()}
+        assert tops == {"vocab", "vocab-0.1.0.dist-info"}, tops
+        assert not [n for n in z.namelist() if "runs/" in n or n.endswith((".csv", ".jsonl"))]
     key = read_key(run)
     for leak in ("smollm2", "gemma3", "__", "critic", "key.csv", "secret-reason", "attempt", "pile", "weight"):
         assert leak not in text, leak
@@ -91,8 +100,9 @@ def test_the_hand_off_zip_holds_the_packet_and_nothing_of_the_run(run, tmp_path)
 
     packet = make_packet(run, "ann")
     zipped = packet.with_suffix(".zip")
+    wheel = json.loads((packet / "packet.json").read_text())["wheel"]["name"]
     with zipfile.ZipFile(zipped) as z:
-        assert sorted(z.namelist()) == sorted(f"ann/{n}" for n in HANDOUT)
+        assert sorted(z.namelist()) == sorted(f"ann/{n}" for n in (*HANDOUT, wheel))
         assert all(z.read(f"ann/{n}") == (packet / n).read_bytes() for n in HANDOUT)
     first = zipped.read_bytes()
     write_packet_zip(packet)
@@ -102,7 +112,7 @@ def test_the_hand_off_zip_holds_the_packet_and_nothing_of_the_run(run, tmp_path)
     away.mkdir()
     (away / "ann.zip").write_bytes(first)
     opened = unpack_packet_zip(away / "ann.zip")
-    assert opened == away / "ann" and sorted(p.name for p in opened.iterdir()) == sorted(HANDOUT)
+    assert opened == away / "ann" and sorted(p.name for p in opened.iterdir()) == sorted([*HANDOUT, wheel])
     s = RatingSession(opened)
     s.save({**ALL_PASS, "1": "PASSED"})
     # opening the zip again keeps the work done in the folder
@@ -314,3 +324,30 @@ def test_the_form_notebook_runs_on_a_packet(run, tmp_path):
     assert "rater ann:" in text and "application/vnd.jupyter.widget-view+json" in text
     assert '"output_type": "error"' not in text
     assert not (Path(packet) / "ratings.jsonl").exists()  # opening the form writes no rating
+
+
+def test_a_packet_whose_run_is_on_this_machine_opens_only_when_told(tmp_path, capsys):
+    """The reference run's packet, inside its run or handed out as its zip: the form's kernel could read the run's
+    key, so `vocab form` refuses without --same-machine, and says what it exposes; a packet of a run this machine
+    does not hold opens."""
+    from vocab.calibration.form import open_packet
+
+    ref = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference"
+    away = tmp_path / "zip"
+    away.mkdir()
+    (away / "annotator-1.zip").write_bytes((ref / "packets" / "annotator-1.zip").read_bytes())
+    for packet in (ref / "packets" / "annotator-1", away / "annotator-1.zip"):
+        assert main(["form", str(packet), "--no-browser"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "data/runs/reference" in err and "key.csv" in err and "--same-machine" in err
+    opened, notes = open_packet(away / "annotator-1.zip", None, same_machine=True)
+    assert opened == away / "annotator-1" and any("--same-machine" in n and "key.csv" in n for n in notes)
+    # a run elsewhere: its packet's zip away from it opens; the packet inside it is refused
+    run = tmp_path / "run"
+    write_sample(draw_sample(synthetic_attempts(cells=CELLS, levels=6), 2, 0), run)
+    zipped = make_packet(run, "bob").with_suffix(".zip")
+    (away / "bob.zip").write_bytes(zipped.read_bytes())
+    assert open_packet(away / "bob.zip", None) == (away / "bob", [f"{away / 'bob'}: the packet, unpacked from bob.zip; "
+                                                                  "your ratings are kept here"])  # fmt: skip
+    with pytest.raises(CalibrationError, match="--same-machine"):
+        open_packet(run / "packets" / "bob", None)

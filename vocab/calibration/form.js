@@ -23,10 +23,36 @@ function show(value) {
     return list;
   }
   if (value && typeof value === "object") {
-    return el("span", "", Object.entries(value).map(([k, v]) => `${k.replaceAll("_", " ")}: ${v}`).join(" · "));
+    // a level's settings in the rater's words, the word limit (what check 10 asks) first; each item kept on one line
+    const line = el("span", "vf-settings");
+    const known = Object.keys(SETTINGS).filter((k) => k in value);
+    const items = [...known.map((k) => SETTINGS[k](value[k])),
+      ...Object.keys(value).filter((k) => !(k in SETTINGS)).map((k) => `${k.replaceAll("_", " ")}: ${value[k]}`)];
+    items.forEach((text, i) => { if (i) line.append(" · "); line.append(el("span", "vf-setting", text)); });
+    return line;
   }
   return el("span", "", String(value ?? ""));
 }
+
+const SETTINGS = {
+  max_sentence_words: (v) => `word limit: at most ${v} words`,
+  require_seed_word: (v) => (v ? "the seed word must be used" : "the seed word need not be used"),
+  n_words: (v) => `${v} words to use`,
+  min_word_length: (v) => `words of ${v} letters or more`,
+  seed_length: (v) => `seed word of ${v} letters`,
+  min_zipf: (v) => `words at least as common as ${v} on the Zipf scale`,
+};
+
+// This browser tab's name for itself (kept across reloads of the tab, not shared with other tabs): the kernel answers
+// one tab at a time, and a second tab is refused until it takes the form over.
+const TAB = (() => {
+  const fresh = () => Math.random().toString(36).slice(2, 12);
+  try {
+    let t = sessionStorage.getItem("vocab-form-tab");
+    if (!t) { t = fresh(); sessionStorage.setItem("vocab-form-tab", t); }
+    return t;
+  } catch (err) { return fresh(); }
+})();
 
 const PING_EVERY_MS = 2000, SILENT_AFTER_MS = 10000;
 
@@ -44,11 +70,14 @@ function render({ model, el: host }) {
   let seq = 0, disconnected = false;
   const pending = new Map();
   let showHelp = false, quiet = false; // quiet: the last message was read (a key was pressed since it came)
+  // owner: the tab the kernel answers; blurred: the form has lost the keyboard; scrollWanted: show the focused check
+  let owner = null, blurred = false, scrollWanted = true;
+  const elsewhere = () => owner !== null && owner !== TAB;
 
   const view = () => model.get("view");
   const graded = () => view().criteria.filter((c) => c.required);
-  const send = (msg) => { try { model.send(msg); } catch (err) { /* the kernel is gone: the overlay says so */ } };
-  const dead = () => view().dead || disconnected;
+  const send = (msg) => { try { model.send({ ...msg, tab: TAB }); } catch (err) { /* the kernel is gone: the overlay says so */ } };
+  const dead = () => view().dead || disconnected || elsewhere();
   const dirty = () => !view().finished &&
     (note !== savedNote || Object.keys(values).some((id) => (values[id] || "") !== (saved[id] || "")));
   const save = () => {
@@ -76,6 +105,19 @@ function render({ model, el: host }) {
       if (crit[i].required) break;
     }
     if (crit[i] && crit[i].required) focus = i;
+    scrollWanted = true;
+  }
+
+  // a: PASSED for every required check not graded yet (the rater's "the rest pass"), focus on the last one
+  function passRest() {
+    const open = graded().filter((c) => !values[c.id]);
+    if (!open.length || dead()) return;
+    for (const c of open) values[c.id] = "PASSED";
+    focus = view().criteria.findIndex((c) => c.id === open[open.length - 1].id);
+    confirmLeave = "";
+    quiet = true;
+    scrollWanted = true;
+    draw();
   }
 
   function grade(verdict) {
@@ -104,8 +146,14 @@ function render({ model, el: host }) {
       for (const c of v.criteria) saved[c.id] = c.value || "";
       savedNote = v.note || "";
     }
+    const hadFocus = root.contains(document.activeElement);
     root.replaceChildren();
     root.classList.toggle("vf-dead", dead());
+    root.classList.toggle("vf-blurred", blurred && !dead());
+    if (blurred && !dead()) {
+      root.append(el("div", "vf-paused", "⏸ The form is not listening to your keys. Click it, or press one of " +
+        "its keys, to go on."));
+    }
     const head = el("div", "vf-head");
     head.append(el("span", "vf-progress", v.progress));
     if (!v.finished) {
@@ -113,8 +161,9 @@ function render({ model, el: host }) {
       else if (v.rated) head.append(el("span", "vf-state vf-rated", `✓ rated (saved ${v.saved_at.slice(11, 16)} UTC)`));
     }
     if (confirmLeave) {
-      head.append(el("span", "vf-message vf-error", `Unsaved changes on this row: press ${confirmLeave === "back" ?
-        "b" : "s"} again to leave them, or Enter to save.`));
+      const again = { back: "b", skip: "s", next: "l" }[confirmLeave];
+      head.append(el("span", "vf-message vf-error", `Unsaved changes on this row: press ${again} again to leave ` +
+        "them, or Enter to save."));
     } else if (v.message && !quiet) {
       head.append(el("span", `vf-message vf-${v.message_kind === "error" ? "error" : "ok"}`, v.message));
     }
@@ -167,43 +216,63 @@ function render({ model, el: host }) {
       };
       root.append(noteBox);
     }
+    const foot = el("div", "vf-foot");
     const bar = el("div", "vf-bar");
     for (const [label, action] of [["← back (b)", "back"], ["skip (s)", "skip"], ["save and next (Enter)", "save"],
-      ["export (e)", "export"]]) {
-      if (v.finished && (action === "save" || action === "skip")) continue;
+      ["next without saving (l)", "next"], ["export (e)", "export"]]) {
+      if (v.finished && (action === "save" || action === "skip" || action === "next")) continue;
       const b = el("button", `vf-action vf-${action}`, label);
       b.type = "button";
       b.onclick = () => (action === "save" ? save() : action === "export" ? !dead() && send({ action }) : leave(action));
       bar.append(b);
     }
-    root.append(bar, el("div", "vf-keys", v.keys));
-    if (showHelp) {
+    foot.append(bar, el("div", "vf-keys", v.keys));
+    if (showHelp) { // below the keys line, in the flow: it never covers the row being rated
       const help = el("div", "vf-help");
-      help.setAttribute("role", "dialog");
+      help.setAttribute("role", "note");
       help.append(el("b", "", "Keys (press ? again to close)"));
       const list = el("ul");
       for (const k of v.keys.split(" · ")) list.append(el("li", "", k));
       help.append(list);
-      root.append(help);
+      foot.append(help);
     }
+    root.append(foot);
     if (dead()) {
       const over = el("div", "vf-overlay");
       over.setAttribute("role", "alert");
-      over.append(el("b", "", view().dead ? "This form is closed" : "The kernel is not answering"),
-        el("div", "", view().dead
-          ? "Another tab or kernel opened this packet, so nothing pressed here is saved. Use the newer one, or run " +
-            "this notebook's cells again with takeover = True to rate here."
-          : "The kernel was shut down, restarted or is busy: nothing pressed here is saved. If it was restarted, " +
-            "run all cells again (Run ▸ Run All Cells); the form resumes where you stopped."));
+      if (view().dead) {
+        over.append(el("b", "", "This form is closed"), el("div", "", "Another kernel opened this packet, so " +
+          "nothing pressed here is saved. Use the newer one, or run this notebook's cells again with takeover = True " +
+          "to rate here."));
+      } else if (elsewhere()) {
+        const take = el("button", "vf-take", "Rate in this tab instead");
+        take.type = "button";
+        take.onclick = () => send({ action: "take-tab" });
+        over.append(el("b", "", "This form is open in another tab"), el("div", "", "Nothing pressed here is " +
+          "saved while the other tab has it. Go on there, or take the form over to this tab:"), take);
+      } else {
+        over.append(el("b", "", "The kernel is not answering"), el("div", "", "The kernel was shut down, " +
+          "restarted or is busy: nothing pressed here is saved. If it was restarted, run all cells again " +
+          "(Run ▸ Run All Cells); the form resumes where you stopped."));
+      }
       root.append(over);
+    }
+    if (hadFocus && !root.contains(document.activeElement)) root.focus({ preventScroll: true });
+    // the focused check and the save bar with its keys in sight on a small screen: the bar first, then the check
+    const shown = root.querySelector(".vf-focused");
+    if (scrollWanted && shown && !dead()) {
+      scrollWanted = false;
+      foot.scrollIntoView({ block: "end" });
+      shown.scrollIntoView({ block: "nearest" });
     }
   }
 
-  root.addEventListener("keydown", (e) => {
+  function onKey(e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
     const inNote = e.target.classList && e.target.classList.contains("vf-note");
     if (dead()) { // a dead form takes no keys and lets none through to JupyterLab; Tab still leaves it
-      if (e.key !== "Tab") { e.preventDefault(); e.stopPropagation(); }
+      const onTake = e.target.classList && e.target.classList.contains("vf-take");
+      if (e.key !== "Tab" && !(onTake && (e.key === "Enter" || e.key === " "))) { e.preventDefault(); e.stopPropagation(); }
       return;
     }
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key; // Caps Lock or Shift: the same keys
@@ -219,6 +288,8 @@ function render({ model, el: host }) {
     else if (key === "k" || key === "ArrowUp") { move(-1); draw(); }
     else if (key === "b") leave("back");
     else if (key === "s") leave("skip");
+    else if (key === "l" || key === "ArrowRight") leave("next");
+    else if (key === "a") passRest();
     else if (key === "e") send({ action: "export" });
     else if (key === "n") { const box = root.querySelector(".vf-note"); if (box) box.focus(); }
     else if (key === "?") { showHelp = !showHelp; draw(); }
@@ -227,10 +298,31 @@ function render({ model, el: host }) {
     // any other character stops at the form too: JupyterLab's command-mode keys (x cuts the form's cell, d d
     // deletes it, m makes it markdown, o hides it) must not act on the notebook while the rater types at the form
     else if (e.key.length === 1) e.stopPropagation();
-  });
+  }
+  root.addEventListener("keydown", onKey);
+  root.addEventListener("focusin", () => { if (blurred) { blurred = false; draw(); } });
+  root.addEventListener("focusout", () => setTimeout(() => { // where the focus went, once it has gone there
+    const out = root.isConnected && !root.contains(document.activeElement);
+    if (out !== blurred) { blurred = out; draw(); }
+  }, 0));
+  // A key pressed while the form is not focused (after a menu, a click on the page) is the form's, never the
+  // notebook's: JupyterLab's command-mode keys (b inserts a cell, x cuts one, ...) do not fire; the form takes the
+  // keyboard back and acts on the key. Typing in a text field, an editor, a menu or a dialog is left alone.
+  const OWN_TARGETS = "input, textarea, select, [contenteditable='true'], .cm-editor, .lm-Menu, .lm-MenuBar, .jp-Dialog";
+  function capture(e) {
+    if (!root.isConnected || root.contains(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.target.closest && e.target.closest(OWN_TARGETS)) return;
+    if (e.key.length !== 1 && !["Enter", "Escape", "ArrowUp", "ArrowDown", "ArrowRight"].includes(e.key)) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    root.focus({ preventScroll: true });
+    if (e.key !== "Escape") onKey(e);
+  }
+  window.addEventListener("keydown", capture, true);
 
-  model.on("change:view", () => { quiet = false; draw(); root.focus(); });
+  model.on("change:view", () => { quiet = false; scrollWanted = true; draw(); root.focus({ preventScroll: true }); });
   model.on("msg:custom", (msg) => {
+    if (msg && "owner" in msg && msg.owner !== owner) { owner = msg.owner; draw(); }
     if (msg && "pong" in msg) {
       for (const s of [...pending.keys()]) if (s <= msg.pong) pending.delete(s);
       if (disconnected) { disconnected = false; draw(); }
@@ -245,9 +337,10 @@ function render({ model, el: host }) {
     const silent = [...pending.values()].some((sent) => now - sent > SILENT_AFTER_MS);
     if (silent !== disconnected) { disconnected = silent; draw(); }
   }, PING_EVERY_MS);
+  send({ action: "hello" }); // the first tab to say hello owns the form
   draw();
-  setTimeout(() => root.focus(), 0);
-  return () => clearInterval(timer);
+  setTimeout(() => root.focus({ preventScroll: true }), 0);
+  return () => { clearInterval(timer); window.removeEventListener("keydown", capture, true); };
 }
 
 export default { render };

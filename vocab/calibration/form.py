@@ -12,6 +12,7 @@ drives it in JupyterLab.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -79,6 +80,18 @@ class RatingSession:
         lock.write_text(json.dumps({"session": self.session, "pid": os.getpid(), "host": socket.gethostname(),
                                     "started": _now()}))  # fmt: skip
 
+    def reclaim(self) -> None:
+        """Take the packet back from a later session of this same kernel (a form run again in another browser
+        tab, refused there); never from another kernel's session."""
+        lock = self.packet / LOCK
+        try:
+            other = json.loads(lock.read_text())
+        except (OSError, ValueError):
+            return
+        if other.get("session") != self.session and other.get("pid") == os.getpid() and \
+                other.get("host") == socket.gethostname():  # fmt: skip
+            lock.write_text(json.dumps({**other, "session": self.session, "started": _now()}))
+
     def _check_still_mine(self) -> None:
         if not self.alive():
             raise CalibrationError(
@@ -130,6 +143,11 @@ class RatingSession:
     def back(self) -> None:
         self.goto(self.n - 1 if self.k is None else max(self.k - 1, 0))
 
+    def next_row(self) -> None:
+        """The next row in the rater's order, rated or not, without saving anything (a review moves on so)."""
+        self._check_still_mine()
+        self.goto(0 if self.k is None else (self.k + 1) % self.n)
+
     def skip(self) -> None:
         """Leave the current row for later: it comes back after the other unrated rows."""
         self._check_still_mine()  # a session that was taken over is dead at its next key, not only at Enter
@@ -162,10 +180,17 @@ class RatingSession:
         if bad:
             raise CalibrationError(f"checks {', '.join(bad)} need PASSED or FAILED")
         self._check_still_mine()
+        kept = {c: (checks.get(c) or "") if need[c] else "" for c in need}
+        before = self.latest.get(row["blind_id"])
+        if before is not None and before["checks"] == kept and before["note"] == note:
+            # a review that changed nothing: no second record (it would read as an edit), on to the next row
+            nxt = self._next_unrated(self.k)
+            self.k, self._shown = (nxt if nxt is not None else (self.k + 1) % self.n), self.clock()
+            return before
         record = {
             "blind_id": row["blind_id"],
             "rater": self.rater,
-            "checks": {c: (checks.get(c) or "") if need[c] else "" for c in need},
+            "checks": kept,
             "note": note,
             "time": _now(),
             "seconds": round(self.clock() - self._shown, 1),
@@ -247,6 +272,25 @@ _ESM = (Path(__file__).with_name("form.js")).read_text(encoding="utf-8")
 _CSS = (Path(__file__).with_name("form.css")).read_text(encoding="utf-8")
 
 
+TABS: dict[str, dict] = {}  # per packet: the browser tab this kernel's form answers, its session, when it last spoke
+TAB_SILENT_S = 10.0  # a tab silent this long (closed, or its kernel connection gone) holds the form no longer
+
+
+def _tab_holding(packet: str, session: RatingSession, tab: str, action, now: float) -> str | None:
+    """The tab that holds this kernel's form of ``packet`` when it is not ``tab`` (None: ``tab`` may act). The
+    first tab to speak holds it; a form run again in a second tab is refused — the packet goes back to the first
+    tab's session — until that tab takes it over ("take-tab"); a tab silent for 10 s holds nothing."""
+    held = TABS.get(packet)
+    if held is not None and held["tab"] != tab and action != "take-tab" and now - held["seen"] <= TAB_SILENT_S:
+        if held["session"] is not session:
+            held["session"].reclaim()
+        return held["tab"]
+    if held is not None and held["session"] is not session:
+        session.reclaim()
+    TABS[packet] = {"tab": tab, "seen": now, "session": session}
+    return None
+
+
 def form_widget(session: RatingSession):
     """The form as an anywidget: the JavaScript draws ``view`` and sends the rater's actions back."""
     import anywidget
@@ -258,23 +302,34 @@ def form_widget(session: RatingSession):
         view = traitlets.Dict().tag(sync=True)
 
     w = FormWidget(view=session.view())
+    packet = str(session.packet.resolve())
 
     def on_msg(_widget, msg, _buffers):
         message, kind = "", "ok"
+        tab, action = str(msg.get("tab", "")), msg.get("action")
+        owner = _tab_holding(packet, session, tab, action, time.monotonic())
+        if owner is not None:  # another tab has this kernel's form: this one is told so, and nothing is done
+            w.send({"owner": owner, **({"pong": msg.get("seq")} if action == "ping" else {})})
+            return
+        if action in ("hello", "take-tab"):
+            w.send({"owner": tab})
         try:
-            action = msg.get("action")
             if action == "ping":  # the page asks every few seconds: is the kernel there, is this form still live?
-                w.send({"pong": msg.get("seq"), "alive": session.alive()})
-                if not session.alive() and not w.view.get("dead"):
+                w.send({"pong": msg.get("seq"), "alive": session.alive(), "owner": tab})
+                if session.alive() == bool(w.view.get("dead")):  # closed, or given back (a second tab refused)
                     w.view = session.view()
                 return
-            if action == "save":
+            if action in ("hello", "take-tab"):
+                pass
+            elif action == "save":
                 session.save(dict(msg.get("checks", {})), str(msg.get("note", "")))
                 message = "saved" if not session.finished else "all rows rated"
             elif action == "back":
                 session.back()
             elif action == "skip":
                 session.skip()
+            elif action == "next":
+                session.next_row()
             elif action == "export":
                 message = f"exported {session.done} rows to {session.export().name}"
         except CalibrationError as e:
@@ -298,6 +353,11 @@ def strip_live_form(model, **kwargs):
     for cell in model["content"].get("cells", []):
         if FORM_TAG in cell.get("metadata", {}).get("tags", []) and cell.get("cell_type") == "code":
             cell["outputs"], cell["execution_count"] = [], None
+            # nor the layout a click left on it (a scrolled or collapsed output box outlives reloads otherwise)
+            for k in ("scrolled", "collapsed"):
+                cell["metadata"].pop(k, None)
+            if isinstance(cell["metadata"].get("jupyter"), dict):
+                cell["metadata"]["jupyter"].pop("outputs_hidden", None)
         if "parameters" in cell.get("metadata", {}).get("tags", []) and cell.get("cell_type") == "code":
             # a takeover is a one-time action: the saved notebook never opens with it set
             src = cell.get("source", "")
@@ -307,9 +367,32 @@ def strip_live_form(model, **kwargs):
                 cell["source"] = fixed
 
 
-def open_packet(packet: Path, into: Path | None) -> tuple[Path, list[str]]:
+def runs_holding(sample_sha256: str, packet: Path) -> list[Path]:
+    """This machine's runs that hold the packet's sample, key and all: the run the packet lies in, and every run of
+    the vocab checkout this vocab is imported from (``data/``, matched by the blind sheet's hash, or a pilot's first
+    stage's). On a rater's machine, where vocab is installed from the packet's wheel, there are none."""
+    from vocab.calibration.packet import checkout
+    from vocab.calibration.sample import EARLIER_SHEETS
+
+    cals = [packet.resolve().parent.parent / "calibration"]
+    if (root := checkout()) is not None and (root / "data").is_dir():
+        cals += [p.parent for p in (root / "data").glob("**/calibration/blind_sheet.jsonl")]
+    found = []
+    for cal in dict.fromkeys(cals):
+        if not (cal / "key.csv").is_file():
+            continue
+        sheet, earlier = cal / "blind_sheet.jsonl", cal / EARLIER_SHEETS
+        hashes = {hashlib.sha256(sheet.read_bytes()).hexdigest()} if sheet.is_file() else set()
+        hashes |= set(earlier.read_text().split()) if earlier.is_file() else set()
+        if sample_sha256 in hashes:
+            found.append(cal.parent)
+    return found
+
+
+def open_packet(packet: Path, into: Path | None, *, same_machine: bool = False) -> tuple[Path, list[str]]:
     """`vocab form`'s argument as a packet directory: a zip is unpacked (into ``into``, by default beside it); a
-    damaged or missing packet is one line. Returns the packet and the notes for the rater."""
+    damaged or missing packet is one line. A packet whose run (its key) is on this machine is refused unless
+    ``same_machine``: the form's kernel could read the key. Returns the packet and the notes for the rater."""
     from vocab.calibration.packet import unpack_packet_zip
 
     notes = []
@@ -321,11 +404,14 @@ def open_packet(packet: Path, into: Path | None) -> tuple[Path, list[str]]:
         raise CalibrationError("--into is for a packet's zip (vocab form NAME.zip --into DIR)")
     if not (packet / "packet.json").exists():
         raise CalibrationError(f"{packet}: not a rater's packet (make one: vocab packet --run-dir RUN --rater NAME)")
-    read_packet_meta(packet)  # a damaged packet is one line here, not an error inside JupyterLab
-    run = packet.resolve().parent.parent
-    if (run / "calibration" / "key.csv").exists():
-        notes.append(f"note: this packet lies inside the run {run}: the form's kernel can read the run's files, the "
-                     f"key among them. To hand it to a rater, give them {packet.with_suffix('.zip')}")  # fmt: skip
+    meta = read_packet_meta(packet)  # a damaged packet is one line here, not an error inside JupyterLab
+    if runs := runs_holding(meta["sample_sha256"], packet):
+        exposed = (f"this machine holds the packet's run {runs[0]}, whose calibration/key.csv names the model and the "
+                   "judge's verdict of every row: the form's kernel can read it")  # fmt: skip
+        if not same_machine:
+            raise CalibrationError(f"{exposed}. Rate on a machine without it (README.txt installs the packet's wheel), "
+                                   "or open it here anyway with --same-machine")  # fmt: skip
+        notes.append(f"note (--same-machine): {exposed}; to hand the packet to a rater, give them its zip")
     return packet, notes
 
 
@@ -335,8 +421,9 @@ def lab_argv(packet: Path, port: int, *, no_browser: bool, token: str | None) ->
     import sys
 
     argv = [
-        str(Path(sys.executable).with_name("jupyter")),
-        "lab",
+        sys.executable,  # this Python's JupyterLab: a venv made from a packet's wheel may have no jupyter script
+        "-m",
+        "jupyterlab",
         f"--ServerApp.root_dir={packet.resolve()}",
         "--FileContentsManager.pre_save_hook=vocab.calibration.form.strip_live_form",
         "--LabApp.default_url=/lab/tree/rate.ipynb",

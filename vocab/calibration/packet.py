@@ -16,8 +16,10 @@ Nothing in it names a model, a cell, a verdict or another rater; the key stays i
 sorted by cell, level and attempt, so its row order says nothing about any sheet's.
 
 The folder lies inside the run, beside the key: a rater on the run's own machine could read the key with the
-form's kernel. The hand-off is ``D/packets/NAME.zip`` — the five files above under ``NAME/``, nothing of the run —
-which the rater opens on their own machine with ``vocab form NAME.zip`` (unpacked beside the zip, then served).
+form's kernel. The hand-off is ``D/packets/NAME.zip`` — the five files above under ``NAME/``, nothing of the run,
+and vocab's own wheel — which the rater installs and opens on their own machine with no clone of the repository
+(README.txt: one venv, one ``pip install``, then ``vocab form NAME.zip``). The wheel is built from the package's
+files alone (``pyproject.toml``, ``README.md``, ``vocab/``), never ``data/``, where every run's key lies.
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import zipfile
 import zlib
 from datetime import UTC, datetime
@@ -39,8 +46,9 @@ from vocab.records import read_json_object, write_bytes_atomic, write_text_atomi
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
-KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · j / k or ↓ / ↑: move between checks · " \
-    "Enter: save and next · b: back · s: skip for now · n: write a note · e: export · ?: show the keys"  # fmt: skip
+KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · a: PASSED for every check not graded · " \
+    "j / k or ↓ / ↑: move between checks · Enter: save and next · l or →: next row without saving · b: back · " \
+    "s: skip for now · n: write a note · e: export · ?: show the keys"  # fmt: skip
 
 
 def llm_raters(run_dir: str | Path) -> set[str]:
@@ -102,11 +110,77 @@ every check PASSED or FAILED as you judge it yourself. You never see a model's v
 answer, or anyone else's ratings, and nothing you do here changes them.
 
 Keys, with the form focused: **p** / **f** grade the focused check and move on, **j** / **k** (or ↓ / ↑) move,
-**Enter** saves the row and opens the next, **b** goes back, **s** skips a row for later, **n** writes a note,
+**a** passes every check not graded yet, **Enter** saves the row and opens the next, **l** (or →) opens the next
+without saving (a row you only reviewed), **b** goes back, **s** skips a row for later, **n** writes a note,
 **e** exports, **?** shows the keys. Every save is kept (`ratings.jsonl`); `ratings.csv` holds your latest rating
 of each row: hand it in, all of it or part. Closing the tab or the kernel loses nothing saved: run all cells
 again and the form resumes where you stopped. `rubric.txt` has the whole rubric, `README.txt` the hand-in.
 """
+
+
+WHEEL = re.compile(r"vocab-[0-9][0-9A-Za-z.+]*-py3-none-any\.whl")  # the one extra member a packet's zip may hold
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def checkout() -> Path | None:
+    """The clone of the repository this vocab runs from, or None (installed from a wheel, as on a rater's machine)."""
+    return CHECKOUT if (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "vocab" / "__init__.py").is_file() \
+        else None  # fmt: skip
+
+
+def _package_files(root: Path) -> list[Path]:
+    files = [root / "pyproject.toml", root / "README.md"]
+    files += sorted(f for f in (root / "vocab").rglob("*") if f.is_file() and "__pycache__" not in f.parts)
+    return files
+
+
+def vocab_wheel() -> Path | None:
+    """vocab's wheel for a packet, built from the checkout's package files alone (never ``data/``: the runs and
+    their keys), with fixed timestamps, and kept under ``~/.cache/vocab/wheels/<hash of those files>/`` so a
+    second packet reuses it. None when vocab does not run from a checkout (nothing to build from)."""
+    root = checkout()
+    if root is None:
+        return None
+    files = _package_files(root)
+    digest = hashlib.sha256()
+    for f in files:
+        digest.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes() + b"\0")
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    cache = home / "vocab" / "wheels" / digest.hexdigest()[:16]
+    if found := sorted(f for f in cache.glob("*.whl") if WHEEL.fullmatch(f.name)):
+        return found[0]
+    with tempfile.TemporaryDirectory(prefix="vocab-wheel-") as tmp:
+        src = Path(tmp) / "src"
+        for f in files:
+            (src / f.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, src / f.relative_to(root))
+        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                               str(src), "-w", str(Path(tmp) / "dist")], capture_output=True, text=True,
+                              env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"})  # fmt: skip
+        built = sorted((Path(tmp) / "dist").glob("vocab-*.whl"))
+        if done.returncode or len(built) != 1 or not WHEEL.fullmatch(built[0].name):
+            last = (done.stderr.strip().splitlines() or ["no wheel came out"])[-1]
+            raise CalibrationError(f"cannot build vocab's wheel for the packet: {last[:200]}")
+        cache.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(cache / built[0].name, built[0].read_bytes())
+    return cache / built[0].name
+
+
+def install_text(rater: str, wheel: str | None) -> str:
+    """How a rater installs and opens the packet (README.txt): on their own machine, never in a clone."""
+    if wheel is None:
+        return ("Open rate.ipynb in JupyterLab with `vocab form <this folder>`: this packet was made without vocab's\n"
+                "wheel, so vocab must already be installed where you rate.\n")  # fmt: skip
+    return (
+        "Install and open it on your own machine (Python 3.11; no clone of vocab's repository, whose runs hold the\n"
+        "answer keys), from the folder that holds the zip:\n\n"
+        f"    unzip {rater}.zip\n"
+        "    python3.11 -m venv vocab-env\n"
+        f'    vocab-env/bin/pip install "{rater}/{wheel}[form]"\n'
+        f"    vocab-env/bin/vocab form {rater}.zip\n\n"
+        "(Windows: vocab-env\\Scripts\\pip and vocab-env\\Scripts\\vocab.) JupyterLab opens the form; it never\n"
+        "saves the live form into the notebook.\n"
+    )
 
 
 def check_packet_folder(out: Path) -> None:
@@ -143,6 +217,7 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         return out
     sheet = read_sheet(run_dir)
     rub = read_rubric(run_dir)
+    wheel = vocab_wheel()
     by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
     order = rater_order(list(by_id), rater, seed)
     out.mkdir(parents=True, exist_ok=True)
@@ -160,11 +235,12 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         if "parameters" in cell.get("metadata", {}).get("tags", []):
             cell["source"] = ['packet = "."  # this folder\n', "takeover = False  # True: take over an open session"]
     (out / "rate.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    if wheel is not None:
+        shutil.copyfile(wheel, out / wheel.name)
     (out / "README.txt").write_text(
         f"Blind rating packet for {rater}: {len(order)} rows.\n\n"
-        f"Open rate.ipynb in JupyterLab: `vocab form {rater}.zip` (or `vocab form <this folder>`) starts one that\n"
-        "never saves the live form into the notebook; on a machine of your own, install vocab first (`make setup`\n"
-        "in a clone of its repository). Run all cells. Grade every row on every criterion (rubric.txt). Keys:\n"
+        + install_text(rater, wheel.name if wheel else None)
+        + "\nRun all cells. Grade every row on every criterion (rubric.txt). Keys:\n"
         f"{KEYS}\n\n"
         "Every save is kept in ratings.jsonl with the time, the seconds spent and the rubric version; ratings.csv\n"
         "always holds your latest rating of each rated row. Hand in ratings.csv (part of it is fine:\n"
@@ -179,6 +255,7 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         "sample_sha256": sample_hash,
         "rubric": {"name": rub.name, "version": rub.version, "hash": rub.hash},
         "rubric_full": rub.as_dict(),
+        **({"wheel": {"name": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest()}} if wheel else {}),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     write_text_atomic(out / "packet.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # last: complete
@@ -195,8 +272,9 @@ def write_packet_zip(packet: Path) -> Path:
     """``packets/NAME.zip``: the hand-out files under ``NAME/`` and nothing else (no ratings, no session), with
     fixed timestamps so the same packet always makes the same bytes."""
     buf = io.BytesIO()
+    wheels = sorted(f.name for f in packet.glob("vocab-*.whl") if WHEEL.fullmatch(f.name))[:1]
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for name in HANDOUT:
+        for name in (*HANDOUT, *wheels):
             info = zipfile.ZipInfo(f"{packet.name}/{name}", date_time=(2020, 1, 1, 0, 0, 0))
             info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
             z.writestr(info, (packet / name).read_bytes())
@@ -219,13 +297,16 @@ def unpack_packet_zip(path: Path, into: Path | None = None) -> Path:
         if len(tops) != 1 or not NAME.fullmatch(top := tops.pop()):
             raise CalibrationError(f"{path}: not a packet's zip (it holds one folder, named after its rater)")
         names = {i.filename for i in infos if not i.is_dir()}
-        if names != {f"{top}/{n}" for n in HANDOUT}:
-            raise CalibrationError(f"{path}: not a packet's zip (it must hold exactly {', '.join(HANDOUT)} in {top}/)")
+        extra = sorted(n.split("/", 1)[1] for n in names - {f"{top}/{n}" for n in HANDOUT} if n.startswith(f"{top}/"))
+        wheels = extra if len(extra) == 1 and WHEEL.fullmatch(extra[0]) else []  # vocab's wheel, to install from
+        if names != {f"{top}/{n}" for n in (*HANDOUT, *wheels)}:
+            raise CalibrationError(f"{path}: not a packet's zip (it must hold exactly {', '.join(HANDOUT)} in {top}/, "
+                                   "and vocab's wheel)")  # fmt: skip
         if big := [i.filename for i in infos if i.file_size > ZIP_MEMBER_LIMIT]:
             raise CalibrationError(f"{path}: {big[0]} is over {ZIP_MEMBER_LIMIT // 2**20} MiB: not a packet's zip")
         dest = Path(into) if into is not None else path.parent / top
         try:
-            files = {n: z.read(f"{top}/{n}") for n in HANDOUT}  # a damaged member fails here, before any write
+            files = {n: z.read(f"{top}/{n}") for n in (*HANDOUT, *wheels)}  # a damaged member fails here, first
             meta = json.loads(files["packet.json"])
         except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, RuntimeError, NotImplementedError) as e:
             # RuntimeError: an encrypted member; NotImplementedError: a compression Python does not read
@@ -243,7 +324,7 @@ def unpack_packet_zip(path: Path, into: Path | None = None) -> Path:
         raise CalibrationError(f"{dest} exists and is not this packet; unpack elsewhere (--into DIR)")
     try:
         dest.mkdir(parents=True, exist_ok=True)
-        for n in HANDOUT:
+        for n in files:
             if n != "packet.json":
                 write_bytes_atomic(dest / n, files[n])
         write_bytes_atomic(dest / "packet.json", files["packet.json"])  # last: a whole packet
