@@ -351,3 +351,47 @@ def test_a_packet_whose_run_is_on_this_machine_opens_only_when_told(tmp_path, ca
                                                                   "your ratings are kept here"])  # fmt: skip
     with pytest.raises(CalibrationError, match="--same-machine"):
         open_packet(run / "packets" / "bob", None)
+
+
+def test_a_second_tab_of_one_kernel_waits_until_it_takes_the_form_over(run):
+    """The kernel side of the one-tab rule (the browser test clicks through it): the first tab holds the form; a
+    form run again in a second tab is refused and the packet stays with the first tab's session, whatever it saves
+    meanwhile; the second tab takes it over only when asked, then shows what the first saved; within one tab id
+    (a duplicated tab shares it) the newest form wins and the older one is closed."""
+    from vocab.calibration.form import TABS, _tab_holding
+
+    packet = make_packet(run, "ann")
+    key = str(packet.resolve())
+    TABS.pop(key, None)
+    first = RatingSession(packet)
+    assert _tab_holding(key, first, "t1", "hello") is None
+    second = RatingSession(packet)  # the cells run again in tab 2: its session claims the packet at once ...
+    assert not first.alive()
+    assert _tab_holding(key, second, "t2", "hello") == "t1"  # ... is refused, and the packet goes back
+    assert first.alive() and not second.alive()
+    first.save({**ALL_PASS, "1": "PASSED"})
+    assert _tab_holding(key, second, "t2", "ping") == "t1"
+    assert _tab_holding(key, second, "t2", "take-tab") is None  # explicitly: now tab 2 has it
+    assert second.alive() and not first.alive() and second.done == 1  # and shows what tab 1 saved
+    assert _tab_holding(key, first, "t1", "ping") == "t2"
+    third = RatingSession(packet)  # tab 2 duplicated: the same tab id, a newer form
+    assert _tab_holding(key, third, "t2", "hello") is None and third.alive()
+    assert _tab_holding(key, second, "t2", "ping") is None and not second.alive()  # the older one: closed
+    with pytest.raises(CalibrationError, match="took over"):
+        second.save({**ALL_PASS, "1": "PASSED"})
+    TABS.pop(key, None)
+
+
+def test_a_packet_zip_whose_wheel_is_not_the_named_one_is_refused(run, tmp_path):
+    import zipfile
+
+    packet = make_packet(run, "ann")
+    meta = json.loads((packet / "packet.json").read_text())
+    bad = tmp_path / "bad" / "ann.zip"
+    bad.parent.mkdir()
+    with zipfile.ZipFile(packet.with_suffix(".zip")) as z, zipfile.ZipFile(bad, "w") as out:
+        for n in z.namelist():
+            out.writestr(n, z.read(n) + (b"x" if n.endswith(".whl") else b""))
+    assert main(["form", str(bad), "--no-browser"]) == 2
+    assert not (bad.parent / "ann").exists()
+    assert meta["wheel"]["name"].endswith(".whl") and len(meta["wheel"]["sha256"]) == 64

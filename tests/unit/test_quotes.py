@@ -30,6 +30,7 @@ def test_what_counts_as_quoting_the_judge():
     # prose is not the judge: lower case, a word inside another, the input's fields
     assert judge_quotes({"sentence": "She passed the test and failed to notice the FAILEDX sign."}) == ""
     assert judge_quotes({"input": "Did it PASS?", "output": "Yes."}) == ""
+    assert judge_quotes({"output": "A FAIL-SAFE switch."}) == "" and judge_quotes({"output": "It FAILED."}) != ""
 
 
 def test_the_reference_sample_flags_the_rows_the_issue_found():

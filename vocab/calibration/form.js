@@ -308,9 +308,16 @@ function render({ model, el: host }) {
   // A key pressed while the form is not focused (after a menu, a click on the page) is the form's, never the
   // notebook's: JupyterLab's command-mode keys (b inserts a cell, x cuts one, ...) do not fire; the form takes the
   // keyboard back and acts on the key. Typing in a text field, an editor, a menu or a dialog is left alone.
-  const OWN_TARGETS = "input, textarea, select, [contenteditable='true'], .cm-editor, .lm-Menu, .lm-MenuBar, .jp-Dialog";
+  // Only while the form is shown and live, and only keys aimed at the page or at the form's own notebook (not at
+  // the file browser, another tab of JupyterLab, a button or a link).
+  const OWN_TARGETS = "input, textarea, select, button, a, [contenteditable='true'], .cm-editor, .lm-Menu, " +
+    ".lm-MenuBar, .jp-Dialog";
   function capture(e) {
-    if (!root.isConnected || root.contains(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (!root.isConnected || root.contains(e.target) || e.ctrlKey || e.metaKey || e.altKey || e.shiftKey && e.key
+      === "Enter" || dead()) return;
+    if (!root.getClientRects().length || (root.checkVisibility && !root.checkVisibility())) return; // a hidden tab
+    const panel = root.closest(".jp-NotebookPanel");
+    if (e.target !== document.body && !(panel && panel.contains(e.target))) return;
     if (e.target.closest && e.target.closest(OWN_TARGETS)) return;
     if (e.key.length !== 1 && !["Enter", "Escape", "ArrowUp", "ArrowDown", "ArrowRight"].includes(e.key)) return;
     e.preventDefault();

@@ -13,6 +13,7 @@ drives it in JupyterLab.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -30,6 +31,7 @@ from vocab.calibration.sample import CalibrationError
 from vocab.rubric import VERDICTS
 
 LOCK = "session.json"
+_SESSIONS = itertools.count()
 
 
 def _alive(pid: int) -> bool:
@@ -61,6 +63,7 @@ class RatingSession:
         self.latest = {r["blind_id"]: r for r in self.history}
         self.clock = clock
         self.session = uuid.uuid4().hex[:12]
+        self.created = next(_SESSIONS)  # order of the sessions of this kernel: a later one is newer
         self._claim(takeover)
         self.k = self._next_unrated(-1)
         self._shown = clock()
@@ -91,6 +94,11 @@ class RatingSession:
         if other.get("session") != self.session and other.get("pid") == os.getpid() and \
                 other.get("host") == socket.gethostname():  # fmt: skip
             lock.write_text(json.dumps({**other, "session": self.session, "started": _now()}))
+            from vocab.records import read_jsonl
+
+            # what the other session saved meanwhile is this one's to show: rated rows stay rated
+            self.history = read_jsonl(self.packet / "ratings.jsonl")
+            self.latest = {r["blind_id"]: r for r in self.history}
 
     def _check_still_mine(self) -> None:
         if not self.alive():
@@ -272,22 +280,26 @@ _ESM = (Path(__file__).with_name("form.js")).read_text(encoding="utf-8")
 _CSS = (Path(__file__).with_name("form.css")).read_text(encoding="utf-8")
 
 
-TABS: dict[str, dict] = {}  # per packet: the browser tab this kernel's form answers, its session, when it last spoke
-TAB_SILENT_S = 10.0  # a tab silent this long (closed, or its kernel connection gone) holds the form no longer
+TABS: dict[str, dict] = {}  # per packet: the browser tab this kernel's form answers, and its session
 
 
-def _tab_holding(packet: str, session: RatingSession, tab: str, action, now: float) -> str | None:
+def _tab_holding(packet: str, session: RatingSession, tab: str, action) -> str | None:
     """The tab that holds this kernel's form of ``packet`` when it is not ``tab`` (None: ``tab`` may act). The
-    first tab to speak holds it; a form run again in a second tab is refused — the packet goes back to the first
-    tab's session — until that tab takes it over ("take-tab"); a tab silent for 10 s holds nothing."""
+    first tab to speak holds it; a form run again in another tab is refused — the packet stays with the first
+    tab's session — until that tab takes it over ("take-tab"), explicitly, even when the first tab has gone
+    quiet. Within one tab (its id is kept across reloads) the newest form wins; an older one (a duplicated tab
+    shares the id) is left closed. Every message the holder sends takes the packet back from a later session
+    of this kernel (running the cells in another tab claims it at once)."""
     held = TABS.get(packet)
-    if held is not None and held["tab"] != tab and action != "take-tab" and now - held["seen"] <= TAB_SILENT_S:
+    if held is not None and held["tab"] != tab and action != "take-tab":
         if held["session"] is not session:
             held["session"].reclaim()
         return held["tab"]
-    if held is not None and held["session"] is not session:
-        session.reclaim()
-    TABS[packet] = {"tab": tab, "seen": now, "session": session}
+    if held is not None and held["session"] is not session and action != "take-tab" \
+            and session.created < held["session"].created:  # fmt: skip
+        return None  # an older form of this tab: not alive, so it is shown closed and saves nothing
+    session.reclaim()
+    TABS[packet] = {"tab": tab, "session": session}
     return None
 
 
@@ -307,7 +319,7 @@ def form_widget(session: RatingSession):
     def on_msg(_widget, msg, _buffers):
         message, kind = "", "ok"
         tab, action = str(msg.get("tab", "")), msg.get("action")
-        owner = _tab_holding(packet, session, tab, action, time.monotonic())
+        owner = _tab_holding(packet, session, tab, action)
         if owner is not None:  # another tab has this kernel's form: this one is told so, and nothing is done
             w.send({"owner": owner, **({"pong": msg.get("seq")} if action == "ping" else {})})
             return
@@ -322,8 +334,10 @@ def form_widget(session: RatingSession):
             if action in ("hello", "take-tab"):
                 pass
             elif action == "save":
-                session.save(dict(msg.get("checks", {})), str(msg.get("note", "")))
-                message = "saved" if not session.finished else "all rows rated"
+                before = session.latest.get((session.current() or {}).get("blind_id"))
+                kept = session.save(dict(msg.get("checks", {})), str(msg.get("note", "")))
+                message = "unchanged: nothing new saved" if kept is before else \
+                    "saved" if not session.finished else "all rows rated"  # fmt: skip
             elif action == "back":
                 session.back()
             elif action == "skip":

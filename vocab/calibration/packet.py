@@ -129,9 +129,13 @@ def checkout() -> Path | None:
 
 
 def _package_files(root: Path) -> list[Path]:
+    """The files vocab's wheel is built from: in a git checkout, the tracked ones only (a stray or uncommitted new
+    file under vocab/ is not shipped to a rater); elsewhere every file of the package."""
     files = [root / "pyproject.toml", root / "README.md"]
-    files += sorted(f for f in (root / "vocab").rglob("*") if f.is_file() and "__pycache__" not in f.parts)
-    return files
+    tracked = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "vocab"], capture_output=True)
+    if tracked.returncode == 0 and tracked.stdout:
+        return files + sorted(root / n for n in tracked.stdout.decode().split("\0") if n and (root / n).is_file())
+    return files + sorted(f for f in (root / "vocab").rglob("*") if f.is_file() and "__pycache__" not in f.parts)
 
 
 def vocab_wheel() -> Path | None:
@@ -272,7 +276,7 @@ def write_packet_zip(packet: Path) -> Path:
     """``packets/NAME.zip``: the hand-out files under ``NAME/`` and nothing else (no ratings, no session), with
     fixed timestamps so the same packet always makes the same bytes."""
     buf = io.BytesIO()
-    wheels = sorted(f.name for f in packet.glob("vocab-*.whl") if WHEEL.fullmatch(f.name))[:1]
+    wheels = [w] if (w := read_packet_meta(packet).get("wheel", {}).get("name")) else []  # the one packet.json names
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for name in (*HANDOUT, *wheels):
             info = zipfile.ZipInfo(f"{packet.name}/{name}", date_time=(2020, 1, 1, 0, 0, 0))
@@ -313,6 +317,11 @@ def unpack_packet_zip(path: Path, into: Path | None = None) -> Path:
             raise CalibrationError(f"{path}: a damaged packet's zip ({type(e).__name__}: {e})") from None
         if not isinstance(meta, dict) or any(k not in meta for k in PACKET_KEYS):
             raise CalibrationError(f"{path}: its packet.json is not a packet description")
+        named = meta.get("wheel") if isinstance(meta.get("wheel"), dict) else {}
+        if wheels != ([named.get("name")] if named else []) or (
+            wheels and hashlib.sha256(files[wheels[0]]).hexdigest() != named.get("sha256")
+        ):  # the wheel a rater installs is the one the packet was made with, byte for byte
+            raise CalibrationError(f"{path}: its wheel is not the one packet.json names (name and sha256)")
     if dest.exists() and not dest.is_dir():
         raise CalibrationError(f"{dest} is a file, not a folder to unpack into")
     if (dest / "packet.json").exists():

@@ -22,7 +22,8 @@ COLUMN = "quotes_judge"
 MARKERS = (
     *((f"the retry prompt ({p!r})", re.compile(re.escape(p), re.IGNORECASE)) for p in RETRY_PHRASES),
     ("a rubric check by number", re.compile(r"\bcheck\s*#?\d{1,2}\s*\(", re.IGNORECASE)),
-    ("a verdict word", re.compile(r"\b(?:PASSED|FAILED|PASS|FAIL)\b")),  # capitals: the judge's words, not prose
+    # capitals, standing alone: the judge's words, not prose ("FAIL-SAFE" is no verdict)
+    ("a verdict word", re.compile(r"(?<![\w-])(?:PASSED|FAILED|PASS|FAIL)(?![\w-])")),
 )
 
 
