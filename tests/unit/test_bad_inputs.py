@@ -495,7 +495,9 @@ def test_a_zip_that_is_not_a_packets_is_refused_before_anything_is_written(run, 
 
     assert _packet(run) == 0
     capsys.readouterr()
-    good = {f"ann/{n}": (run / "packets" / "ann" / n).read_bytes() for n in HANDOUT}
+    packet = run / "packets" / "ann"
+    wheel = json.loads((packet / "packet.json").read_text())["wheel"]["name"]  # the zip ships vocab's wheel too
+    good = {f"ann/{n}": (packet / n).read_bytes() for n in (*HANDOUT, wheel)}
     away = tmp_path / "away"
     away.mkdir()
     cases = {
@@ -507,11 +509,12 @@ def test_a_zip_that_is_not_a_packets_is_refused_before_anything_is_written(run, 
         "big.zip": {**good, "ann/sheet.jsonl": b"0" * (33 * 2**20)},
         "not-json.zip": {**good, "ann/packet.json": b"[1, 2"},
         "no-keys.zip": {**good, "ann/packet.json": b'{"rater": "ann"}'},  # JSON, but no packet's description
+        "no-wheel.zip": {k: v for k, v in good.items() if k != f"ann/{wheel}"},  # packet.json names one
     }
     words = {"not-a-zip.zip": "not a packet's zip", "extra.zip": "must hold exactly",
              "missing.zip": "must hold exactly", "escape.zip": "must hold exactly", "two-folders.zip": "one folder",
              "big.zip": "over 32 MiB", "not-json.zip": "damaged",
-             "no-keys.zip": "not a packet description"}  # fmt: skip
+             "no-keys.zip": "not a packet description", "no-wheel.zip": "its wheel is not the one"}  # fmt: skip
     for name, members in cases.items():
         path = away / name
         if members is None:
