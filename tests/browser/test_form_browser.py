@@ -450,7 +450,8 @@ return p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bot
 
 def test_the_form_on_a_laptop_screen(lab, browser, tmp_path):
     """Issue 47 at 1366×768, in both themes: the settings in the rater's words with the word limit first, on one
-    line; j/k/p/f keep the focused check, the save bar and the keys in sight; help beside the row, never over it;
+    line; j/k/p/f keep the row's answer, the focused check, the save bar and the keys in sight (the checks scroll
+    inside the form), in a window with a browser's bars too (1366×640); help beside the row, never over it;
     focus lost (a click on the notebook) said plainly, and the next key is the form's (b does not insert a cell);
     `a` passes the rest of a row; a row only reviewed moves on with Enter or l without a second record; the
     pre-save hook drops the layout a click on the form's prompt leaves (the output box scrolled)."""
@@ -474,7 +475,7 @@ def test_the_form_on_a_laptop_screen(lab, browser, tmp_path):
         assert browser.execute_script("return document.querySelector('.vf-setting').getClientRects().length") == 1
         for keys in ("j" * 5, "p" * 3, "j" * 6, "k" * 11, "f" * 11):
             _keys(browser, keys)
-            for part in (".vf-focused", ".vf-bar", ".vf-keys"):
+            for part in (".vf-item", ".vf-focused", ".vf-bar", ".vf-keys"):
                 assert _wait(browser, lambda d, p=part: _in_view(d, p), 10, f"{part} after {keys} in {theme}")
         browser.save_screenshot(str(tmp_path / f"laptop-{theme.split()[-1].lower()}.png"))
         _keys(browser, "?")
@@ -483,6 +484,13 @@ def test_the_form_on_a_laptop_screen(lab, browser, tmp_path):
         assert not [c for c in _contrasts(browser) if c[2] < 4.5]
         _keys(browser, "?")
         _menu(browser, "File", "Save Notebook")  # nothing unsaved: the next page load is not held by a prompt
+    browser.set_window_size(1366, 640)  # a laptop's browser with its tab strip and address bar: the form refits
+    for keys in ("k" * 11, "j" * 11, "k" * 4):
+        _keys(browser, keys)
+        for part in (".vf-item", ".vf-focused", ".vf-bar", ".vf-keys"):
+            assert _wait(browser, lambda d, p=part: _in_view(d, p), 10, f"{part} after {keys} at 1366x640")
+    browser.save_screenshot(str(tmp_path / "laptop-640.png"))
+    browser.set_window_size(1366, 768)
     _keys(browser, Keys.ENTER)  # row 1 saved (every check FAILED)
     _wait(browser, lambda d: _progress(d).startswith("row 2 of"), 60, "row 2")
     # focus lost: a click on the notebook's first cell; the form says so, and b is the form's key

@@ -72,6 +72,7 @@ function render({ model, el: host }) {
   let showHelp = false, quiet = false; // quiet: the last message was read (a key was pressed since it came)
   // owner: the tab the kernel answers; blurred: the form has lost the keyboard; scrollWanted: show the focused check
   let owner = null, blurred = false, scrollWanted = true;
+  let listTop = 0; // how far the list of checks is scrolled inside the form, kept across redraws of one row
   const elsewhere = () => owner !== null && owner !== TAB;
 
   const view = () => model.get("view");
@@ -142,11 +143,14 @@ function render({ model, el: host }) {
       focus = Math.max(v.criteria.findIndex((c) => c.required), 0);
       note = savedNote = v.note || "";
       confirmLeave = "";
+      listTop = 0;
     } else { // the same row again: what Python sends is what is saved
       for (const c of v.criteria) saved[c.id] = c.value || "";
       savedNote = v.note || "";
     }
     const hadFocus = root.contains(document.activeElement);
+    const before = root.querySelector(".vf-criteria");
+    if (before) listTop = before.scrollTop;
     root.replaceChildren();
     root.classList.toggle("vf-dead", dead());
     root.classList.toggle("vf-blurred", blurred && !dead());
@@ -258,14 +262,57 @@ function render({ model, el: host }) {
       root.append(over);
     }
     if (hadFocus && !root.contains(document.activeElement)) root.focus({ preventScroll: true });
-    // the focused check and the save bar with its keys in sight on a small screen: the bar first, then the check
+    fit();
+    // the whole form in sight when it fits (the answer, the focused check, the save bar and its keys), the check
+    // within its list; on a screen too short even for that, the bar first, then the answer, then the check
     const shown = root.querySelector(".vf-focused");
     if (scrollWanted && shown && !dead()) {
       scrollWanted = false;
-      foot.scrollIntoView({ block: "end" });
+      const item = root.querySelector(".vf-item");
+      if (root.getBoundingClientRect().height <= visibleHeight()) {
+        root.scrollIntoView({ block: "nearest" });
+      } else {
+        foot.scrollIntoView({ block: "end" });
+        if (item) item.scrollIntoView({ block: "nearest" });
+      }
       shown.scrollIntoView({ block: "nearest" });
     }
   }
+
+  // How much of the notebook the rater sees: the part of the nearest box that scrolls the form (JupyterLab's
+  // notebook panel) inside the window. A laptop's 1366x768 leaves it about 500 px, a browser's own bars less.
+  function visibleHeight() {
+    let top = 0, bottom = window.innerHeight;
+    for (let x = root.parentElement; x; x = x.parentElement) {
+      if (/(auto|scroll)/.test(getComputedStyle(x).overflowY) && x.scrollHeight > x.clientHeight + 1) {
+        const r = x.getBoundingClientRect();
+        top = Math.max(top, r.top);
+        bottom = Math.min(bottom, r.bottom);
+        break;
+      }
+    }
+    return bottom - top;
+  }
+
+  // On a short screen the list of checks gets the height the rest of the form leaves (never under four checks)
+  // and scrolls inside the form, so the row's answer stays in sight above the check being graded.
+  function fit() {
+    const list = root.querySelector(".vf-criteria");
+    if (!list || !root.isConnected) return;
+    list.style.maxHeight = "";
+    const rows = list.querySelectorAll(".vf-crit");
+    const full = list.getBoundingClientRect().height, avail = visibleHeight();
+    if (!rows.length || !full || avail <= 0) return;
+    const rest = root.getBoundingClientRect().height - full;
+    const least = 4 * (full / rows.length);
+    const room = Math.max(Math.floor(avail - rest - 12), least);
+    if (room < full) {
+      list.style.maxHeight = `${room}px`;
+      list.scrollTop = listTop;
+    }
+  }
+  const refit = () => { scrollWanted = true; draw(); };
+  window.addEventListener("resize", refit);
 
   function onKey(e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -346,8 +393,12 @@ function render({ model, el: host }) {
   }, PING_EVERY_MS);
   send({ action: "hello" }); // the first tab to say hello owns the form
   draw();
-  setTimeout(() => root.focus({ preventScroll: true }), 0);
-  return () => { clearInterval(timer); window.removeEventListener("keydown", capture, true); };
+  setTimeout(() => { root.focus({ preventScroll: true }); refit(); }, 0); // laid out in the notebook by now
+  return () => {
+    clearInterval(timer);
+    window.removeEventListener("keydown", capture, true);
+    window.removeEventListener("resize", refit);
+  };
 }
 
 export default { render };
