@@ -26,6 +26,7 @@ from vocab.calibration import (
 )
 from vocab.calibration.form import strip_live_form
 from vocab.cli import main
+from vocab.records import git_commit
 
 CELLS = ("smollm2__smollm2", "smollm2__gemma3", "gemma3__smollm2", "gemma3__gemma3")
 ALL_PASS = {str(c): "PASSED" for c in range(2, 13)}
@@ -395,3 +396,4 @@ def test_a_packet_zip_whose_wheel_is_not_the_named_one_is_refused(run, tmp_path)
     assert main(["form", str(bad), "--no-browser"]) == 2
     assert not (bad.parent / "ann").exists()
     assert meta["wheel"]["name"].endswith(".whl") and len(meta["wheel"]["sha256"]) == 64
+    assert meta["wheel"]["commit"] == git_commit() and len(git_commit().split("+")[0]) == 40  # what it was built from

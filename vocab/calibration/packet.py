@@ -42,7 +42,7 @@ import numpy as np
 
 from vocab.calibration.dataset import JudgeRubric, read_rubric
 from vocab.calibration.sample import CalibrationError, read_sheet, sheet_sha256
-from vocab.records import read_json_object, write_bytes_atomic, write_text_atomic
+from vocab.records import git_commit, read_json_object, write_bytes_atomic, write_text_atomic
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
@@ -170,6 +170,12 @@ def vocab_wheel() -> Path | None:
     return cache / built[0].name
 
 
+def wheel_record(wheel: Path) -> dict:
+    """packet.json's account of the wheel it ships: name, sha256 (checked on unpacking), and the commit of the
+    checkout it was built from (``+dirty``: with uncommitted changes)."""
+    return {"name": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(), "commit": git_commit()}
+
+
 def install_text(rater: str, wheel: str | None) -> str:
     """How a rater installs and opens the packet (README.txt): on their own machine, never in a clone."""
     if wheel is None:
@@ -259,7 +265,7 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         "sample_sha256": sample_hash,
         "rubric": {"name": rub.name, "version": rub.version, "hash": rub.hash},
         "rubric_full": rub.as_dict(),
-        **({"wheel": {"name": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest()}} if wheel else {}),
+        **({"wheel": wheel_record(wheel)} if wheel else {}),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
     write_text_atomic(out / "packet.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # last: complete
