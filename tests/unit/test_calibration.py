@@ -20,6 +20,7 @@ from vocab.calibration import (
     validate_ratings,
     write_sample,
 )
+from vocab.calibration.sample import sheet_sha256
 
 SETTINGS = {"require_seed_word": False, "max_sentence_words": 16}
 
@@ -140,8 +141,14 @@ def test_import_writes_nothing_on_error(tmp_path):
         import_ratings(src, tmp_path, "human")
     assert not (tmp_path / "calibration" / "ratings_human.csv").exists()
     ratings_for(ids).to_csv(src, index=False)
-    out = import_ratings(src, tmp_path, "human").path
-    assert len(pd.read_csv(out)) == len(ids)
+    done = import_ratings(src, tmp_path, "human")
+    assert len(pd.read_csv(done.path)) == len(ids)
+    # a hand-made file names no sample: taken on its ids, and the import says the sample went unchecked
+    assert not done.sample_checked and "could not be checked" in done.text()
+    named = ratings_for(ids).assign(sample_sha256=sheet_sha256(tmp_path))
+    named.to_csv(src, index=False)
+    again = import_ratings(src, tmp_path, "human")
+    assert again.sample_checked and again.unchanged and "could not be checked" not in again.text()
 
 
 def test_script_rater_decides_2_and_3_and_leaves_judgment_empty():

@@ -105,11 +105,11 @@ def read_ratings_file(path: str | Path) -> pd.DataFrame:
         raise CalibrationError(f"{path}: cannot read ratings ({' '.join(str(e).split())})") from None
 
 
-def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> None:
+def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> bool:
     """A ratings file from the form names its rater and the sample it was rated on (columns ``rater`` and
     ``sample_sha256``, the sha256 of the blind sheet its packet was cut from): an import under another rater's name,
     or into a run whose sample is another (two audits' packets can share blind ids), is refused. A file without
-    them (written by hand) cannot be checked so."""
+    them (written by hand) cannot be checked so: False then, and the import says so."""
     if "sample_sha256" in df.columns:
         hashes = set(df.sample_sha256)
         here = sheet_sha256(run_dir)
@@ -124,6 +124,7 @@ def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> None:
             )
     if "rater" in df.columns and set(df.rater) != {rater}:
         raise CalibrationError(f"{path} was rated by {', '.join(sorted(set(df.rater)))[:80]}, not {rater}")
+    return "sample_sha256" in df.columns
 
 
 @dataclass(frozen=True)
@@ -137,14 +138,19 @@ class HandIn:
     dropped: tuple[str, ...] = ()
     changed: tuple[str, ...] = ()
     unchanged: bool = False
+    sample_checked: bool = True  # False: the file names no sample (sample_sha256), so only its ids were checked
 
     def text(self) -> str:
         if self.unchanged:
-            return f"{self.path}: the same {self.rows} rated rows as already stored; nothing written"
-        s = f"{self.path}: {self.rows} rated rows"
-        if self.earlier is not None:
-            s += f"; the earlier hand-in is kept as {self.earlier}"
-            s += f" ({len(self.changed)} rows changed, {len(self.dropped)} dropped)"
+            s = f"{self.path}: the same {self.rows} rated rows as already stored; nothing written"
+        else:
+            s = f"{self.path}: {self.rows} rated rows"
+            if self.earlier is not None:
+                s += f"; the earlier hand-in is kept as {self.earlier}"
+                s += f" ({len(self.changed)} rows changed, {len(self.dropped)} dropped)"
+        if not self.sample_checked:
+            s += ("\nnote: the file names no sample (no sample_sha256 column, as the form writes): its blind ids match "
+                  "this run's sheet, but that it was rated on this sample could not be checked")  # fmt: skip
         return s
 
 
@@ -164,7 +170,7 @@ def import_ratings(
 
     check_rater_name(rater, run_dir)
     df = read_ratings_file(path)
-    check_provenance(df, path, run_dir, rater)
+    checked = check_provenance(df, path, run_dir, rater)
     sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
     valid = validate_ratings(df, list(sheet.blind_id), rubric=rub, partial=partial)
     out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
@@ -172,10 +178,10 @@ def import_ratings(
     body = valid[cols].to_csv(index=False)
     if not out.exists():
         write_text_atomic(out, body)
-        return HandIn(out, len(valid))
+        return HandIn(out, len(valid), sample_checked=checked)
     before = out.read_text(encoding="utf-8")
     if before == body:
-        return HandIn(out, len(valid), unchanged=True)
+        return HandIn(out, len(valid), unchanged=True, sample_checked=checked)
     old = pd.read_csv(out, dtype=str, keep_default_na=False).set_index("blind_id")
     new = valid[cols].set_index("blind_id")
     dropped = tuple(sorted(set(old.index) - set(new.index)))
@@ -193,7 +199,7 @@ def import_ratings(
     if not earlier.exists():
         write_text_atomic(earlier, before)
     write_text_atomic(out, body)
-    return HandIn(out, len(valid), earlier, dropped, changed)
+    return HandIn(out, len(valid), earlier, dropped, changed, sample_checked=checked)
 
 
 def read_ratings(run_dir: str | Path, rater: str) -> pd.DataFrame:
