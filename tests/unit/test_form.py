@@ -396,4 +396,4 @@ def test_a_packet_zip_whose_wheel_is_not_the_named_one_is_refused(run, tmp_path)
     assert main(["form", str(bad), "--no-browser"]) == 2
     assert not (bad.parent / "ann").exists()
     assert meta["wheel"]["name"].endswith(".whl") and len(meta["wheel"]["sha256"]) == 64
-    assert meta["wheel"]["commit"] == git_commit() and len(git_commit().split("+")[0]) == 40  # what it was built from
+    assert meta["wheel"]["commit"].split("+")[0] == git_commit().split("+")[0] and len(git_commit()) >= 40

@@ -172,8 +172,13 @@ def vocab_wheel() -> Path | None:
 
 def wheel_record(wheel: Path) -> dict:
     """packet.json's account of the wheel it ships: name, sha256 (checked on unpacking), and the commit of the
-    checkout it was built from (``+dirty``: with uncommitted changes)."""
-    return {"name": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(), "commit": git_commit()}
+    checkout it was built from (``+dirty``: its package files had uncommitted changes; data/ does not count)."""
+    commit, root = git_commit(), checkout()
+    if commit and root is not None:
+        changed = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",
+                                  "pyproject.toml", "README.md", "vocab"], capture_output=True, text=True)  # fmt: skip
+        commit = commit.split("+")[0] + ("+dirty" if changed.returncode or changed.stdout.strip() else "")
+    return {"name": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(), "commit": commit}
 
 
 def install_text(rater: str, wheel: str | None) -> str:
