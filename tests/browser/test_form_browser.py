@@ -481,10 +481,16 @@ def test_the_form_on_a_laptop_screen(lab, browser, tmp_path):
         _keys(browser, "?")
         _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".vf-help"), 30, "help")
         assert not _overlap(browser, ".vf-help", ".vf-item") and not _overlap(browser, ".vf-help", ".vf-criteria")
+        for part in (".vf-item", ".vf-focused"):  # the list shortened for the help still shows the last check
+            assert _wait(browser, lambda d, p=part: _in_view(d, p), 10, f"{part} with the help open in {theme}")
         assert not [c for c in _contrasts(browser) if c[2] < 4.5]
         _keys(browser, "?")
         _menu(browser, "File", "Save Notebook")  # nothing unsaved: the next page load is not held by a prompt
     browser.set_window_size(1366, 640)  # a laptop's browser with its tab strip and address bar: the form refits
+    for part in (".vf-item", ".vf-focused", ".vf-bar", ".vf-keys"):  # on the resize itself, before any key
+        assert _wait(browser, lambda d, p=part: _in_view(d, p), 10, f"{part} on the resize to 1366x640")
+    assert browser.execute_script("const l = document.querySelector('.vf-criteria'); "
+                                  "return l.scrollHeight > l.clientHeight + 1")  # fmt: skip
     for keys in ("k" * 11, "j" * 11, "k" * 4):
         _keys(browser, keys)
         for part in (".vf-item", ".vf-focused", ".vf-bar", ".vf-keys"):

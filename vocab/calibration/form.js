@@ -135,6 +135,8 @@ function render({ model, el: host }) {
 
   function draw() {
     const v = view();
+    const before = root.querySelector(".vf-criteria"); // the list being replaced: its scroll, if the row stays
+    if (before && v.blind_id === shownFor) listTop = before.scrollTop;
     if (v.blind_id !== shownFor) {
       shownFor = v.blind_id;
       values = {};
@@ -149,8 +151,10 @@ function render({ model, el: host }) {
       savedNote = v.note || "";
     }
     const hadFocus = root.contains(document.activeElement);
-    const before = root.querySelector(".vf-criteria");
-    if (before) listTop = before.scrollTop;
+    // a redraw (a ping, a message, a resize) while the rater types a note leaves them in the note, caret kept:
+    // otherwise their next letters would be the form's keys
+    const typing = document.activeElement && document.activeElement.classList.contains("vf-note") && hadFocus
+      ? [document.activeElement.selectionStart, document.activeElement.selectionEnd] : null;
     root.replaceChildren();
     root.classList.toggle("vf-dead", dead());
     root.classList.toggle("vf-blurred", blurred && !dead());
@@ -261,7 +265,11 @@ function render({ model, el: host }) {
       }
       root.append(over);
     }
-    if (hadFocus && !root.contains(document.activeElement)) root.focus({ preventScroll: true });
+    const noteNow = root.querySelector(".vf-note");
+    if (typing && noteNow) {
+      noteNow.focus({ preventScroll: true });
+      noteNow.setSelectionRange(...typing);
+    } else if (hadFocus && !root.contains(document.activeElement)) root.focus({ preventScroll: true });
     fit();
     // the whole form in sight when it fits (the answer, the focused check, the save bar and its keys), the check
     // within its list; on a screen too short even for that, the bar first, then the answer, then the check
@@ -281,7 +289,7 @@ function render({ model, el: host }) {
 
   // How much of the notebook the rater sees: the part of the nearest box that scrolls the form (JupyterLab's
   // notebook panel) inside the window. A laptop's 1366x768 leaves it about 500 px, a browser's own bars less.
-  function visibleHeight() {
+  function viewBox() {
     let top = 0, bottom = window.innerHeight;
     for (let x = root.parentElement; x; x = x.parentElement) {
       if (/(auto|scroll)/.test(getComputedStyle(x).overflowY) && x.scrollHeight > x.clientHeight + 1) {
@@ -291,10 +299,11 @@ function render({ model, el: host }) {
         break;
       }
     }
-    return bottom - top;
+    return { top, bottom };
   }
+  const visibleHeight = () => { const b = viewBox(); return b.bottom - b.top; };
 
-  // On a short screen the list of checks gets the height the rest of the form leaves (never under four checks)
+  // On a short screen the list of checks gets the height the rest of the form leaves (never under two checks)
   // and scrolls inside the form, so the row's answer stays in sight above the check being graded.
   function fit() {
     const list = root.querySelector(".vf-criteria");
@@ -304,15 +313,38 @@ function render({ model, el: host }) {
     const full = list.getBoundingClientRect().height, avail = visibleHeight();
     if (!rows.length || !full || avail <= 0) return;
     const rest = root.getBoundingClientRect().height - full;
-    const least = 4 * (full / rows.length);
+    const least = 2 * (full / rows.length);
     const room = Math.max(Math.floor(avail - rest - 12), least);
     if (room < full) {
       list.style.maxHeight = `${room}px`;
       list.scrollTop = listTop;
+      // the focused check inside the list's box (help opened, a banner or a message shortened the list); the
+      // list scrolls, never the notebook
+      const f = list.querySelector(".vf-focused");
+      if (f) {
+        const l = list.getBoundingClientRect(), r = f.getBoundingClientRect();
+        if (r.top < l.top) list.scrollTop -= l.top - r.top;
+        else if (r.bottom > l.bottom) list.scrollTop += r.bottom - l.bottom;
+      }
+      listTop = list.scrollTop;
     }
   }
-  const refit = () => { scrollWanted = true; draw(); };
-  window.addEventListener("resize", refit);
+  // A resized window refits the list without rebuilding the form (a note being typed keeps its focus); a form
+  // partly in sight is brought whole into sight, one the rater scrolled away from is left where it is. It waits
+  // for the window to settle: JupyterLab lays its panels out again in a later frame, and a drag sends many.
+  let refitTimer = null;
+  const onResize = () => { clearTimeout(refitTimer); refitTimer = setTimeout(refit, 150); };
+  function refit() {
+    const list = root.querySelector(".vf-criteria");
+    if (!list || !root.isConnected) return;
+    listTop = list.scrollTop;
+    fit();
+    const r = root.getBoundingClientRect(), b = viewBox();
+    if (r.top < b.bottom && r.bottom > b.top && (r.top < b.top || r.bottom > b.bottom) && !dead()) {
+      root.scrollIntoView({ block: "nearest" });
+    }
+  }
+  window.addEventListener("resize", onResize);
 
   function onKey(e) {
     if (e.ctrlKey || e.metaKey || e.altKey) return;
@@ -393,11 +425,12 @@ function render({ model, el: host }) {
   }, PING_EVERY_MS);
   send({ action: "hello" }); // the first tab to say hello owns the form
   draw();
-  setTimeout(() => { root.focus({ preventScroll: true }); refit(); }, 0); // laid out in the notebook by now
+  setTimeout(() => { root.focus({ preventScroll: true }); scrollWanted = true; draw(); }, 0); // laid out by now
   return () => {
     clearInterval(timer);
     window.removeEventListener("keydown", capture, true);
-    window.removeEventListener("resize", refit);
+    window.removeEventListener("resize", onResize);
+    clearTimeout(refitTimer);
   };
 }
 

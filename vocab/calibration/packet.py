@@ -42,7 +42,7 @@ import numpy as np
 
 from vocab.calibration.dataset import JudgeRubric, read_rubric
 from vocab.calibration.sample import CalibrationError, read_sheet, sheet_sha256
-from vocab.records import git_commit, read_json_object, write_bytes_atomic, write_text_atomic
+from vocab.records import read_json_object, write_bytes_atomic, write_text_atomic
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
@@ -173,11 +173,14 @@ def vocab_wheel() -> Path | None:
 def wheel_record(wheel: Path) -> dict:
     """packet.json's account of the wheel it ships: name, sha256 (checked on unpacking), and the commit of the
     checkout it was built from (``+dirty``: its package files had uncommitted changes; data/ does not count)."""
-    commit, root = git_commit(), checkout()
-    if commit and root is not None:
-        changed = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no", "--",
-                                  "pyproject.toml", "README.md", "vocab"], capture_output=True, text=True)  # fmt: skip
-        commit = commit.split("+")[0] + ("+dirty" if changed.returncode or changed.stdout.strip() else "")
+    commit, root = None, checkout()
+    if root is not None:
+        git = ["git", "-C", str(root)]
+        head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True)
+        changed = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no", "--", "pyproject.toml",
+                                  "README.md", "vocab"], capture_output=True, text=True)  # fmt: skip
+        if head.returncode == 0:
+            commit = head.stdout.strip() + ("+dirty" if changed.returncode or changed.stdout.strip() else "")
     return {"name": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(), "commit": commit}
 
 
