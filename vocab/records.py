@@ -340,7 +340,9 @@ def read_json_object(path: Path, keys: tuple[str, ...], what: str, remedy: str, 
     return obj
 
 
-def git_commit() -> str | None:
+def git_commit(paths: tuple[str, ...] = ()) -> str | None:
+    """HEAD of the checkout vocab runs from, ``+dirty`` when tracked files have uncommitted changes (only those
+    under ``paths``, relative to the checkout's top, when given); None outside a git checkout."""
     try:
         out = subprocess.run(
             ["git", "rev-parse", "HEAD"],
@@ -350,7 +352,7 @@ def git_commit() -> str | None:
             cwd=Path(__file__).resolve().parent,
         )
         dirty = subprocess.run(
-            ["git", "status", "--porcelain", "--untracked-files=no"],
+            ["git", "status", "--porcelain", "--untracked-files=no", "--", *(f":/{p}" for p in paths)],
             capture_output=True,
             text=True,
             timeout=10,

@@ -42,7 +42,7 @@ import numpy as np
 
 from vocab.calibration.dataset import JudgeRubric, read_rubric
 from vocab.calibration.sample import CalibrationError, read_sheet, sheet_sha256
-from vocab.records import read_json_object, write_bytes_atomic, write_text_atomic
+from vocab.records import git_commit, read_json_object, write_bytes_atomic, write_text_atomic
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
@@ -128,10 +128,13 @@ def checkout() -> Path | None:
         else None  # fmt: skip
 
 
+PACKAGE_PATHS = ("pyproject.toml", "README.md", "vocab")  # what vocab's wheel is built from, never data/
+
+
 def _package_files(root: Path) -> list[Path]:
-    """The files vocab's wheel is built from: in a git checkout, the tracked ones only (a stray or uncommitted new
-    file under vocab/ is not shipped to a rater); elsewhere every file of the package."""
-    files = [root / "pyproject.toml", root / "README.md"]
+    """The files vocab's wheel is built from (PACKAGE_PATHS): in a git checkout, the tracked ones only (a stray or
+    uncommitted new file under vocab/ is not shipped to a rater); elsewhere every file of the package."""
+    files = [root / p for p in PACKAGE_PATHS[:-1]]
     tracked = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "vocab"], capture_output=True)
     if tracked.returncode == 0 and tracked.stdout:
         return files + sorted(root / n for n in tracked.stdout.decode().split("\0") if n and (root / n).is_file())
@@ -173,14 +176,7 @@ def vocab_wheel() -> Path | None:
 def wheel_record(wheel: Path) -> dict:
     """packet.json's account of the wheel it ships: name, sha256 (checked on unpacking), and the commit of the
     checkout it was built from (``+dirty``: its package files had uncommitted changes; data/ does not count)."""
-    commit, root = None, checkout()
-    if root is not None:
-        git = ["git", "-C", str(root)]
-        head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True)
-        changed = subprocess.run([*git, "status", "--porcelain", "--untracked-files=no", "--", "pyproject.toml",
-                                  "README.md", "vocab"], capture_output=True, text=True)  # fmt: skip
-        if head.returncode == 0:
-            commit = head.stdout.strip() + ("+dirty" if changed.returncode or changed.stdout.strip() else "")
+    commit = git_commit(PACKAGE_PATHS) if checkout() is not None else None
     return {"name": wheel.name, "sha256": hashlib.sha256(wheel.read_bytes()).hexdigest(), "commit": commit}
 
 

@@ -149,8 +149,8 @@ class HandIn:
                 s += f"; the earlier hand-in is kept as {self.earlier}"
                 s += f" ({len(self.changed)} rows changed, {len(self.dropped)} dropped)"
         if not self.sample_checked:
-            s += ("\nnote: the file names no sample (no sample_sha256 column, as the form writes): its blind ids match "
-                  "this run's sheet, but that it was rated on this sample could not be checked")  # fmt: skip
+            s += ("\nnote: the file names no sample (sample_sha256, which the form's ratings.csv carries): its blind "
+                  "ids match this run's sheet, but that it was rated on this sample could not be checked")  # fmt: skip
         return s
 
 
