@@ -270,9 +270,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         with dir_lock(args.run_dir):  # one writing command per run or dataset directory
             return args.func(args)
-    except (InputError, FileExistsError) as e:
+    except InputError as e:
         print(f"vocab: error: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `vocab levels 1-10000 | head`: the reader left, which is not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except OSError as e:  # a name past the file system's limit is bad input; any other OSError is a fault
         if e.errno != errno.ENAMETOOLONG:
             raise
@@ -281,9 +284,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("vocab: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:  # e.g. `vocab levels 1-10000 | head`: the reader left, which is not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
 
 
 if __name__ == "__main__":

@@ -67,11 +67,12 @@ def cmd_import_mlflow(args) -> int:
 
     passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else MLFLOW_PASS
     fails = names(args.fail_values, "--fail-values") if args.fail_values is not None else MLFLOW_FAIL
+    notes: list[str] = []
     out = import_mlflow(args.traces, args.run_dir, tracking_uri=args.tracking_uri, experiment_id=args.experiment_id,
-                        seed=args.seed, feedback=args.feedback, judge=args.judge, pass_values=passes,
+                        seed=args.seed, notes=notes, feedback=args.feedback, judge=args.judge, pass_values=passes,
                         fail_values=fails, pass_at=args.pass_at, system=args.system,
                         question=args.question or MLFLOW_QUESTION)  # fmt: skip
-    print(summary(out))
+    print("\n".join([summary(out), *notes]))
     return 0
 
 

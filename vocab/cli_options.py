@@ -26,6 +26,32 @@ def call_budget(text: str) -> int:
     return n
 
 
+def finite(text: str) -> float:
+    """A finite number (``nan`` and ``inf`` are refused: a threshold of nan or inf passes nothing)."""
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a number, got {text[:40]!r}") from None
+    if x != x or x in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"a finite number, got {text[:40]!r}")
+    return x
+
+
+def port(text: str) -> int:
+    """A TCP port, 1 to 65535."""
+    digits = text.strip()
+    if not (digits.isascii() and digits.isdigit()) or not 1 <= int(digits) <= 65535:
+        raise argparse.ArgumentTypeError(f"a port from 1 to 65535, got {text[:40]!r}")
+    return int(digits)
+
+
+def rater(text: str) -> str:
+    """A rater's name given on the command line: not empty (an empty --rater once meant the default silently)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("a rater's name, got an empty one")
+    return text
+
+
 def names(text: str, option: str) -> tuple[str, ...]:
     """A comma-separated list given on the command line: at least one name, none empty."""
     found = tuple(v.strip() for v in text.split(","))
@@ -129,7 +155,9 @@ def add_commands(sub, cli) -> None:
                     help="equal (default: half a pile), proportional (in proportion to the piles' shares of the "
                          "attempts) or pilot (extends a rated sample: the pilot rater's disagreement per pile "
                          "splits the budget)")  # fmt: skip
-    sm.add_argument("--rater", help="pilot: whose ratings allocate the budget (default: the rater with most rows)")
+    sm.add_argument(
+        "--rater", type=rater, help="pilot: whose ratings allocate the budget (default: the rater with most rows)"
+    )
     sm.add_argument("--seed", type=int, default=0)
     sm.set_defaults(func=cli.cmd_sample, writes_run_dir=True)
 
@@ -166,7 +194,7 @@ def add_commands(sub, cli) -> None:
     ml.add_argument("--judge", help="the judge's source id (default: the one non-human source of that feedback)")
     ml.add_argument("--pass-values", help=f"feedback words that mean PASSED (default {','.join(MLFLOW_PASS)})")
     ml.add_argument("--fail-values", help=f"feedback words that mean FAILED (default {','.join(MLFLOW_FAIL)})")
-    ml.add_argument("--pass-at", type=float, help="a numeric feedback passes at this value or above")
+    ml.add_argument("--pass-at", type=finite, help="a numeric feedback passes at this value or above")
     ml.add_argument("--system", help="the system under test (default: the trace's model id, else its name)")
     ml.add_argument("--seed", type=int, default=0, help="seed of the labelled sample's blind ids and order")
     de = _importer(isub, "deepeval", "a DeepEval test run (test_run_*.json, .deepeval/.latest_test_run.json)", "file",
@@ -211,7 +239,7 @@ def add_commands(sub, cli) -> None:
     fm = sub.add_parser("form", help="open a rater's packet in JupyterLab (the live form is never saved)")
     fm.add_argument("packet", type=Path, help="a packet folder, or its zip (NAME.zip: unpacked beside it, then served)")
     fm.add_argument("--into", type=Path, help="where to unpack a packet's zip (default: beside it, named by the rater)")
-    fm.add_argument("--port", type=int, default=8888)
+    fm.add_argument("--port", type=port, default=8888)
     fm.add_argument("--no-browser", action="store_true")
     fm.add_argument("--token", help="JupyterLab's token (default: its own random one)")
     fm.add_argument(
@@ -260,14 +288,14 @@ def add_commands(sub, cli) -> None:
     cv = sub.add_parser("coverage", help="simulate the study: coverage, width and bias of an interval method")
     cv.add_argument("--method", choices=METHODS, default=DEFAULT_INTERVAL, help=f"(default {DEFAULT_INTERVAL}: 03's)")
     cv.add_argument("--piles", type=int, default=10, help="rows per pile (default 10)")
-    cv.add_argument("--theta", type=float, required=True, help="the writer's true pass rate")
-    cv.add_argument("--q1", type=float, required=True, help="the critic's sensitivity")
-    cv.add_argument("--q0", type=float, required=True, help="the critic's specificity")
+    cv.add_argument("--theta", type=finite, required=True, help="the writer's true pass rate")
+    cv.add_argument("--q1", type=finite, required=True, help="the critic's sensitivity")
+    cv.add_argument("--q0", type=finite, required=True, help="the critic's specificity")
     cv.add_argument("--attempts", type=int, default=400, help="logged attempts behind p (default 400)")
     cv.add_argument("--sims", type=int, default=2000, help="simulated studies (default 2000)")
     cv.add_argument("--seed", type=int, default=0)
     cv.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples per study (default 1000)")
-    cv.add_argument("--rater-error", type=float, default=0.0, help="the blind rater's own error rate")
+    cv.add_argument("--rater-error", type=finite, default=0.0, help="the blind rater's own error rate")
     cv.add_argument("--json", action="store_true")
     cv.set_defaults(func=cli.cmd_coverage)
 
@@ -344,9 +372,11 @@ def add_commands(sub, cli) -> None:
     for flag, what in (("--min-rate", "the corrected pass rate's 95 %% interval"),
                        ("--min-q1", "the judge's sensitivity q1 (its interval)"),
                        ("--min-q0", "the judge's specificity q0 (its interval)")):  # fmt: skip
-        ga.add_argument(flag, type=float, help=f"a floor for the lower end of {what}")
-    ga.add_argument("--max-unscored", type=float, help="a ceiling for the share of units lost before a verdict")
-    ga.add_argument("--rater", help="whose blind ratings (a variant of the report's table; default its lead rater)")
+        ga.add_argument(flag, type=finite, help=f"a floor for the lower end of {what}")
+    ga.add_argument("--max-unscored", type=finite, help="a ceiling for the share of units lost before a verdict")
+    ga.add_argument(
+        "--rater", type=rater, help="whose blind ratings (a variant of the report's table; default its lead rater)"
+    )
     ga.add_argument("--json", action="store_true", help="one JSON object instead of a line per cell")
     ga.set_defaults(func=cli.cmd_gate)
 
@@ -357,12 +387,12 @@ def add_commands(sub, cli) -> None:
         type=Path,
         help="a run or dataset with some blind ratings: its estimates are the guesses (per cell)",
     )
-    pl.add_argument("--theta", type=float, help="a guess of the true pass rate")
-    pl.add_argument("--q1", type=float, help="a guess of the critic's sensitivity")
-    pl.add_argument("--q0", type=float, help="a guess of the critic's specificity")
+    pl.add_argument("--theta", type=finite, help="a guess of the true pass rate")
+    pl.add_argument("--q1", type=finite, help="a guess of the critic's sensitivity")
+    pl.add_argument("--q0", type=finite, help="a guess of the critic's specificity")
     pl.add_argument("--attempts", type=int, help="judged items (attempts) in the cell")
-    pl.add_argument("--rater", help="with a pilot: whose ratings (default: the one with most rows rated)")
-    pl.add_argument("--half-width", type=float, required=True, help="the target: mean half-width of the interval")
+    pl.add_argument("--rater", type=rater, help="with a pilot: whose ratings (default: the one with most rows rated)")
+    pl.add_argument("--half-width", type=finite, required=True, help="the target: mean half-width of the interval")
     pl.add_argument("--method", choices=METHODS, default=DEFAULT_INTERVAL, help=f"(default {DEFAULT_INTERVAL})")
     pl.add_argument("--sims", type=int, default=1000, help="simulated studies per size tried (default 1000)")
     pl.add_argument("--n-boot", type=int, default=1000, help="draws per interval (default 1000)")

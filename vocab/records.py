@@ -22,7 +22,6 @@ import json
 import logging
 import os
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from typing import Any
 from vocab import prompts, rubric
 from vocab.config import Config, LoopConfig
 from vocab.errors import InputError
+from vocab.files import write_bytes_atomic, write_text_atomic  # noqa: F401 - the one writer, named here too
 from vocab.machine import ISA_FLAGS, machine, memory_gib  # noqa: F401 - a manifest's machine
 
 log = logging.getLogger(__name__)
@@ -112,28 +112,6 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
             raise RunDirError(f"{path}:{i}: a JSON {type(obj).__name__}, not an object")
         out.append(obj)
     return out
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all: a temporary file of its own (a unique name, so two writers never share
-    one) in the same directory, then renamed over it."""
-    write_bytes_atomic(path, text.encode("utf-8"))
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """:func:`write_text_atomic` for bytes."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.fchmod(fd, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~umask)  # mkstemp's is 0600
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_json_atomic(path: Path, obj: Any) -> None:

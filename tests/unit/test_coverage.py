@@ -333,6 +333,7 @@ def test_run_grid_writes_the_table_and_its_provenance_and_refuses_to_overwrite(t
     import pandas as pd
 
     from vocab.coverage import GridSpec, run_grid
+    from vocab.coverage.grid import GridRequestError
 
     spec = GridSpec(("seed", "fiducial"), (10,), (0.3, 0.7), (0.8,), (0.9,), (2.0, float("inf")), levels=30,
                     sims=20, n_boot=20)  # fmt: skip
@@ -352,7 +353,7 @@ def test_run_grid_writes_the_table_and_its_provenance_and_refuses_to_overwrite(t
     pd.testing.assert_frame_equal(
         table[table.method == "fiducial"].reset_index(drop=True), pd.read_csv(alone).reset_index(drop=True)
     )
-    with pytest.raises(FileExistsError):
+    with pytest.raises(GridRequestError, match="exists; pass --force"):
         run_grid(spec, out)
     with pytest.raises(ValueError, match="unknown"):
         run_grid(GridSpec(("nope",), (10,), (0.5,), (0.8,), (0.8,)), tmp_path / "x.csv")

@@ -151,7 +151,7 @@ def _deepeval_doc() -> dict:
         ("mlflow", lambda: {"traces": {}}, [], "'traces' is not a list"),
         ("mlflow", lambda: {"traces": [{"data": {}}]}, [], "trace 1 is not an MLflow trace"),
         ("mlflow", lambda: "[" * 100_000, [], "nested too deep"),
-        ("mlflow", lambda: {"traces": []}, [], "choose the judge's feedback with --feedback"),
+        ("mlflow", lambda: {"traces": []}, [], "no traces in it"),
         ("mlflow", _mlflow_doc, ["--feedback", "nope"], "no feedback named 'nope'"),
         ("mlflow", lambda: _second_judge(_mlflow_doc()), [], "several judges (gemma3, regex): choose one with --judge"),
         ("mlflow", _mlflow_doc, ["--judge", "gpt"], "no judge 'gpt'"),
@@ -165,7 +165,8 @@ def _deepeval_doc() -> dict:
         ("deepeval", lambda: {"testCases": ["x"]}, [], "test case 1 is not an object"),
         ("deepeval", _deepeval_doc, ["--metric", "Faithfulness"], "metric 'Faithfulness' matches none"),
         ("deepeval", lambda: {**_deepeval_doc(), "testCases": [{"name": "a", "metricsData": []}]}, [],
-         "choose the metric with --metric (here: none)"),
+         "no test case holds a metric's result"),
+        ("deepeval", lambda: {**_deepeval_doc(), "testCases": []}, [], "no test cases in it"),
     ],
 )  # fmt: skip
 def test_bad_input_to_the_new_readers_is_one_line_and_nothing_written(tmp_path, capsys, kind, make, extra, words):

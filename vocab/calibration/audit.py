@@ -39,12 +39,16 @@ def _json_kind(source: Path) -> str:
     import json
 
     from vocab.calibration.imports import MAX_JSON_LOG
+    from vocab.files import JSON_BUDGET, json_cost, parse_json, read_bytes
 
     if source.stat().st_size > MAX_JSON_LOG:  # too large to read whole: promptfoo's results name their eval first
         with source.open("rb") as f:
             return "promptfoo" if b'"evalId"' in f.read(65536) else "inspect"  # its reader refuses it, with the size
+    data = read_bytes(source, MAX_JSON_LOG, "file", CalibrationError)
+    if json_cost(data) > JSON_BUDGET:
+        parse_json(data, source, CalibrationError)  # refused: what it would take in memory, in its words
     try:
-        doc = json.loads(source.read_bytes())
+        doc = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
         return "inspect"  # its reader names the problem
     inner = doc.get("results") if isinstance(doc, dict) else None
@@ -87,13 +91,21 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str
         return source
     if out is None:
         raise CalibrationError(f"{source} is a file: name a new directory for its dataset with --out")
-    if not source.is_file():
-        raise CalibrationError(f"{source}: no such file")
+    from vocab.files import check_file
+
+    check_file(source, "file", CalibrationError)
     suffix = source.suffix.lower()
     if kind is None and suffix == ".json":
         kind = _json_kind(source)
     if kind is None and suffix == ".jsonl":
         kind = _jsonl_kind(source)
+    kind_of = kind or ("inspect" if suffix in INSPECT_SUFFIXES else "table")
+    options = {"inspect": "--scorer", "promptfoo": "--assertion", "mlflow": "--feedback", "deepeval": "--metric"}
+    for other, kw in import_kw.items():  # an option of another harness's file is named, never ignored
+        given = [k for k, v in kw.items() if v is not None and k != "seed"]
+        if other != kind_of and given:
+            raise CalibrationError(f"{options.get(other, given[0])} is for {other} files; {source} reads as "
+                                   f"{kind_of} (leave it out, or name the kind with --source-kind)")  # fmt: skip
     if kind == "mlflow":
         from vocab.calibration.imports.mlflow_traces import import_mlflow
 

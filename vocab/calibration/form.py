@@ -407,25 +407,30 @@ def open_packet(packet: Path, into: Path | None, *, same_machine: bool = False) 
     """`vocab form`'s argument as a packet directory: a zip is unpacked (into ``into``, by default beside it); a
     damaged or missing packet is one line. A packet whose run (its key) is on this machine is refused unless
     ``same_machine``: the form's kernel could read the key. Returns the packet and the notes for the rater."""
-    from vocab.calibration.packet import unpack_packet_zip
+    from vocab.calibration.packet import read_packet_zip, unpack_packet_zip, unpack_target
 
-    notes = []
-    if packet.suffix == ".zip" and packet.is_file():
-        unpacked = unpack_packet_zip(packet, into)
-        notes.append(f"{unpacked}: the packet, unpacked from {packet.name}; your ratings are kept here")
-        packet = unpacked
+    notes, checked = [], None
+    if packet.suffix == ".zip" and packet.exists():
+        checked = read_packet_zip(packet)  # read and checked whole, and where it goes, before anything is unpacked
+        unpack_target(packet, into, checked[0], checked[2])
+        meta, where = checked[2], packet.parent / checked[0]
     elif into is not None:
         raise CalibrationError("--into is for a packet's zip (vocab form NAME.zip --into DIR)")
-    if not (packet / "packet.json").exists():
+    elif not (packet / "packet.json").exists():
         raise CalibrationError(f"{packet}: not a rater's packet (make one: vocab packet --run-dir RUN --rater NAME)")
-    meta = read_packet_meta(packet)  # a damaged packet is one line here, not an error inside JupyterLab
-    if runs := runs_holding(meta["sample_sha256"], packet):
+    else:
+        meta, where = read_packet_meta(packet), packet  # a damaged packet is one line here, not inside JupyterLab
+    if runs := runs_holding(meta["sample_sha256"], where):
         exposed = (f"this machine holds the packet's run {runs[0]}, whose calibration/key.csv names the model and the "
                    "judge's verdict of every row: the form's kernel can read it")  # fmt: skip
         if not same_machine:
             raise CalibrationError(f"{exposed}. Rate on a machine without it (README.txt installs the packet's wheel), "
                                    "or open it here anyway with --same-machine")  # fmt: skip
         notes.append(f"note (--same-machine): {exposed}; to hand the packet to a rater, give them its zip")
+    if checked is not None:
+        unpacked = unpack_packet_zip(packet, into, checked)
+        notes.insert(0, f"{unpacked}: the packet, unpacked from {packet.name}; your ratings are kept here")
+        packet = unpacked
     return packet, notes
 
 

@@ -75,13 +75,15 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
     rub = read_rubric(run_dir)
     sample = sheet_sha256(run_dir)
     out = run_dir / "packets" / f"{rater}-label-studio"
-    check_packet_folder(out)
+    check_packet_folder(out, run_dir)
     by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
     order = rater_order(list(by_id), rater, seed)
     if (out / "tasks.json").exists():
         try:
             made = json.loads((out / "tasks.json").read_text())
-            made_for = made[0]["data"].get("vocab_sample_sha256") if made else sample
+            if not made:
+                raise ValueError("no tasks")
+            made_for = made[0]["data"].get("vocab_sample_sha256")
             made_order = [t["data"]["blind_id"] for t in made]
         except (ValueError, TypeError, KeyError, IndexError, AttributeError, UnicodeDecodeError, RecursionError):
             raise CalibrationError(f"{out / 'tasks.json'} is damaged; move {out} away to make it again") from None
@@ -109,53 +111,54 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
     return out
 
 
-def is_label_studio_export(path: str | Path) -> bool:
-    """A .json file whose first character opens a list: Label Studio's JSON export (a ratings CSV never does)."""
-    path = Path(path)
-    if path.suffix.lower() != ".json":
-        return False
-    with path.open("rb") as f:
-        return f.read(4096).lstrip().startswith(b"[")
+def parse_label_studio_export(data: bytes, path: str | Path) -> pd.DataFrame:
+    """The ratings in a Label Studio JSON export (its bytes, read by :func:`vocab.calibration.raters.read_ratings_file`
+    within its bounds), as a ratings table (strings): ``blind_id``, one column per criterion annotated, and ``rater``
+    and ``sample_sha256`` from the tasks (the packet put them there). An export of another shape is one line naming
+    the task."""
+    from vocab.files import parse_json
 
-
-def read_label_studio_export(path: str | Path) -> pd.DataFrame:
-    """The ratings in a Label Studio JSON export, as a ratings table (strings): ``blind_id``, one column per
-    criterion annotated, and ``rater`` and ``sample_sha256`` from the tasks (the packet put them there)."""
-    path = Path(path)  # its size is checked by the caller (raters.read_ratings_file)
-    try:
-        tasks = json.loads(path.read_bytes())
-    except RecursionError:
-        raise CalibrationError(f"{path}: JSON nested too deep to read") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise CalibrationError(f"{path}: not JSON ({' '.join(str(e).split())[:120]})") from None
+    tasks = parse_json(data, path, CalibrationError)
     if not isinstance(tasks, list) or not all(isinstance(t, dict) and isinstance(t.get("data"), dict) for t in tasks):
         raise CalibrationError(f"{path}: not a Label Studio JSON export (a list of tasks, each with its data)")
     rows, annotators = [], set()
     for n, t in enumerate(tasks, start=1):
-        data = t["data"]
-        if "blind_id" not in data:
+        data_ = t["data"]
+        if "blind_id" not in data_:
             raise CalibrationError(f"{path}: task {n} has no blind_id: not a task of a vocab packet")
-        done = [a for a in t.get("annotations") or [] if isinstance(a, dict) and not a.get("was_cancelled")]
+        annotations = t.get("annotations") or []
+        if not isinstance(annotations, list):
+            raise CalibrationError(f"{path}: task {n}: its annotations are not a list (not a Label Studio JSON export)")
+        done = [a for a in annotations if isinstance(a, dict) and not a.get("was_cancelled")]
         for a in done:
             who = a.get("completed_by")
             annotators.add(json.dumps(who.get("id", who) if isinstance(who, dict) else who))
         if not done:
             continue  # not rated (yet): a partial hand-in
-        latest = max(done, key=lambda a: (str(a.get("updated_at") or a.get("created_at") or ""), a.get("id") or 0))
-        row = {"blind_id": str(data["blind_id"]), "rater": str(data.get("vocab_rater", "")),
-               "sample_sha256": str(data.get("vocab_sample_sha256", ""))}  # fmt: skip
-        for r in latest.get("result") or []:
+        latest = max(done, key=lambda a: (str(a.get("updated_at") or a.get("created_at") or ""),
+                                          str(a.get("id") or "").rjust(40)))  # fmt: skip
+        row = {"blind_id": str(data_["blind_id"]), "rater": str(data_.get("vocab_rater", "")),
+               "sample_sha256": str(data_.get("vocab_sample_sha256", ""))}  # fmt: skip
+        result = latest.get("result") or []
+        if not isinstance(result, list):
+            raise CalibrationError(f"{path}: task {n}: its annotation's result is not a list")
+        for r in result:
             if isinstance(r, dict) and r.get("type") == "choices" and isinstance(r.get("value"), dict):
                 choices = r["value"].get("choices") or []
-                row[str(r.get("from_name"))] = choices[0] if len(choices) == 1 else ""
+                if not isinstance(choices, list):
+                    raise CalibrationError(f"{path}: task {n}: the choices of {str(r.get('from_name'))[:40]!r} are "
+                                           "not a list")  # fmt: skip
+                row[str(r.get("from_name"))] = str(choices[0]) if len(choices) == 1 else ""
         rows.append(row)
     if len(annotators) > 1:
         raise CalibrationError(
             f"{path}: annotations by {len(annotators)} annotators ({', '.join(sorted(annotators))[:80]}): one rater's "
             "ratings are one person's; export each annotator's work apart (Label Studio's export filters by annotator)"
         )
+    if not rows:
+        raise CalibrationError(f"{path}: no rated rows (no task holds an annotation that was not cancelled)")
     df = pd.DataFrame(rows).fillna("").astype(str)
     for col in ("rater", "sample_sha256"):
         if col in df and (df[col] == "").all():
             df = df.drop(columns=col)  # tasks made by hand: nothing to check against
-    return df if len(df) else pd.DataFrame(columns=["blind_id"])
+    return df

@@ -197,12 +197,16 @@ def install_text(rater: str, wheel: str | None) -> str:
     )
 
 
-def check_packet_folder(out: Path) -> None:
-    """A packet's folder, or the packets/ folder above it, that is there but not a folder is one line naming it (it
-    was ``[Errno 17] File exists``)."""
+def check_packet_folder(out: Path, run_dir: Path | None = None) -> None:
+    """Before a packet is written: its folder, and the packets/ folder above it, are folders (not files), inside the
+    run (no link out of it) and writable, each said in one line naming it."""
+    from vocab.files import check_writable
+
     for d in (out.parent, out):
         if d.exists() and not d.is_dir():
             raise CalibrationError(f"{d} is not a folder; move it away to make the packet")
+    check_writable(out / "packet.json", run_dir, CalibrationError)
+    check_writable(out.with_suffix(".zip"), run_dir, CalibrationError)
 
 
 def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
@@ -214,9 +218,9 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         raise CalibrationError(f"{run_dir}: no blind sheet yet (draw the sample first: vocab sample)")
     sample_hash = sheet_sha256(run_dir)
     out = run_dir / "packets" / rater
-    check_packet_folder(out)
     if out.with_suffix(".zip").exists() and not out.with_suffix(".zip").is_file():
         raise CalibrationError(f"{out.with_suffix('.zip')} is not a file; move it away to make the packet")
+    check_packet_folder(out, run_dir)
     if (out / "packet.json").exists():
         meta = read_packet_meta(out)
         if meta["sample_sha256"] != sample_hash:
@@ -284,23 +288,45 @@ ZIP_MEMBER_LIMIT = 32 * 2**20  # a sheet of thousands of rows is a few MiB
 
 def write_packet_zip(packet: Path) -> Path:
     """``packets/NAME.zip``: the hand-out files under ``NAME/`` and nothing else (no ratings, no session), with
-    fixed timestamps so the same packet always makes the same bytes."""
+    fixed timestamps so the same packet always makes the same bytes. A folder missing one of them, or whose wheel is
+    not the one packet.json names (name and sha256), is refused: the zip would be one the form refuses."""
+    from vocab.files import read_bytes
+
+    meta = read_packet_meta(packet)
+    fix = "move the packet's folder away and make it again"
+    wheel = meta.get("wheel", {})
+    if (
+        not isinstance(wheel, dict)
+        or not isinstance(wheel.get("name", ""), str)
+        or (wheel and not (WHEEL.fullmatch(wheel.get("name", "")) and isinstance(wheel.get("sha256"), str)))
+    ):
+        raise CalibrationError(f"{packet / 'packet.json'}: its wheel is not a wheel's record (name, sha256): {fix}")
+    wheels = [wheel["name"]] if wheel else []  # the one packet.json names
+    files = {}
+    for name in (*HANDOUT, *wheels):
+        if not (packet / name).is_file():
+            raise CalibrationError(f"{packet / name}: missing from the packet (or not a file): {fix}")
+        files[name] = read_bytes(packet / name, 256 * 2**20, "packet's file", CalibrationError)
+    if wheels and hashlib.sha256(files[wheels[0]]).hexdigest() != wheel["sha256"]:
+        raise CalibrationError(f"{packet / wheels[0]} is not the wheel packet.json names (its sha256 differs): {fix}")
     buf = io.BytesIO()
-    wheels = [w] if (w := read_packet_meta(packet).get("wheel", {}).get("name")) else []  # the one packet.json names
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for name in (*HANDOUT, *wheels):
+        for name, data in files.items():
             info = zipfile.ZipInfo(f"{packet.name}/{name}", date_time=(2020, 1, 1, 0, 0, 0))
             info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
-            z.writestr(info, (packet / name).read_bytes())
+            z.writestr(info, data)
     out = packet.with_suffix(".zip")
-    write_bytes_atomic(out, buf.getvalue())
+    write_bytes_atomic(out, buf.getvalue(), packet.parent, CalibrationError)
     return out
 
 
-def unpack_packet_zip(path: Path, into: Path | None = None) -> Path:
-    """A packet's zip unpacked for the form: into ``into``, by default the folder named in the zip beside it. An
-    earlier unpacking of the same packet (the rater's ratings in it) is used as it is, never overwritten; a zip
-    that is not a packet's (other names, a path outside its folder, an oversized member) is refused whole."""
+def read_packet_zip(path: Path) -> tuple[str, dict[str, bytes], dict]:
+    """A packet's zip read and checked whole, nothing written: its folder's name, its files and its packet.json. A
+    zip that is not a packet's (other names, a path outside its folder, an oversized member, a wheel other than
+    the one packet.json names) is one line."""
+    from vocab.files import check_file
+
+    check_file(path, "packet's zip", CalibrationError)
     try:
         z = zipfile.ZipFile(path)
     except (zipfile.BadZipFile, OSError) as e:
@@ -318,7 +344,6 @@ def unpack_packet_zip(path: Path, into: Path | None = None) -> Path:
                                    "and vocab's wheel)")  # fmt: skip
         if big := [i.filename for i in infos if i.file_size > ZIP_MEMBER_LIMIT]:
             raise CalibrationError(f"{path}: {big[0]} is over {ZIP_MEMBER_LIMIT // 2**20} MiB: not a packet's zip")
-        dest = Path(into) if into is not None else path.parent / top
         try:
             files = {n: z.read(f"{top}/{n}") for n in (*HANDOUT, *wheels)}  # a damaged member fails here, first
             meta = json.loads(files["packet.json"])
@@ -332,25 +357,46 @@ def unpack_packet_zip(path: Path, into: Path | None = None) -> Path:
             wheels and hashlib.sha256(files[wheels[0]]).hexdigest() != named.get("sha256")
         ):  # the wheel a rater installs is the one the packet was made with, byte for byte
             raise CalibrationError(f"{path}: its wheel is not the one packet.json names (name and sha256)")
+    return top, files, meta
+
+
+def unpack_packet_zip(path: Path, into: Path | None = None, checked: tuple | None = None) -> Path:
+    """A packet's zip unpacked for the form: into ``into``, by default the folder named in the zip beside it. An
+    earlier unpacking of the same packet (the rater's ratings in it) is used as it is, never overwritten; a zip
+    that is not a packet's is refused whole (:func:`read_packet_zip`, or its result as ``checked``)."""
+    top, files, meta = checked or read_packet_zip(path)
+    dest, before = unpack_target(path, into, top, meta)
+    if before:
+        return dest  # unpacked before: the rater's work in it stays
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        for n in files:
+            if n != "packet.json":
+                write_bytes_atomic(dest / n, files[n], error=CalibrationError)
+        write_bytes_atomic(dest / "packet.json", files["packet.json"], error=CalibrationError)  # last: whole
+    except OSError as e:
+        raise CalibrationError(f"{dest}: cannot unpack the packet there ({e.strerror or e})") from None
+    read_packet_meta(dest)
+    return dest
+
+
+def unpack_target(path: Path, into: Path | None, top: str, meta: dict) -> tuple[Path, bool]:
+    """Where a packet's zip unpacks, checked before anything is written, and whether it was unpacked there before
+    (the same packet: used as it is). A file there, another packet, or a folder holding other things is one line."""
+    dest = Path(into) if into is not None else path.parent / top
     if dest.exists() and not dest.is_dir():
         raise CalibrationError(f"{dest} is a file, not a folder to unpack into")
     if (dest / "packet.json").exists():
         there = read_packet_meta(dest)
         if there.get("sample_sha256") != meta.get("sample_sha256") or there.get("rater") != meta.get("rater"):
             raise CalibrationError(f"{dest} holds another packet; unpack this one elsewhere (--into DIR)")
-        return dest  # unpacked before: the rater's work in it stays
+        return dest, True
     if dest.exists() and any(dest.iterdir()):
         raise CalibrationError(f"{dest} exists and is not this packet; unpack elsewhere (--into DIR)")
-    try:
-        dest.mkdir(parents=True, exist_ok=True)
-        for n in files:
-            if n != "packet.json":
-                write_bytes_atomic(dest / n, files[n])
-        write_bytes_atomic(dest / "packet.json", files["packet.json"])  # last: a whole packet
-    except OSError as e:
-        raise CalibrationError(f"{dest}: cannot unpack the packet there ({e.strerror or e})") from None
-    read_packet_meta(dest)
-    return dest
+    from vocab.files import check_writable
+
+    check_writable(dest / "packet.json", error=CalibrationError)
+    return dest, False
 
 
 def read_packet_meta(packet: str | Path) -> dict:

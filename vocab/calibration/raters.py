@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -83,26 +84,33 @@ def validate_ratings(
 MAX_RATINGS_BYTES = 16 * 2**20  # a rating file past this is refused before it is read (a sheet of 62 rows is 6 KB)
 
 
+MAX_RATINGS_COLUMNS = 1_000  # the form's file has 17, a Label Studio CSV export some 30
+MAX_RATINGS_CELLS = 2_000_000
+
+
 def read_ratings_file(path: str | Path) -> pd.DataFrame:
     """A rater's CSV (or a Label Studio JSON export of their packet's project) as strings, or one line saying why
-    not: missing, too large, not UTF-8, not a table."""
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except OSError as e:
-        raise CalibrationError(f"{path}: cannot read ratings ({e.strerror})") from None
-    if size > MAX_RATINGS_BYTES:
-        raise CalibrationError(f"{path}: {size:,} bytes, over the {MAX_RATINGS_BYTES:,} a ratings file may have")
-    from vocab.calibration.label_studio import is_label_studio_export, read_label_studio_export
+    not: missing, not a regular file, too large, too wide, not UTF-8, not a table."""
+    from vocab.calibration.label_studio import parse_label_studio_export
+    from vocab.files import check_csv_shape, read_bytes
 
-    if is_label_studio_export(path):
-        return read_label_studio_export(path)
+    path = Path(path)
+    data = read_bytes(path, MAX_RATINGS_BYTES, "ratings file", CalibrationError)
+    if data.lstrip()[:1] in (b"[", b"{"):  # a Label Studio JSON export (a CSV starts with its header)
+        return parse_label_studio_export(data, path)
+    check_csv_shape(data, path, MAX_RATINGS_COLUMNS, MAX_RATINGS_CELLS, CalibrationError)
     try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise CalibrationError(f"{path}: not UTF-8 text (byte {e.start}); save the sheet as UTF-8 CSV") from None
-    except (OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
-        raise CalibrationError(f"{path}: cannot read ratings ({' '.join(str(e).split())})") from None
+    if not text.strip():
+        raise CalibrationError(f"{path}: empty: no rated rows")
+    try:
+        df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as e:
+        raise CalibrationError(f"{path}: cannot read ratings ({' '.join(str(e).split())[:160]})") from None
+    # Label Studio's CSV export names the packet's rater and sample under its data fields' names: read as the form's
+    return df.rename(columns={f"vocab_{c}": c for c in ("rater", "sample_sha256") if c not in df.columns})
 
 
 def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> bool:
@@ -123,7 +131,10 @@ def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> bool:
                 "import it into the run or dataset its packet was cut from"
             )
     if "rater" in df.columns and set(df.rater) != {rater}:
-        raise CalibrationError(f"{path} was rated by {', '.join(sorted(set(df.rater)))[:80]}, not {rater}")
+        named = sorted(set(df.rater) - {""})
+        unnamed = (df.rater == "").sum()
+        said = ", ".join(named)[:80] + (f"{', ' if named else ''}{unnamed} rows naming no rater" if unnamed else "")
+        raise CalibrationError(f"{path} was rated by {said}, not {rater}")
     return "sample_sha256" in df.columns
 
 
@@ -166,24 +177,35 @@ def import_ratings(
     A later hand-in of the same rater keeps the earlier file in ``calibration/history/`` (named by its hash), and
     one that would drop rows the earlier file rated is refused unless ``replace`` says so."""
     from vocab.calibration.packet import check_rater_name
-    from vocab.records import write_text_atomic
 
     check_rater_name(rater, run_dir)
     df = read_ratings_file(path)
     checked = check_provenance(df, path, run_dir, rater)
     sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
     valid = validate_ratings(df, list(sheet.blind_id), rubric=rub, partial=partial)
-    out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
     cols = ["blind_id", *rub.columns] + (["note"] if "note" in valid.columns else [])
-    body = valid[cols].to_csv(index=False)
+    return store_ratings(run_dir, rater, valid[cols], rub, replace=replace, sample_checked=checked)
+
+
+def store_ratings(run_dir: str | Path, rater: str, valid: pd.DataFrame, rub, *, replace: bool = False,
+                  sample_checked: bool = True) -> HandIn:  # fmt: skip
+    """``calibration/ratings_<rater>.csv`` written with ``valid`` (checked ratings): the same rows again write
+    nothing; different ones keep the earlier file in ``calibration/history/`` (named by its hash) before it is
+    replaced, and one that would drop rows the earlier file rated is refused unless ``replace``. Every place is
+    checked before anything is written."""
+    from vocab.files import check_writable, make_dir, read_text, write_text_atomic
+
+    out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
+    body = valid.to_csv(index=False)
+    check_writable(out, run_dir, CalibrationError)
     if not out.exists():
-        write_text_atomic(out, body)
-        return HandIn(out, len(valid), sample_checked=checked)
-    before = out.read_text(encoding="utf-8")
+        write_text_atomic(out, body, run_dir, CalibrationError)
+        return HandIn(out, len(valid), sample_checked=sample_checked)
+    before = read_text(out, MAX_RATINGS_BYTES, "ratings file", CalibrationError)
     if before == body:
-        return HandIn(out, len(valid), unchanged=True, sample_checked=checked)
-    old = pd.read_csv(out, dtype=str, keep_default_na=False).set_index("blind_id")
-    new = valid[cols].set_index("blind_id")
+        return HandIn(out, len(valid), unchanged=True, sample_checked=sample_checked)
+    old = pd.read_csv(io.StringIO(before), dtype=str, keep_default_na=False).set_index("blind_id")
+    new = valid.set_index("blind_id")
     dropped = tuple(sorted(set(old.index) - set(new.index)))
     both = sorted(set(old.index) & set(new.index))
     shared = [c for c in rub.columns if c in old.columns]
@@ -194,12 +216,14 @@ def import_ratings(
             f"{', ...' if len(dropped) > 5 else ''}): hand in the whole sheet, or --replace to replace it"
         )
     digest = hashlib.sha256(before.encode()).hexdigest()[:12]
-    earlier = out.parent / "history" / f"ratings_{rater}.{digest}.csv"
-    earlier.parent.mkdir(exist_ok=True)
+    history = out.parent / "history"
+    earlier = history / f"ratings_{rater}.{digest}.csv"
+    check_writable(earlier, run_dir, CalibrationError)
+    make_dir(history, run_dir, CalibrationError)
     if not earlier.exists():
-        write_text_atomic(earlier, before)
-    write_text_atomic(out, body)
-    return HandIn(out, len(valid), earlier, dropped, changed, sample_checked=checked)
+        write_text_atomic(earlier, before, run_dir, CalibrationError)
+    write_text_atomic(out, body, run_dir, CalibrationError)
+    return HandIn(out, len(valid), earlier, dropped, changed, sample_checked=sample_checked)
 
 
 def read_ratings(run_dir: str | Path, rater: str) -> pd.DataFrame:

@@ -102,12 +102,19 @@ def _read_sampling(r: _Reader) -> Sampling:
     return s
 
 
+VLLM_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")  # vllm serve --dtype's choices
+
+
 def _read_serve(r: _Reader) -> ServeOptions:
     extra = r.get("extra_args", list, [])
     if not all(isinstance(a, str) for a in extra):
         raise r.error("extra_args", "expected a list of strings")
+    dtype = r.get("dtype", str)  # left out: the cpu profile's recipe for the machine (vocab.serving.recipes)
+    if dtype is not None and dtype not in VLLM_DTYPES:
+        raise r.error("dtype", f"one of {', '.join(VLLM_DTYPES)} (vLLM's --dtype), or left out for the machine's "
+                      f"recipe; got {dtype[:40]!r}")  # fmt: skip
     o = ServeOptions(
-        dtype=r.get("dtype", str),  # left out: the cpu profile's recipe for the machine (vocab.serving.recipes)
+        dtype=dtype,
         max_model_len=_positive(r, "max_model_len", r.get("max_model_len", int, 4096)),
         chat_template=r.get("chat_template", str),
         reasoning_parser=r.get("reasoning_parser", str),

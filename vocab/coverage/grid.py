@@ -319,11 +319,11 @@ def run_grid(
         if path.is_dir():
             raise GridRequestError(f"--out {out}: {path} is a directory")
         if path.exists() and not force:
-            raise FileExistsError(f"{path} exists; pass --force to replace it")
+            raise GridRequestError(f"{path} exists; pass --force to replace it")
     spec.validate()
     with dir_lock(out.parent):  # one grid into one directory at a time: a second is refused at once
         if not force and (out.exists() or meta_path.exists()):  # written by another between the check and the lock
-            raise FileExistsError(f"{out if out.exists() else meta_path} exists; pass --force to replace it")
+            raise GridRequestError(f"{out if out.exists() else meta_path} exists; pass --force to replace it")
         t0 = time.perf_counter()
         points = grid_points(spec)
         if scheduler is None:

@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from vocab import files
 from vocab.calibration.dataset import read_meta
 from vocab.calibration.errors import CalibrationError
 
@@ -38,10 +39,10 @@ def _sha256(path: Path) -> str:
 
 
 def _check_file(path: Path) -> None:
-    if not path.is_file():
-        raise JudgmentImportError(f"{path}: no such file")
-    if path.stat().st_size > MAX_BYTES:
-        raise JudgmentImportError(f"{path}: {path.stat().st_size} bytes; the limit is {MAX_BYTES} (split the file)")
+    """A regular file within :data:`MAX_BYTES` (a folder, a FIFO or a device is refused by what it is)."""
+    st = files.check_file(path, "file", JudgmentImportError)
+    if st.st_size > MAX_BYTES:
+        raise JudgmentImportError(f"{path}: {st.st_size} bytes; the limit is {MAX_BYTES} (split the file)")
 
 
 def first_line(text: Any, limit: int = 160) -> str:
@@ -50,17 +51,10 @@ def first_line(text: Any, limit: int = 160) -> str:
 
 
 def load_json(path: Path) -> Any:
-    """A JSON file read whole: checked, within :data:`MAX_JSON_LOG` bytes, any damage (not JSON, not UTF-8, nested
-    too deep) one line naming the file."""
-    _check_file(path)
-    if path.stat().st_size > MAX_JSON_LOG:
-        raise JudgmentImportError(f"{path}: {path.stat().st_size:,} bytes, over the {MAX_JSON_LOG:,} read whole")
-    try:
-        return json.loads(path.read_bytes())
-    except RecursionError:
-        raise JudgmentImportError(f"{path}: JSON nested too deep to read") from None
-    except (ValueError, UnicodeDecodeError) as e:
-        raise JudgmentImportError(f"{path}: not JSON ({first_line(e, 120)})") from None
+    """A JSON file read whole: a regular file within :data:`MAX_JSON_LOG` bytes whose parsed shape fits memory
+    (:func:`vocab.files.parse_json`); any damage (not JSON, not UTF-8, nested too deep) one line naming the file."""
+    files.check_file(path, "file", JudgmentImportError)
+    return files.read_json(path, MAX_JSON_LOG, "JSON file", JudgmentImportError)
 
 
 def _text(value: Any) -> str:

@@ -38,6 +38,8 @@ def load_test_run(path: str | Path) -> dict:
     if not cases and doc.get("conversationalTestCases"):
         raise JudgmentImportError(f"{path}: conversational test cases only; their turns are not read (single-turn "
                                   "test cases are)")  # fmt: skip
+    if not cases:
+        raise JudgmentImportError(f"{path}: no test cases in it (an empty test run)")
     if len(cases) > common.MAX_ROWS:
         raise JudgmentImportError(f"{path}: more than {common.MAX_ROWS} test cases")
     for n, c in enumerate(cases, start=1):
@@ -65,6 +67,8 @@ def read_deepeval(
         return [m for m in c.get("metricsData") or [] if isinstance(m, dict) and isinstance(m.get("name"), str)]
 
     names = sorted({m["name"] for c in cases for m in results(c)})
+    if not names:
+        raise JudgmentImportError(f"{path}: no test case holds a metric's result (metricsData is empty)")
     if metric is None:
         if len(names) != 1:
             raise JudgmentImportError(f"{path}: choose the metric with --metric (here: {', '.join(names) or 'none'})")

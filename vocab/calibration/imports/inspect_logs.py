@@ -9,6 +9,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from vocab import files
 from vocab.calibration.dataset import single_verdict, write_dataset
 from vocab.calibration.imports import common
 from vocab.calibration.imports.common import JudgmentImportError, _check_file, _sha256
@@ -109,8 +110,11 @@ def read_inspect(
         )
     else:  # read by Python's own parser first: nesting past its depth is refused here (inspect_ai's reader ran out
         # of memory on it) and anything else that is no JSON is left to inspect_ai to name
+        data = files.read_bytes(path, common.MAX_JSON_LOG, "JSON log", JudgmentImportError)
+        if files.json_cost(data) > files.JSON_BUDGET:
+            files.parse_json(data, path, JudgmentImportError)  # refused: what it would take once parsed
         try:
-            json.loads(path.read_bytes())
+            json.loads(data)
         except RecursionError:
             raise JudgmentImportError(f"{path}: JSON nested too deep to read") from None
         except (ValueError, UnicodeDecodeError):

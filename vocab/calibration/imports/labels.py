@@ -36,14 +36,20 @@ def check_labels_fit(run_dir: str | Path, labels: dict[str, dict[str, str]]) -> 
         check_rater_name(name)
 
 
-def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed: int, source: str) -> Path:
+def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed: int, source: str) -> list[str]:
     """The labelled items of the dataset at ``run_dir`` as its sample (key.csv, the blind sheet; blind ids and the
     sheet's order from a stream of ``seed``) and each person's labels as ``ratings_<name>.csv``. ``labels``: item id
-    -> rater -> PASSED/FAILED. The same labels again write the same files."""
+    -> rater -> PASSED/FAILED. Returns what was done to people's files, a line each.
+
+    A person's file is theirs once written: an import again whose labels of that person are those the last import
+    wrote (``sample.json`` keeps their hash) leaves it alone, whatever it holds now (a corrected hand-in, say); labels
+    that changed in the source replace it, the earlier file kept in ``calibration/history/`` and the rows that
+    changed counted (:func:`vocab.calibration.raters.store_ratings`)."""
+    import hashlib
+
     from vocab.calibration.dataset import load_dataset, read_rubric
-    from vocab.calibration.raters import validate_ratings
-    from vocab.calibration.sample import _blind, write_sample, write_sample_manifest
-    from vocab.records import write_text_atomic
+    from vocab.calibration.raters import store_ratings, validate_ratings
+    from vocab.calibration.sample import _blind, sample_stages, write_sample, write_sample_manifest
 
     data = load_dataset(run_dir)
     att = data.attempts
@@ -61,24 +67,36 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     if len(failed) != len(set(failed)):
         raise CalibrationError(f"{run_dir}: two labelled FAILED items share a group; the failed pile takes one each")
     sample = _blind(rows, stats.stream(seed, LABELS_ALLOCATION), data.visible)
-    write_sample(sample, run_dir)
     ids = {(r.cell, r.level, r.attempt): r.id for r in chosen.itertuples()}
     by_id = {k.blind_id: ids[(k.cell, k.level, k.attempt)] for k in sample.key.itertuples()}
     rub = read_rubric(run_dir)
     (column,) = rub.columns
     sheet_ids = list(sample.sheet.blind_id)
+    earlier = {}
+    if (Path(run_dir) / "calibration" / "key.csv").exists():
+        earlier = next((s.get("labels_sha256", {}) for s in sample_stages(run_dir) if s.get("stage") == "draw"), {})
+    people = {}
     for name in sorted({n for by in labels.values() for n in by}):
         rated = [(bid, labels[item][name]) for bid, item in sorted(by_id.items()) if name in labels.get(item, {})]
-        if not rated:
-            continue  # this person labelled only items the judge left UNSCORED
-        df = validate_ratings(pd.DataFrame(rated, columns=["blind_id", column]), sheet_ids, rubric=rub, partial=True)
-        write_text_atomic(Path(run_dir) / "calibration" / f"ratings_{name}.csv", df.to_csv(index=False))
+        if rated:  # else this person labelled only items the judge left UNSCORED
+            people[name] = validate_ratings(pd.DataFrame(rated, columns=["blind_id", column]), sheet_ids, rubric=rub,
+                                            partial=True)[["blind_id", column]]  # fmt: skip
+    digests = {n: hashlib.sha256(df.to_csv(index=False).encode()).hexdigest() for n, df in people.items()}
+    write_sample(sample, run_dir)
+    said = []
+    for name, df in people.items():
+        if earlier.get(name) == digests[name]:
+            continue  # the source says what it said at the last import: the person's file stays as it is now
+        done = store_ratings(run_dir, name, df, rub, replace=True)
+        if done.earlier is not None:
+            said.append(f"{name}: their labels changed in the source ({len(done.changed)} rows changed, "
+                        f"{len(done.dropped)} dropped); the earlier file is kept as {done.earlier}")  # fmt: skip
     piles = {cell: [int((k.pile == "passed").sum()), int((k.pile == "failed").sum())]
              for cell, k in sample.key.groupby("cell")}  # fmt: skip
     record = {"stage": "draw", "allocation": LABELS_ALLOCATION, "seed": seed, "source": source, "rows": piles,
-              "labelled_unscored": len(unscored), "assumes": ASSUMPTION}  # fmt: skip
+              "labelled_unscored": len(unscored), "assumes": ASSUMPTION, "labels_sha256": digests}  # fmt: skip
     write_sample_manifest(run_dir, record)
-    return Path(run_dir)
+    return said
 
 
 def labels_note(run_dir: str | Path) -> str | None:

@@ -22,9 +22,10 @@ import re
 from pathlib import Path
 from typing import Any
 
+from vocab import files
 from vocab.calibration.dataset import single_verdict
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _check_file, _sha256, _text, first_line
+from vocab.calibration.imports.common import JudgmentImportError, _sha256, _text, first_line
 
 MLFLOW_PASS = ("yes", "true", "pass", "passed", "correct")
 MLFLOW_FAIL = ("no", "false", "fail", "failed", "incorrect")
@@ -36,38 +37,37 @@ def load_traces(path: str | Path) -> list[dict]:
     """The traces of a file: ``mlflow traces search --output json``'s object, or JSON Lines of ``Trace.to_json()``.
     Each trace an object with an ``info`` object; anything else is one line naming the file and the trace."""
     path = Path(path)
-    _check_file(path)
-    if path.stat().st_size > common.MAX_JSON_LOG:  # read whole, in either shape: bounded as any JSON read whole
-        raise JudgmentImportError(f"{path}: {path.stat().st_size:,} bytes, over the {common.MAX_JSON_LOG:,} read whole")
-    raw = path.read_bytes()
+    raw = files.read_bytes(path, common.MAX_JSON_LOG, "traces file", JudgmentImportError)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise JudgmentImportError(f"{path}: not UTF-8 text (MLflow writes traces as JSON)") from None
-    stripped = text.lstrip()
-    try:
-        if stripped.startswith("{") and "\n{" not in stripped.rstrip():  # one object: the CLI's, or a single trace
-            doc = json.loads(text)
-            traces = doc.get("traces") if isinstance(doc, dict) and "traces" in doc else [doc]
-            if isinstance(doc, dict) and doc.get("next_page_token"):
-                raise JudgmentImportError(
-                    f"{path}: one page of the search ({len(traces) if isinstance(traces, list) else '?'} traces; its "
-                    "next_page_token is set): export them all, mlflow traces search ... --max-results N"
-                )
-        else:
-            traces = []
-            for n, line in enumerate(text.splitlines(), start=1):
-                if line.strip():
-                    if len(traces) >= common.MAX_ROWS:
-                        raise JudgmentImportError(f"{path}: more than {common.MAX_ROWS} traces")
-                    try:
-                        traces.append(json.loads(line))
-                    except json.JSONDecodeError as e:
-                        raise JudgmentImportError(f"{path}: line {n} is not JSON ({first_line(e)})") from None
-    except RecursionError:
-        raise JudgmentImportError(f"{path}: JSON nested too deep to read") from None
-    except json.JSONDecodeError as e:
-        raise JudgmentImportError(f"{path}: not JSON ({first_line(e)})") from None
+    stripped = text.strip()
+    if not stripped:
+        raise JudgmentImportError(f"{path}: empty: no traces (mlflow traces search --output json writes them)")
+    if stripped.startswith("{") and "\n{" not in stripped:  # one object: the CLI's, or a single trace
+        doc = files.parse_json(raw, path, JudgmentImportError)
+        traces = doc.get("traces") if isinstance(doc, dict) and "traces" in doc else [doc]
+        if isinstance(doc, dict) and doc.get("next_page_token"):
+            raise JudgmentImportError(
+                f"{path}: one page of the search ({len(traces) if isinstance(traces, list) else '?'} traces; its "
+                "next_page_token is set): export them all, mlflow traces search ... --max-results N"
+            )
+    else:
+        cost = files.json_cost(raw)  # every line's shape at once: the lines together are what is held
+        if cost > files.JSON_BUDGET:
+            files.parse_json(raw, path, JudgmentImportError)  # says so in its own words
+        traces = []
+        for n, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                if len(traces) >= common.MAX_ROWS:
+                    raise JudgmentImportError(f"{path}: more than {common.MAX_ROWS} traces")
+                try:
+                    traces.append(json.loads(line))
+                except RecursionError:
+                    raise JudgmentImportError(f"{path}: JSON nested too deep to read") from None
+                except json.JSONDecodeError as e:
+                    raise JudgmentImportError(f"{path}: line {n} is not JSON ({first_line(e)})") from None
     if not isinstance(traces, list):
         raise JudgmentImportError(f"{path}: 'traces' is not a list (mlflow traces search --output json writes one)")
     if len(traces) > common.MAX_ROWS:
@@ -117,6 +117,33 @@ def _feedbacks(info: dict, name: str | None = None) -> list[dict]:
 def _source(a: dict) -> tuple[str, str]:
     s = a.get("source") if isinstance(a.get("source"), dict) else {}
     return str(s.get("source_type") or ""), str(s.get("source_id") or "")
+
+
+def check_people_named(traces: list[dict], where: str) -> None:
+    """Every person's feedback names its person: HUMAN feedback without a source id, and an override recorded under
+    MLflow's default source (``mlflow.override_feedback`` without ``source=``: CODE, id "default"), cannot be told
+    apart from another person's, so they are refused (never merged into one rater, never dropped)."""
+    anonymous, overrides = [], []
+    for n, t in enumerate(traces, start=1):
+        trace_id = str(t["info"].get("trace_id") or f"trace-{n}")[:40]
+        for a in _feedbacks(t["info"]):
+            kind, source_id = _source(a)
+            if kind == HUMAN and not source_id.strip():
+                anonymous.append(trace_id)
+            elif a.get("overrides") and kind != HUMAN and source_id in ("default", ""):
+                overrides.append(trace_id)
+    if anonymous:
+        raise JudgmentImportError(
+            f"{where}: {len(anonymous)} feedback from people with no source id (traces {', '.join(anonymous[:3])}"
+            f"{', ...' if len(anonymous) > 3 else ''}): several people cannot be told apart; log each person's "
+            "feedback with source=AssessmentSource(source_type='HUMAN', source_id=<who>) and export again"
+        )
+    if overrides:
+        raise JudgmentImportError(
+            f"{where}: {len(overrides)} overrides recorded under MLflow's default source (traces "
+            f"{', '.join(overrides[:3])}{', ...' if len(overrides) > 3 else ''}): whose correction it is cannot be "
+            "told; override with source=AssessmentSource(source_type='HUMAN', source_id=<who>) and export again"
+        )
 
 
 def _judge_feedback(a: dict) -> bool:
@@ -173,8 +200,8 @@ def _io(trace: dict) -> tuple[Any, Any]:
 def _decoded(v: Any) -> Any:
     if isinstance(v, str):
         try:
-            return json.loads(v)
-        except ValueError:
+            return files.loads_bounded(v)
+        except ValueError:  # not JSON, nested too deep or too large once parsed: the text as it is
             return v
     return v
 
@@ -223,12 +250,20 @@ def read_mlflow(
     both = set(pass_values) & set(fail_values)
     if both:
         raise JudgmentImportError(f"{sorted(both)[0]!r} is both a pass and a fail value")
+    if not traces:
+        raise JudgmentImportError(f"{where}: no traces in it (mlflow traces search --output json writes them)")
+    check_people_named(traces, where)
     judged: dict[str, set[str]] = {}  # feedback name -> its non-human sources
     for t in traces:
         for a in _feedbacks(t["info"]):
             if _judge_feedback(a):
                 judged.setdefault(str(a.get("assessment_name")), set()).add(_source(a)[1])
     if feedback is None:
+        if not judged:
+            raise JudgmentImportError(
+                f"{where}: no trace holds feedback from a judge (a non-human source with an id); "
+                "log the judge's feedback first (mlflow.genai.evaluate, or mlflow.log_feedback)"
+            )
         if len(judged) != 1:
             raise JudgmentImportError(
                 f"{where}: choose the judge's feedback with --feedback (named by a non-human source here: "
@@ -340,10 +375,11 @@ def read_mlflow(
 
 def import_mlflow(
     path: str | Path | None, run_dir: str | Path, *, tracking_uri: str | None = None, experiment_id: str | None = None,
-    seed: int = 0, **kw,
+    seed: int = 0, notes: list[str] | None = None, **kw,
 ) -> Path:  # fmt: skip
     """`vocab import mlflow`: a file of traces, or a tracking store's experiment, to a judgments dataset; the human
-    labels among them to its sample and ratings (:func:`vocab.calibration.imports.labels.write_labels`)."""
+    labels among them to its sample and ratings (:func:`vocab.calibration.imports.labels.write_labels`; what it did
+    to people's files is added to ``notes``)."""
     from vocab.calibration.dataset import write_dataset
     from vocab.calibration.imports.labels import check_labels_fit, write_labels
 
@@ -367,5 +403,7 @@ def import_mlflow(
     out = write_dataset(run_dir, rows, meta)
     scored = {r["id"] for r in rows if r["verdict"] != "UNSCORED"}
     if scored & set(labels):  # labels of items the judge left UNSCORED alone fill no pile
-        write_labels(out, labels, seed=seed, source="MLflow feedback from HUMAN sources")
+        said = write_labels(out, labels, seed=seed, source="MLflow feedback from HUMAN sources")
+        if notes is not None:
+            notes += said
     return out
