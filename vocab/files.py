@@ -169,11 +169,12 @@ def check_csv_shape(data: bytes, path: str | Path, max_columns: int, max_cells: 
 # --- writing -------------------------------------------------------------------------------------------------
 
 
-def _inside(path: Path, within: Path | None, error: type[InputError]) -> None:
-    """``path`` stays under ``within`` with no link on the way down (the folder itself may be a link)."""
+def check_inside(path: str | Path, within: str | Path | None, error: type[InputError] = FileError) -> None:
+    """``path`` stays under ``within`` with no link on the way down (the folder itself may be a link): what vocab
+    keeps in a run is read and written there, never through a link to another place."""
     if within is None:
         return
-    within = Path(within)
+    path, within = Path(path), Path(within)
     try:
         rel = path.absolute().relative_to(within.absolute())
     except ValueError:
@@ -197,7 +198,7 @@ def make_dir(path: str | Path, within: str | Path | None = None, error: type[Inp
     """``path`` as a folder (made with its parents when missing), never through a link out of ``within``; a file in
     its place, or a place that cannot take it, is one line."""
     path = Path(path)
-    _inside(path, Path(within) if within is not None else None, error)
+    check_inside(path, within, error)
     if path.exists() and not path.is_dir():
         raise error(f"{path} is a file where vocab keeps a folder: move it away")
     try:
@@ -213,7 +214,7 @@ def check_writable(path: str | Path, within: str | Path | None = None, error: ty
     """Before a command writes: ``path`` can take a file (not a folder; its folder exists or can be made, and lets
     a file be made in it), so a refusal comes before anything is written."""
     path = Path(path)
-    _inside(path, Path(within) if within is not None else None, error)
+    check_inside(path, within, error)
     if path.is_dir():
         raise error(f"{path} is a folder where vocab writes a file: move it away")
     parent = path.parent
@@ -235,7 +236,7 @@ def write_bytes_atomic(path: str | Path, data: bytes, within: str | Path | None 
     one) in the same folder, then renamed over it; the file keeps its mode. A place that cannot take it is one line
     naming it, and nothing is left behind."""
     path = Path(path)
-    _inside(path, Path(within) if within is not None else None, error)
+    check_inside(path, within, error)
     if path.is_dir():
         raise error(f"{path} is a folder where vocab writes a file: move it away")
     try:

@@ -198,6 +198,11 @@ def test_nothing_is_written_through_a_link_out_of_the_run(run, tmp_path, capsys)
     (run / "packets" / "bob").symlink_to(outside)
     refused(["packet", "--run-dir", str(run), "--rater", "bob"], capsys, [run, outside], "is a link")
     assert not any(outside.iterdir())
+    # ... nor a rater's file read through one: the report would count another run's ratings as this run's
+    (outside / "r.csv").write_bytes((run / "calibration" / "ratings_ann.csv").read_bytes())
+    (run / "calibration" / "ratings_ann.csv").unlink()
+    (run / "calibration" / "ratings_ann.csv").symlink_to(outside / "r.csv")
+    refused(["gate", str(run), "--min-rate", "0.1", "--rater", "ann"], capsys, [run, outside], "is a link")
 
 
 # --- people's labels: never overwritten, never merged ------------------------------------------------------------

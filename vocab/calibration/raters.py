@@ -229,9 +229,12 @@ def store_ratings(run_dir: str | Path, rater: str, valid: pd.DataFrame, rub, *, 
 def read_ratings(run_dir: str | Path, rater: str) -> pd.DataFrame:
     """``calibration/ratings_<rater>.csv``, checked against the sheet under the dataset's rubric (a partial
     file, imported with ``--partial``, is read as it is: :func:`coverage_text` says how much it covers)."""
+    from vocab.files import check_inside
+
     path = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
     if not path.exists():
         raise CalibrationError(f"{path}: no such ratings file (rate the sheet first: vocab rate / vocab calibrate)")
+    check_inside(path, run_dir, CalibrationError)  # a rater's file is the run's own, not a link to another's
     df = read_ratings_file(path)
     sheet_ids = list(read_sheet(run_dir).blind_id)
     return validate_ratings(df, sheet_ids, allow_empty=(rater == "script"), rubric=read_rubric(run_dir), partial=True)
