@@ -182,7 +182,7 @@ def add_commands(sub, cli) -> None:
                    cli.cmd_import_promptfoo)  # fmt: skip
     ip.add_argument("--assertion", help="the judge's assertion, by metric or type (default: the one model-graded)")
     ip.add_argument("--judge", help="the judge's name (default: the assertion's grading provider)")
-    it = _importer(isub, "table", "a CSV or JSON Lines table (columns: see vocab/calibration/imports.py)", "file",
+    it = _importer(isub, "table", "a CSV or JSON Lines table (columns: see vocab/calibration/imports/table.py)", "file",
                    cli.cmd_import_table)  # fmt: skip
     it.add_argument("--visible", help="columns a blind rater sees (default input,output[,target])")
     ml = _importer(isub, "mlflow", "MLflow traces with their feedback (mlflow traces search --output json, or "
