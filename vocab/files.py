@@ -35,8 +35,10 @@ JSON_BUDGET = 512 * 2**20
 # key's entry (a dict keeps a third of its table free). tests/unit/test_bad_inputs_iv.py measures them against
 # tracemalloc.
 _DICT, _LIST, _VALUE, _KEY = 72, 64, 72, 48
-# A JSON string, escapes included: what it holds costs its own bytes, its shape nothing.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+# A JSON string once its escapes are gone (each ``\\x`` first, so a quote always pairs with the next one and the
+# scan stays linear): what it holds costs its own bytes, its shape nothing.
+_ESCAPE = re.compile(rb"\\.")
+_STRING = re.compile(rb'"[^"]*"')
 _KINDS = {
     stat.S_IFDIR: "a directory",
     stat.S_IFIFO: "a named pipe (FIFO)",
@@ -107,11 +109,24 @@ def read_text(path: str | Path, limit: int, what: str = "file", error: type[Inpu
 
 def json_cost(data: bytes) -> int:
     """An upper estimate of the bytes ``json.loads(data)`` will hold: its strings' own bytes, and for its shape (the
-    ``{``, ``[``, ``,`` and ``:`` outside strings) each container, value and key at CPython's cost."""
-    shape = _STRING.sub(b'""', data)
+    ``{``, ``[``, ``,`` and ``:`` outside strings) each container, value and key at CPython's cost. A string holding
+    one character past U+FFFF is kept at 4 bytes a character, one past U+00FF at 2: when the file holds any such
+    character (or an escape that may be one), every string's bytes count 4 or 2 times, and so does the file's text,
+    which the parser holds decoded while it parses."""
+    unescaped = _ESCAPE.sub(b"", data)
+    shape = _STRING.sub(b'""', unescaped)
     objects, lists = shape.count(b"{"), shape.count(b"[")
     values = shape.count(b",") + objects + lists + 1
-    return _DICT * objects + _LIST * lists + _VALUE * values + _KEY * shape.count(b":") + (len(data) - len(shape))
+    if re.search(rb"[\xf0-\xf4]|\\u[dD][89abAB]", data):
+        width = 4
+    elif re.search(rb"[\xe0-\xef]|[\xc4-\xdf]|\\u", data):
+        width = 2
+    else:
+        width = 1
+    strings = (len(unescaped) - len(shape)) + (len(data) - len(unescaped))  # what escapes stood for counts too
+    text = width * len(data)  # json.loads decodes the whole file to one str first, held while it parses
+    value = _VALUE + (32 if width > 1 else 0)  # a str past ASCII has a longer header (74 bytes, not 49)
+    return _DICT * objects + _LIST * lists + value * values + _KEY * shape.count(b":") + width * strings + text
 
 
 def parse_json(data: bytes | str, path: str | Path, error: type[InputError] = FileError,
@@ -157,11 +172,11 @@ def check_csv_shape(data: bytes, path: str | Path, max_columns: int, max_cells: 
                     error: type[InputError] = FileError) -> None:  # fmt: skip
     """Before pandas parses a CSV: at most ``max_columns`` in its header and about ``max_cells`` in all (pandas
     holds each cell as an object: a header of 1.8 M columns in 15 MiB took it past 2 GiB)."""
-    header = data.split(b"\n", 1)[0]
+    header = re.split(rb"\r\n|\r|\n", data, maxsplit=1)[0]  # CR alone ends a line too (Excel's Macintosh CSV)
     columns = header.count(b",") + 1
     if columns > max_columns:
         raise error(f"{path}: its header has {columns:,} columns, over the {max_columns:,} this kind of file may have")
-    cells = data.count(b",") + data.count(b"\n") + 1
+    cells = data.count(b",") + data.count(b"\n") + data.count(b"\r") + 1
     if cells > max_cells:
         raise error(f"{path}: about {cells:,} cells, over the {max_cells:,} a file of this kind may have")
 

@@ -107,6 +107,9 @@ def test_json_cost_bounds_what_parsing_holds():
         "floats": b"[" + b",".join(b"0.5" for _ in range(200_000)) + b"]",
         "objects with keys": json.dumps([{"a": i, "b": "x", f"k{i}": None} for i in range(50_000)]).encode(),
         "short strings": json.dumps([str(i) for i in range(200_000)]).encode(),
+        "strings with an emoji": json.dumps(["x" * 40 + "\U0001f600"] * 20_000, ensure_ascii=False).encode(),
+        "strings past latin-1": json.dumps(["x" * 40 + "\u0416"] * 20_000, ensure_ascii=False).encode(),
+        "escaped emoji": json.dumps(["x" * 40 + "\U0001f600"] * 20_000).encode(),
         "mlflow traces": MLFLOW.read_bytes(),
     }
     for name, data in shapes.items():
@@ -130,6 +133,31 @@ def test_a_json_file_small_on_disk_but_huge_once_parsed_is_refused_before_it_is_
     refused(["import", "deepeval", str(tmp_path / "r.json"), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path],
             "once parsed")  # fmt: skip
     refused(["audit", str(tmp_path / "t.json"), "--out", str(tmp_path / "d")], capsys, [tmp_path], "once parsed")
+
+
+def test_an_unclosed_string_of_escapes_is_refused_at_once(tmp_path, capsys):
+    """The estimate's first pattern scanned to the file's end from every escaped quote: 200 KB took minutes."""
+    (tmp_path / "q.json").write_bytes(b'{"a": "' + b'\\"' * 100_000)
+    with deadline(20):
+        refused(["import", "mlflow", str(tmp_path / "q.json"), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path],
+                "not JSON")  # fmt: skip
+
+
+def test_a_config_that_is_no_regular_file_is_refused(tmp_path, capsys):
+    os.mkfifo(tmp_path / "c.toml")
+    with deadline(20):
+        refused(["serve", "--dry-run", "--config", str(tmp_path / "c.toml")], capsys, [tmp_path], "named pipe")
+    refused(["serve", "--dry-run", "--config", "/dev/zero"], capsys, [tmp_path], "character device")
+
+
+def test_a_sheet_with_mac_line_ends_still_imports(run, tmp_path):
+    """Excel's "CSV (Macintosh)" ends lines with CR alone: the width check reads them as lines too."""
+    sheet = (run / "calibration" / "ratings_smollm2.csv").read_text().replace("\n", "\r")
+    (tmp_path / "mac.csv").write_text(sheet, newline="")
+    assert main(["ratings", "import", str(tmp_path / "mac.csv"), "--run-dir", str(run), "--rater", "ann"]) == 0
+    assert (run / "calibration" / "ratings_ann.csv").read_text() == (
+        run / "calibration" / "ratings_smollm2.csv"
+    ).read_text()
 
 
 def test_a_ratings_csv_too_wide_is_refused_before_pandas_reads_it(run, tmp_path, capsys):
@@ -197,6 +225,9 @@ def test_nothing_is_written_through_a_link_out_of_the_run(run, tmp_path, capsys)
     (run / "packets").mkdir()
     (run / "packets" / "bob").symlink_to(outside)
     refused(["packet", "--run-dir", str(run), "--rater", "bob"], capsys, [run, outside], "is a link")
+    (run / "packets" / "eve").mkdir()
+    (run / "packets" / "eve" / "sheet.jsonl").symlink_to(outside / "sheet.jsonl")  # a link inside the folder
+    refused(["packet", "--run-dir", str(run), "--rater", "eve"], capsys, [run, outside], "is a link")
     assert not any(outside.iterdir())
     # ... nor a rater's file read through one: the report would count another run's ratings as this run's
     (outside / "r.csv").write_bytes((run / "calibration" / "ratings_ann.csv").read_bytes())
@@ -236,9 +267,22 @@ def test_a_reimport_never_rewrites_a_persons_ratings(tmp_path, capsys):
     kept = list((d / "calibration" / "history").glob("ratings_answer-key.*.csv"))
     assert [p.read_bytes() for p in kept if p.read_bytes() == handed_in], "the hand-in is kept in history"
     assert "their labels changed in the source" in out and "rows changed" in out, out
+    # a person's file removed by hand: the same import again writes it anew
+    changed_file = mine.read_bytes()
+    mine.unlink()
+    assert main(["import", "mlflow", str(tmp_path / "u.json"), "--run-dir", str(d)]) == 0
+    assert mine.read_bytes() == changed_file
 
 
-@pytest.mark.parametrize("source_id", [None, "", "  "])
+def test_a_file_where_the_sample_goes_is_refused_before_the_dataset_is_written(tmp_path, capsys):
+    d = tmp_path / "ds"
+    d.mkdir()
+    (d / "calibration").write_text("mine")
+    refused(["import", "mlflow", str(MLFLOW), "--run-dir", str(d)], capsys, [tmp_path],
+            "is a file where vocab keeps a folder")  # fmt: skip
+
+
+@pytest.mark.parametrize("source_id", [None, "", "  ", "default"])
 def test_feedback_of_a_person_with_no_id_is_refused_never_merged(tmp_path, capsys, source_id):
     doc = json.loads(MLFLOW.read_text())
     t = doc["traces"][0]
@@ -247,6 +291,14 @@ def test_feedback_of_a_person_with_no_id_is_refused_never_merged(tmp_path, capsy
     second["assessment_id"] += "-2"
     refused(["import", "mlflow", str(_mlflow(tmp_path, doc)), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path],
             "people with no source id")  # fmt: skip
+
+
+def test_anonymous_feedback_of_another_name_is_no_concern_of_this_import(tmp_path):
+    doc = json.loads(MLFLOW.read_text())
+    t = doc["traces"][0]
+    _person(t, None, True)["assessment_name"] = "tone"
+    assert main(["import", "mlflow", str(_mlflow(tmp_path, doc)), "--run-dir", str(tmp_path / "d"),
+                 "--feedback", "correct"]) == 0  # fmt: skip
 
 
 def test_an_override_under_mlflows_default_source_is_refused(tmp_path, capsys):

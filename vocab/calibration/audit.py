@@ -105,7 +105,7 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str
         given = [k for k, v in kw.items() if v is not None and k != "seed"]
         if other != kind_of and given:
             raise CalibrationError(f"{options.get(other, given[0])} is for {other} files; {source} reads as "
-                                   f"{kind_of} (leave it out, or name the kind with --source-kind)")  # fmt: skip
+                                   f"{kind_of} (leave it out, or name the kind with --source)")  # fmt: skip
     if kind == "mlflow":
         from vocab.calibration.imports.mlflow_traces import import_mlflow
 

@@ -42,6 +42,7 @@ import numpy as np
 
 from vocab.calibration.dataset import JudgeRubric, read_rubric
 from vocab.calibration.sample import CalibrationError, read_sheet, sheet_sha256
+from vocab.files import make_dir
 from vocab.records import git_commit, read_json_object, write_bytes_atomic, write_text_atomic
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
@@ -238,11 +239,11 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     wheel = vocab_wheel()
     by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
     order = rater_order(list(by_id), rater, seed)
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "sheet.jsonl").open("w", encoding="utf-8") as f:
-        for bid in order:
-            f.write(json.dumps(by_id[bid], ensure_ascii=False) + "\n")
-    (out / "rubric.txt").write_text(rubric_text(rub), encoding="utf-8")
+    make_dir(out, run_dir, CalibrationError)
+    # every file whole, and never through a link out of the run (a link in the packet's folder is refused)
+    put = lambda name, text: write_text_atomic(out / name, text, run_dir, CalibrationError)  # noqa: E731
+    put("sheet.jsonl", "".join(json.dumps(by_id[bid], ensure_ascii=False) + "\n" for bid in order))
+    put("rubric.txt", rubric_text(rub))
     nb = json.loads(TEMPLATE.read_text())
     nb["metadata"].pop("widgets", None)  # no saved widget state, no outputs: the rater starts clean
     first_markdown = next(c for c in nb["cells"] if c["cell_type"] == "markdown")
@@ -252,10 +253,11 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
             cell["outputs"], cell["execution_count"] = [], None
         if "parameters" in cell.get("metadata", {}).get("tags", []):
             cell["source"] = ['packet = "."  # this folder\n', "takeover = False  # True: take over an open session"]
-    (out / "rate.ipynb").write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    put("rate.ipynb", json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     if wheel is not None:
-        shutil.copyfile(wheel, out / wheel.name)
-    (out / "README.txt").write_text(
+        write_bytes_atomic(out / wheel.name, wheel.read_bytes(), run_dir, CalibrationError)
+    put(
+        "README.txt",
         f"Blind rating packet for {rater}: {len(order)} rows.\n\n"
         + install_text(rater, wheel.name if wheel else None)
         + "\nRun all cells. Grade every row on every criterion (rubric.txt). Keys:\n"
@@ -263,7 +265,6 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         "Every save is kept in ratings.jsonl with the time, the seconds spent and the rubric version; ratings.csv\n"
         "always holds your latest rating of each rated row. Hand in ratings.csv (part of it is fine:\n"
         "`vocab ratings import ratings.csv --run-dir <run> --rater <you> --partial`).\n",
-        encoding="utf-8",
     )
     meta = {
         "rater": rater,
@@ -276,7 +277,7 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         **({"wheel": wheel_record(wheel)} if wheel else {}),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
     }
-    write_text_atomic(out / "packet.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # last: complete
+    put("packet.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # last: a complete packet
     write_packet_zip(out)
     return out
 

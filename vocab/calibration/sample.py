@@ -292,9 +292,10 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
                 raise CalibrationError(f"{existing} holds another sample; move it away (and its ratings) to draw anew")
             existing.write_text(key_csv)  # the same rows in the sheet's order (before 2026-12): re-sorted
         return out
+    from vocab.files import make_dir
     from vocab.records import write_text_atomic
 
-    out.mkdir(parents=True, exist_ok=True)
+    make_dir(out, run_dir, CalibrationError)
     rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in sample.sheet.to_dict(orient="records"))
     # each file whole or not at all; the key last: a sample is complete when key.csv exists and names the rows
     # both sheets hold (read_sheet checks it, so a sample a kill interrupted is never trusted)

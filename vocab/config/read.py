@@ -263,12 +263,11 @@ MAX_CONFIG_BYTES = 1_000_000
 def load_config(path: str | Path) -> Config:
     """Read and validate a config file. Raises :class:`ConfigError` naming the file and key."""
     path = Path(path)
+    from vocab.files import read_bytes
+
+    data = read_bytes(path, MAX_CONFIG_BYTES, "config", ConfigError)  # a FIFO or /dev/zero: refused, never read
     try:
-        if path.stat().st_size > MAX_CONFIG_BYTES:
-            raise ConfigError(f"{path}: {path.stat().st_size:,} bytes, more than a config may have")
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ConfigError(f"{path}: cannot read config ({e.strerror or e})") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ConfigError(f"{path}: not UTF-8 text (byte {e.start}); TOML files are UTF-8") from None
     try:

@@ -85,7 +85,7 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     write_sample(sample, run_dir)
     said = []
     for name, df in people.items():
-        if earlier.get(name) == digests[name]:
+        if earlier.get(name) == digests[name] and (Path(run_dir) / "calibration" / f"ratings_{name}.csv").exists():
             continue  # the source says what it said at the last import: the person's file stays as it is now
         done = store_ratings(run_dir, name, df, rub, replace=True)
         if done.earlier is not None:

@@ -31,6 +31,7 @@ MLFLOW_PASS = ("yes", "true", "pass", "passed", "correct")
 MLFLOW_FAIL = ("no", "false", "fail", "failed", "incorrect")
 MLFLOW_QUESTION = "Does the output meet the judge's criterion for this input (see the target, if given)?"
 HUMAN = "HUMAN"
+MLFLOW_DEFAULT_SOURCE = "default"  # the source id MLflow records when none is given
 
 
 def load_traces(path: str | Path) -> list[dict]:
@@ -119,18 +120,25 @@ def _source(a: dict) -> tuple[str, str]:
     return str(s.get("source_type") or ""), str(s.get("source_id") or "")
 
 
-def check_people_named(traces: list[dict], where: str) -> None:
-    """Every person's feedback names its person: HUMAN feedback without a source id, and an override recorded under
-    MLflow's default source (``mlflow.override_feedback`` without ``source=``: CODE, id "default"), cannot be told
-    apart from another person's, so they are refused (never merged into one rater, never dropped)."""
+def _default_override(a: dict) -> bool:
+    """An override recorded under MLflow's default source (``mlflow.override_feedback`` without ``source=``)."""
+    kind, source_id = _source(a)
+    return bool(a.get("overrides")) and kind != HUMAN and source_id in (MLFLOW_DEFAULT_SOURCE, "")
+
+
+def check_people_named(traces: list[dict], where: str, feedback: str) -> None:
+    """Every person's feedback of ``feedback`` names its person: HUMAN feedback without a source id (or with MLflow's
+    default id "default", which ``AssessmentSource(source_type="HUMAN")`` records when given none), and an override
+    recorded under MLflow's default source, cannot be told apart from another person's, so they are refused (never
+    merged into one rater, never dropped)."""
     anonymous, overrides = [], []
     for n, t in enumerate(traces, start=1):
         trace_id = str(t["info"].get("trace_id") or f"trace-{n}")[:40]
-        for a in _feedbacks(t["info"]):
+        for a in _feedbacks(t["info"], feedback):
             kind, source_id = _source(a)
-            if kind == HUMAN and not source_id.strip():
+            if kind == HUMAN and source_id.strip() in ("", MLFLOW_DEFAULT_SOURCE):
                 anonymous.append(trace_id)
-            elif a.get("overrides") and kind != HUMAN and source_id in ("default", ""):
+            elif _default_override(a):
                 overrides.append(trace_id)
     if anonymous:
         raise JudgmentImportError(
@@ -147,9 +155,10 @@ def check_people_named(traces: list[dict], where: str) -> None:
 
 
 def _judge_feedback(a: dict) -> bool:
-    """A feedback from a non-human source with an id: a judge's (an LLM's or code's)."""
+    """A feedback from a non-human source with an id: a judge's (an LLM's or code's); an override under MLflow's
+    default source is a person's correction nobody named (:func:`check_people_named`), no judge's."""
     kind, source_id = _source(a)
-    return kind != HUMAN and bool(source_id)
+    return kind != HUMAN and bool(source_id) and not _default_override(a)
 
 
 def _latest(found: list[dict]) -> dict:
@@ -252,7 +261,6 @@ def read_mlflow(
         raise JudgmentImportError(f"{sorted(both)[0]!r} is both a pass and a fail value")
     if not traces:
         raise JudgmentImportError(f"{where}: no traces in it (mlflow traces search --output json writes them)")
-    check_people_named(traces, where)
     judged: dict[str, set[str]] = {}  # feedback name -> its non-human sources
     for t in traces:
         for a in _feedbacks(t["info"]):
@@ -275,6 +283,7 @@ def read_mlflow(
             f"{where}: no feedback named {feedback!r} from a non-human source (there are: "
             f"{', '.join(sorted(judged)) or 'none'})"
         )
+    check_people_named(traces, where, feedback)
     sources = sorted(judged[feedback])
     if judge is None:
         if len(sources) != 1:
@@ -400,6 +409,8 @@ def import_mlflow(
     if not rows:
         raise JudgmentImportError(f"{origin.get('path') or tracking_uri}: no trace carries the judge's feedback")
     check_labels_fit(run_dir, labels)
+    if labels:  # the sample's folder can be made, before the dataset is written
+        files.check_writable(Path(run_dir) / "calibration" / "key.csv", run_dir, JudgmentImportError)
     out = write_dataset(run_dir, rows, meta)
     scored = {r["id"] for r in rows if r["verdict"] != "UNSCORED"}
     if scored & set(labels):  # labels of items the judge left UNSCORED alone fill no pile
