@@ -32,37 +32,49 @@ def cmd_calibrate(args) -> int:
     return 0 if len(complete) == len(raters) else 1
 
 
+def _imported(out, args, notes: list[str] = ()) -> int:
+    """An import's last step: the dataset named (``--name``, the report's title), and what it holds said."""
+    from vocab.calibration.dataset import name_dataset
+    from vocab.calibration.imports import summary
+
+    if args.name is not None:
+        name_dataset(out, args.name)
+    print("\n".join([summary(out), *notes]))
+    return 0
+
+
 def cmd_import_inspect(args) -> int:
-    from vocab.calibration.imports import INSPECT_FAIL, INSPECT_PASS, INSPECT_QUESTION, import_inspect, summary
+    from vocab.calibration.imports import INSPECT_FAIL, INSPECT_PASS, INSPECT_QUESTION, import_inspect
 
     passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else INSPECT_PASS
     fails = names(args.fail_values, "--fail-values") if args.fail_values is not None else INSPECT_FAIL
     out = import_inspect(args.log, args.run_dir, scorer=args.scorer, pass_values=passes, fail_values=fails,
                          question=args.question or INSPECT_QUESTION, judge=args.judge)  # fmt: skip
-    print(summary(out))
-    return 0
+    return _imported(out, args)
 
 
 def cmd_import_promptfoo(args) -> int:
-    from vocab.calibration.imports import PROMPTFOO_QUESTION, import_promptfoo, summary
+    from vocab.calibration.imports import PROMPTFOO_QUESTION, import_promptfoo
 
     out = import_promptfoo(args.results, args.run_dir, assertion=args.assertion,
                            question=args.question or PROMPTFOO_QUESTION, judge=args.judge)  # fmt: skip
-    print(summary(out))
-    return 0
+    return _imported(out, args)
 
 
 def cmd_import_table(args) -> int:
     from vocab.calibration.dataset import DEFAULT_QUESTION
-    from vocab.calibration.imports import import_table, summary
+    from vocab.calibration.imports import import_table
 
     visible = list(names(args.visible, "--visible")) if args.visible is not None else None
-    print(summary(import_table(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION)))
-    return 0
+    words = {k: names(v, f"--{k.replace('_', '-')}") for k in ("pass_values", "fail_values")
+             if (v := getattr(args, k)) is not None}  # fmt: skip
+    notes: list[str] = []
+    out = import_table(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION, seed=args.seed,
+                       notes=notes, rater=args.rater, pass_at=args.pass_at, **words)  # fmt: skip
+    return _imported(out, args, notes)
 
 
 def cmd_import_mlflow(args) -> int:
-    from vocab.calibration.imports import summary
     from vocab.calibration.imports.mlflow_traces import MLFLOW_FAIL, MLFLOW_PASS, MLFLOW_QUESTION, import_mlflow
 
     passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else MLFLOW_PASS
@@ -72,18 +84,15 @@ def cmd_import_mlflow(args) -> int:
                         seed=args.seed, notes=notes, feedback=args.feedback, judge=args.judge, pass_values=passes,
                         fail_values=fails, pass_at=args.pass_at, system=args.system,
                         question=args.question or MLFLOW_QUESTION)  # fmt: skip
-    print("\n".join([summary(out), *notes]))
-    return 0
+    return _imported(out, args, notes)
 
 
 def cmd_import_deepeval(args) -> int:
-    from vocab.calibration.imports import summary
     from vocab.calibration.imports.deepeval_runs import DEEPEVAL_QUESTION, import_deepeval
 
     out = import_deepeval(args.file, args.run_dir, metric=args.metric, judge=args.judge, system=args.system,
                           question=args.question or DEEPEVAL_QUESTION)  # fmt: skip
-    print(summary(out))
-    return 0
+    return _imported(out, args)
 
 
 def cmd_rate(args) -> int:

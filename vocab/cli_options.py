@@ -52,6 +52,13 @@ def rater(text: str) -> str:
     return text
 
 
+def dataset_name(text: str) -> str:
+    """A dataset's name (the report's title): 1 to 120 printable characters."""
+    if not text.strip() or len(text) > 120 or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"1 to 120 printable characters, got {text[:40]!r}")
+    return text.strip()
+
+
 def names(text: str, option: str) -> tuple[str, ...]:
     """A comma-separated list given on the command line: at least one name, none empty."""
     found = tuple(v.strip() for v in text.split(","))
@@ -88,6 +95,7 @@ def _importer(isub, name: str, help_: str, source: str, func, **source_kw):
     p.add_argument(source, type=Path, **source_kw)
     p.add_argument("--run-dir", required=True, type=Path, help="a new directory for the dataset")
     p.add_argument("--question", help="the judge's question, as the blind raters will read it")
+    p.add_argument("--name", type=dataset_name, help="the dataset's name, the report's title (default: the file's)")
     p.set_defaults(func=func, writes_run_dir=True)
     return p
 
@@ -185,6 +193,16 @@ def add_commands(sub, cli) -> None:
     it = _importer(isub, "table", "a CSV or JSON Lines table (columns: see vocab/calibration/imports/table.py)", "file",
                    cli.cmd_import_table)  # fmt: skip
     it.add_argument("--visible", help="columns a blind rater sees (default input,output[,target])")
+    it.add_argument(
+        "--rater",
+        type=rater,
+        default="person",
+        help="whose labels a column named label holds (default person; label:NAME columns name theirs)",
+    )
+    it.add_argument("--pass-values", help="other words that mean PASSED, in the verdict and label columns")
+    it.add_argument("--fail-values", help="other words that mean FAILED, in the verdict and label columns")
+    it.add_argument("--pass-at", type=finite, help="a numeric verdict passes at this value or above")
+    it.add_argument("--seed", type=int, default=0, help="seed of the labelled sample's blind ids and order")
     ml = _importer(isub, "mlflow", "MLflow traces with their feedback (mlflow traces search --output json, or "
                    "Trace.to_json() a line)", "traces", cli.cmd_import_mlflow, nargs="?",
                    help="the exported traces (or --tracking-uri)")  # fmt: skip

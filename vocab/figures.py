@@ -321,16 +321,17 @@ def _forest(ax, corr, cells, variants, col: str, lo: str, hi: str) -> None:
     ax.set_xlim(-0.03, 1.03)
 
 
-def raw_vs_corrected_figure(corr):
+def raw_vs_corrected_figure(corr, judge: str = "critic"):
     """06: per cell (writer → critic), each rater variant's bias-corrected theta with its 95 % interval, and the
-    critic's raw pass rate p beside them (a grey bar)."""
+    critic's raw pass rate p beside them (a grey bar). ``judge``: what the legend calls the grader (an imported
+    dataset's report says "judge")."""
     import numpy as np
 
     cells, variants = sorted(corr.cell.unique()), sorted(corr.rater.unique())
     fig, ax = plt.subplots(figsize=(5.5, 0.55 * len(cells) * max(len(variants), 2) / 2 + 1.2))
     raw = corr.drop_duplicates("cell").set_index("cell").loc[cells, "p"]
     y = np.arange(len(cells))[::-1]
-    ax.vlines(raw.to_numpy(), y - 0.42, y + 0.42, color=color("raw p"), lw=2.5, label="raw p (the critic)")
+    ax.vlines(raw.to_numpy(), y - 0.42, y + 0.42, color=color("raw p"), lw=2.5, label=f"raw p (the {judge})")
     _forest(ax, corr, cells, variants, "theta", "ci_low", "ci_high")
     ax.set(xlabel="pass rate", title="raw pass rate vs bias-corrected theta (95 % interval)")
     fig.legend(loc="outside lower center", ncol=min(len(variants) + 1, 3), title="rater (theta)")

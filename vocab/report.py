@@ -17,7 +17,6 @@ import contextlib
 import hashlib
 import html
 import io
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,23 +50,46 @@ def _pct(x: float) -> str:
     return "–" if pd.isna(x) else f"{_num(x)} %"
 
 
+def _coefficient(value: float, lo: float, hi: float) -> str:
+    """An agreement coefficient with its interval, two decimals (κ runs from -1 to 1: no percent)."""
+    return "–" if pd.isna(value) else f"{value:.2f} ({lo:.2f} to {hi:.2f})"
+
+
 def _interval(lo: float, hi: float) -> str:
     return "–" if pd.isna(lo) else f"{_num(lo)}–{_num(hi)} %"
 
 
+CORRECTED_TEXT = (
+    "Each rater variant's bias-corrected rate θ (the critic's raw rate p corrected by the blind ratings of its PASSED "
+    "and FAILED piles) with its 95 % interval, and the critic's sensitivity q1 and specificity q0 as that rater "
+    "measures them."
+)
+CORRECTED_TEXT_IMPORTED = (
+    "Each rater's bias-corrected rate θ (the judge's raw rate p over its items, corrected by the rater's verdicts on "
+    "the sampled items of its PASSED and FAILED piles) with its 95 % interval, and the judge's sensitivity q1 and "
+    "specificity q0 as that rater measures them."
+)
+NOT_BLIND = (
+    "Not blind: these labels were given in the source, not drawn or blinded by vocab, and the people may have seen the "
+    "judge's verdict. The correction assumes that, within each pile, which items were labelled does not depend on "
+    "whether the judge was right; labels the people gave after seeing the verdict may lean towards it."
+)
+
+
 def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Report:
     from vocab.calibration import correct
-    from vocab.calibration.agreement import agreement_table, kappa_table
+    from vocab.calibration.agreement import agreement_table, kappa_table, no_overlap
+    from vocab.calibration.blind import PEOPLE
     from vocab.calibration.imports.labels import labels_note
     from vocab.calibration.quotes import quotes_text
-    from vocab.calibration.raters import coverage_text
     from vocab.calibration.sample import read_key
     from vocab.records import versions
 
     run_dir = Path(run_dir)
     c = correct.corrected(run_dir, raters, seed=seed, n_boot=n_boot)
     data, ratings, lead, script, n_rows, corr = c.data, c.ratings, c.lead, c.script, c.n_rows, c.table
-    names = list(ratings)
+    names = [*ratings, *([PEOPLE] if c.raters.pooled else [])]
+    study = data.kind == "run"  # a Vocabscapes run speaks of the critic and levels; an imported dataset of its judge
     headline = []
     labelled = labels_note(run_dir) is not None  # people's labels found in the source, not a draw of vocab's
     kind = "labels in the source (not drawn by vocab)" if labelled else "blind ratings"
@@ -75,13 +97,21 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
         writer, _, judge = r.cell.partition("__")
         others = [o for o in corr[(corr.cell == r.cell) & corr.rater.isin(names) & (corr.rater != lead)].itertuples()]
         headline.append(
-            f"{writer} judged by {judge}: the judge says {_pct(r.p)}; against {lead}'s {kind} "
-            f"({len(ratings[lead])} of {n_rows} {'labelled' if labelled else 'sampled'} rows) the pass rate is "
+            f"{writer} judged by {judge}: the judge says {_pct(r.p)}; against "
+            + (
+                f"the {kind} of {', '.join(c.raters.people)} pooled ({PEOPLE}: the majority of those who rated each "
+                "row; "
+                if lead == PEOPLE
+                else f"{lead}'s {kind} ("
+            )  # fmt: skip
+            + f"{c.raters.rows(lead)} of {n_rows} {'labelled' if labelled else 'sampled'} rows) the pass rate is "
             f"{_pct(r.theta)} "
             f"({_interval(r.ci_low, r.ci_high)}, 95 %)"
             + "".join(f"; against {o.rater}'s, {_pct(o.theta)} ({_interval(o.ci_low, o.ci_high)})" for o in others)
             + "."
         )
+    if labelled:  # said at the top, before any number is quoted without it
+        headline.append(NOT_BLIND)
     rep = Report(f"Judge audit: {data.name}", headline)
     table = pd.DataFrame(
         {
@@ -103,42 +133,76 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
     rep.sections.append(
         (
             "Corrected pass rates",
-            "Each rater variant's bias-corrected rate θ (the critic's raw rate p corrected by the blind ratings of its "
-            "PASSED and FAILED piles) with its 95 % interval, and the critic's sensitivity q1 and specificity q0 as "
-            "that rater measures them." + "".join(f" {f}: {FLAG_MEANINGS[f]}." for f in flags if f in FLAG_MEANINGS),
+            (CORRECTED_TEXT if study else CORRECTED_TEXT_IMPORTED)
+            + "".join(f" {f}: {FLAG_MEANINGS[f]}." for f in flags if f in FLAG_MEANINGS),
             table,
         )  # fmt: skip
     )
     rep.sections.append(
         (
-            "Blind raters",
-            f"Rows rated of the {n_rows}-row blind sample: {coverage_text(ratings, n_rows)}"
+            "Raters (labels not blinded by vocab)" if labelled else "Blind raters",
+            (
+                f"Items labelled of the {n_rows} labelled items: "
+                if labelled
+                else f"Rows rated of the {n_rows}-row blind sample: "
+            )
+            + c.raters.coverage(n_rows, partial=not labelled)
             + ("; the script rater decides the checks a script can." if script is not None else ".")
             + (f" {labels_note(run_dir)}" if labels_note(run_dir) else "")
-            + f" {quotes_text(read_key(run_dir), {n: set(r.blind_id) for n, r in ratings.items()})}",
+            + (
+                f" {n} of the people's labels override the judge's feedback (the judge's verdict stays the judge's)."
+                if (n := ((data.manifest or {}).get("source") or {}).get("overrides"))
+                else ""
+            )  # fmt: skip
+            + f" {quotes_text(read_key(run_dir), {n: set(r.blind_id) for n, r in ratings.items()}, study)}",
             None,
         )  # fmt: skip
     )
     if len(names) >= 2:
-        k = kappa_table(ratings, script, n_boot=n_boot, seed=seed).round(3)
-        a = agreement_table(ratings, data.rubric, n_boot=n_boot, seed=seed).round(3)
-        rep.sections.append(("Agreement between raters", "Cohen's κ and Gwet's AC1 per pair (95 % intervals):", k))
-        rep.sections.append(("", "Across all raters, Krippendorff's α and Gwet's AC1:", a))
-    lost = correct.abandoned_bounds(corr[corr.rater.isin(names)], data).round(3)
+        k = kappa_table(ratings, script, n_boot=n_boot, seed=seed)
+        a = agreement_table(ratings, data.rubric, n_boot=n_boot, seed=seed)
+        shown_k = pd.DataFrame({
+            "raters": [f"{x} and {y}" for x, y in zip(k.rater_a, k.rater_b, strict=True)], "variant": k.variant,
+            "rows in common": k.n, "agreeing": k.agree,
+            "Cohen's κ (95 %)": [_coefficient(*v) for v in zip(k.kappa, k.ci_low, k.ci_high, strict=True)],
+            "Gwet's AC1 (95 %)": [_coefficient(*v) for v in zip(k.ac1, k.ac1_low, k.ac1_high, strict=True)],
+        })  # fmt: skip
+        shown_a = pd.DataFrame({
+            "statistic": a.statistic, "raters": a.raters, "rows every rater rated": a.n, "all agreeing": a.agree_all,
+            "value (95 %)": [_coefficient(*v) for v in zip(a.value, a.ci_low, a.ci_high, strict=True)],
+        })  # fmt: skip
+        rep.sections.append(("Agreement between raters", "Cohen's κ and Gwet's AC1 per pair (95 % intervals):"
+                             + (f" {no_overlap(k)}" if no_overlap(k) else ""), shown_k))  # fmt: skip
+        rep.sections.append(("", "Across all raters, Krippendorff's α and Gwet's AC1:", shown_a))
+    lost = correct.abandoned_bounds(corr[corr.rater.isin(names)], data)
     if len(lost) and lost[data.lost_label].sum() > 0:
+        unit = "abandoned levels" if study else "unscored items"
+        shown = pd.DataFrame({
+            "rater": lost.rater, "system → judge": [c.replace("__", " → ") for c in lost.cell],
+            ("attempts" if study else "items"): lost.attempts, unit: lost[data.lost_label],
+            "corrected θ": lost.theta.map(_pct), "θ had they all failed": lost.theta_if_failed.map(_pct),
+            "θ had they all passed": lost.theta_if_passed.map(_pct),
+            "95 % interval, widened by them": [_interval(lo, hi) for lo, hi in
+                                              zip(lost.ci_low_if_failed, lost.ci_high_if_passed, strict=True)],
+        })  # fmt: skip
         rep.sections.append(
             (
-                "Lost before a verdict",
-                "Units with no verdict (abandoned levels, unscored items) are never counted as FAILED; θ had every "
-                "one of them failed or passed:",
-                lost,
+                "Lost before a verdict" if study else "Items without a verdict",
+                (
+                    "Units with no verdict (abandoned levels) are never counted as FAILED; θ had every one of them "
+                    "failed or passed:"
+                    if study
+                    else "Items the judge left unscored (an error, no value) are never "
+                    "counted as FAILED; θ had every one of them failed or passed:"
+                ),
+                shown,
             )  # fmt: skip
         )
-    rep.figure_png = _figure(corr)
+    rep.figure_png = _figure(corr, "critic" if study else "judge")
     m = data.manifest or {}
     rep.provenance = {
         "dataset": f"{data.kind} {data.name} ({data.status})",
-        "source": json.dumps(m.get("source"), sort_keys=True) if data.kind == "judgments" else None,
+        "source": _source_text(m.get("source") or {}) if data.kind == "judgments" else None,
         "config": m.get("config", {}).get("path") if data.kind == "run" else None,
         "code": m.get("git_commit", ""),
         "rubric": f"{data.rubric.name} {data.rubric.version} ({data.rubric.hash[:12]})",
@@ -151,11 +215,22 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
     return rep
 
 
-def _figure(corr: pd.DataFrame) -> bytes:
+def _source_text(source: dict) -> str:
+    """An imported dataset's source as the report's provenance reads it: each field in words, ``name value``."""
+
+    def value(v):
+        if isinstance(v, dict):
+            return ", ".join(f"{k} {value(x)}" for k, x in v.items()) or "none"
+        return "none" if v in (None, "") else str(v)
+
+    return "; ".join(f"{k.replace('_', ' ')}: {value(v)}" for k, v in source.items())
+
+
+def _figure(corr: pd.DataFrame, judge: str = "critic") -> bytes:
     from vocab import figures
 
     figures.style()
-    fig = figures.raw_vs_corrected_figure(corr)
+    fig = figures.raw_vs_corrected_figure(corr, judge)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
     import matplotlib.pyplot as plt

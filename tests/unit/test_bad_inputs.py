@@ -741,7 +741,8 @@ def test_limits_are_checked_before_any_work(tmp_path, capsys, table, argv, words
 
 
 def test_promptfoo_results_of_odd_shapes_import_without_a_traceback(tmp_path, capsys):
-    """A response that is a string, a provider id that is a list, a grading provider labelled by a number."""
+    """A response that is a string (the output itself: it was imported as an empty answer), a provider id that is a
+    list, a grading provider labelled by a number."""
     import json
 
     result = {"prompt": {"raw": "q", "label": "p"}, "response": "a bare string", "provider": {"id": ["a", "b"]},
@@ -753,7 +754,12 @@ def test_promptfoo_results_of_odd_shapes_import_without_a_traceback(tmp_path, ca
     f.write_text(json.dumps({"evalId": "e", "results": {"version": 3, "results": [result]}}))
     assert main(["import", "promptfoo", str(f), "--run-dir", str(tmp_path / "d")]) == 0
     row = json.loads((tmp_path / "d" / "judgments.jsonl").read_text())
-    assert (row["system"], row["judge"], row["verdict"], row["visible"]["output"]) == ("unknown", "5", "PASSED", "")
+    assert (row["system"], row["judge"], row["verdict"], row["visible"]["output"]) == (
+        "unknown",
+        "5",
+        "PASSED",
+        "a bare string",
+    )
 
 
 def test_a_packets_zip_that_is_a_directory_is_one_line_and_leaves_nothing(run, capsys):

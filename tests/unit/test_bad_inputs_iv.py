@@ -394,7 +394,7 @@ def _set(key: str, value):
         (lambda t, tasks: [a.update(was_cancelled=True) for t in tasks for a in t.get("annotations") or []],
          "no rated rows"),
         (lambda t, tasks: tasks.clear(), "no rated rows"),
-        (lambda t, tasks: [t["data"].pop("vocab_rater") for t in tasks[::2]], "rows naming no rater"),
+        (lambda t, tasks: [t["data"].pop("vocab_rater") for t in tasks[::2]], "names its rater ls-demo on"),
     ],
 )  # fmt: skip
 def test_label_studio_exports_of_other_shapes_are_one_line(ls_run, tmp_path, capsys, change, words):
@@ -419,10 +419,12 @@ def test_gate_rater_must_name_someone(run, capsys, argv, words):
     refused(["gate", str(run), "--min-rate", "0.1", *argv], capsys, [run], words)
 
 
-def _grid(tmp_path: Path, row: dict | None = None, spec: dict | None = None) -> Path:
+def _grid(tmp_path: Path, row: dict | str | None = None, spec: dict | None = None) -> Path:
     """The committed grid, its first row (a point the recheck simulates again) or its spec changed."""
     grid = pd.read_csv(ROOT / "data" / "coverage" / "full_grid.csv")
     meta = json.loads((ROOT / "data" / "coverage" / "full_grid.json").read_text())
+    if row == "header only":
+        grid, row = grid.iloc[:0], None
     for k, v in (row or {}).items():
         grid[k] = grid[k].astype(object)
         grid.loc[grid.index[0], k] = v
@@ -437,7 +439,8 @@ def _grid(tmp_path: Path, row: dict | None = None, spec: dict | None = None) -> 
     [({"levels": 0}, {}, "no grid point"), ({"piles": 10_000_000}, {}, "studies x pile rows"),
      ({"levels": 20_000}, {}, "studies x attempts"), ({"theta": 1.5}, {}, "no grid point"),
      ({"levels": "x"}, {}, "no grid point"), ({}, {"n_boot": 10_000_000}, "studies x resamples"),
-     ({}, {"max_attempts": 1_000_000}, "studies x attempts"), ({}, {"n_boot": "x"}, "whole numbers")],
+     ({}, {"max_attempts": 1_000_000}, "studies x attempts"), ({}, {"n_boot": "x"}, "whole numbers"),
+     ("header only", {}, "no grid points")],
 )  # fmt: skip
 def test_a_grid_row_past_what_a_recheck_can_hold_is_refused(tmp_path, capsys, row, spec, words):
     g = _grid(tmp_path, row, spec)

@@ -86,7 +86,7 @@ def test_the_unscored_share_is_counted_from_the_files(tmp_path, capsys):
     rc, out, _ = _gate([d, "--max-unscored", 0.2, "--json"], capsys)
     found = {c["cell"]: c for c in json.loads(out[0])["cells"]}
     assert rc == 1 and found["A__J"]["holds"] and not found["B__J"]["holds"]
-    assert {k: v["checks"][0]["value"] for k, v in found.items()} == {"A__J": 0.2, "B__J": 1.0}
+    assert {k: v["checks"][0]["unscored_share"] for k, v in found.items()} == {"A__J": 0.2, "B__J": 1.0}
     rc, out, _ = _gate([d, "--max-unscored", 0.19], capsys)
     assert rc == 1 and all(line.startswith("FAIL ") for line in out) and len(out) == 2
     rc, out, _ = _gate([d, "--min-rate", 0], capsys)  # B has no rated row: its rate's bound is undefined
@@ -119,7 +119,7 @@ def test_a_runs_unscored_share_is_its_abandoned_levels(capsys):
         expected[f.stem.removeprefix("results_")] = lost / len(levels)
     assert 0 < min(expected.values()) < max(expected.values())
     rc, out, _ = _gate([REFERENCE, "--max-unscored", 1, "--json"], capsys)
-    got = {c["cell"]: c["checks"][0]["value"] for c in json.loads(out[0])["cells"]}
+    got = {c["cell"]: c["checks"][0]["unscored_share"] for c in json.loads(out[0])["cells"]}
     assert rc == 0 and got == pytest.approx(expected)
     middle = sorted(expected.values())[1]
     rc, out, _ = _gate([REFERENCE, "--max-unscored", middle], capsys)
@@ -130,7 +130,7 @@ def test_an_undefined_bound_does_not_hold():
     from vocab.calibration.gate import CellGate, Check
 
     g = CellGate("a__b", "ann", (Check("q1", 0.5, float("nan"), False),))
-    assert not g.holds and "undefined" in g.line() and g.as_dict()["checks"][0]["value"] is None
+    assert not g.holds and "undefined" in g.line() and g.as_dict()["checks"][0]["lower_bound"] is None
 
 
 @pytest.mark.parametrize(

@@ -212,6 +212,18 @@ def test_a_promptfoo_verdict_is_its_judges_assertion_never_promptfoos_success(tm
     assert all("secret-reason" not in json.dumps(r["visible"]) for r in rows.values())
 
 
+def test_a_promptfoo_response_written_as_a_string_is_the_output(tmp_path):
+    """Some providers write the output itself as the response: it imported as an empty answer, and a rater graded
+    nothing."""
+    results = [_pf_result(1), _pf_result(2)]
+    results[0]["response"] = "The answer is 4."
+    path = _pf_file(tmp_path, results, defaultTest={"options": {"provider": {"id": "openai:chat:gemma3"}}})
+    d = tmp_path / "pf"
+    assert main(["import", "promptfoo", str(path), "--run-dir", str(d)]) == 0
+    outputs = sorted(json.loads(line)["visible"]["output"] for line in (d / "judgments.jsonl").read_text().splitlines())
+    assert outputs[0] == "The answer is 4." and all(outputs)
+
+
 def _vars_hash(n: int) -> str:
     import hashlib
 

@@ -179,7 +179,7 @@ def test_bad_input_to_the_new_readers_is_one_line_and_nothing_written(tmp_path, 
     assert not d.exists() or not any(d.iterdir())
 
 
-def test_a_persons_override_keeps_the_judges_verdict_and_becomes_their_label(tmp_path):
+def test_a_persons_override_keeps_the_judges_verdict_and_becomes_their_label(tmp_path, capsys):
     """`mlflow.override_feedback` marks the judge's feedback invalid and logs the person's with `overrides`: the
     judge still said what it said (the item keeps its verdict), and the person's feedback is their label. A NaN
     feedback is no verdict (UNSCORED, never FAILED)."""
@@ -207,6 +207,15 @@ def test_a_persons_override_keeps_the_judges_verdict_and_becomes_their_label(tmp
     (bid,) = zoe.blind_id
     assert key.set_index("blind_id").level[bid] == first["trace_id"]
     assert zoe.verdict.iloc[0] == ("PASSED" if said == "FAILED" else "FAILED")  # the person disagreed
+    # --judge naming the judge keeps the person's override (it was dropped when the override had no person's id);
+    # the summary and the report count it
+    capsys.readouterr()
+    e = tmp_path / "e"
+    assert main(["import", "mlflow", str(f), "--run-dir", str(e), "--pass-at", "0.5", "--judge", "gemma3"]) == 0
+    assert "1 of the people's labels override the judge's feedback" in capsys.readouterr().out
+    assert (e / "calibration" / "ratings_zoe.csv").read_text() == (d / "calibration" / "ratings_zoe.csv").read_text()
+    assert main(["report", str(e)]) == 0
+    assert "1 of the people's labels override the judge's feedback" in (e / "report" / "report.md").read_text()
 
 
 def test_a_tracking_store_needs_mlflow_or_says_so(tmp_path, capsys):

@@ -70,7 +70,7 @@ def test_the_command_prints_the_plan_as_json(capsys):
     [
         (["--half-width", "0"], "--half-width must lie in (0, 0.5]"),
         (["--half-width", "0.7"], "--half-width must lie in (0, 0.5]"),
-        (["--half-width", "nan"], "--half-width must lie in (0, 0.5]"),
+        (["--half-width", "nan"], "argument --half-width: a finite number, got 'nan'"),
         (["--half-width", ".1", "--theta", "2"], "theta must lie in [0, 1]"),
         (["--half-width", ".1", "--attempts", "1"], "--attempts must be at least 2"),
         (["--half-width", ".1", "--sims", "100000000"], "over the"),

@@ -34,8 +34,9 @@ def audited(tmp_path) -> Path:
 
 def test_the_report_says_the_corrected_rate_worked_by_hand(audited, capsys):
     """The headline's numbers from the files alone: p is the judge's PASSED share of its scored items
-    (judgments.jsonl), theta = p·a + (1 − p)·b with a ann's pass share of the passed pile and b her share of the
-    failed pile weighted by key.csv's weights."""
+    (judgments.jsonl), theta = p·a + (1 − p)·b with a the pass share of the passed pile and b that of the failed
+    pile weighted by key.csv's weights: first ann's and bob's pooled (two people: per row the majority of those who
+    rated it, a tie half), then ann's alone."""
     import json
 
     assert main(["report", str(audited)]) == 0
@@ -45,16 +46,29 @@ def test_the_report_says_the_corrected_rate_worked_by_hand(audited, capsys):
     p = verdicts.count("PASSED") / (verdicts.count("PASSED") + verdicts.count("FAILED"))
     key = pd.read_csv(audited / "calibration" / "key.csv")
     assert key.cell.nunique() == 1
-    rated = key.merge(pd.read_csv(audited / "calibration" / "ratings_ann.csv"), on="blind_id")
-    rated["pass"] = rated.verdict.eq("PASSED")
-    passed, failed = rated[rated.pile == "passed"], rated[rated.pile == "failed"]
-    a, b = passed["pass"].mean(), (failed["pass"] * failed.weight).sum() / failed.weight.sum()
-    theta = p * a + (1 - p) * b
-    assert 0 < theta < 1 and 0 < a < 1  # ann's verdicts are mixed: no rate is 0 or 100 % by construction
+    files = {n: pd.read_csv(audited / "calibration" / f"ratings_{n}.csv") for n in ("ann", "bob")}
+    votes = {}
+    for f in files.values():
+        for bid, v in zip(f.blind_id, f.verdict, strict=True):
+            votes.setdefault(bid, []).append(v == "PASSED")
+    pooled = {bid: 0.5 if sum(v) * 2 == len(v) else float(sum(v) * 2 > len(v)) for bid, v in votes.items()}
+    assert 0.5 in pooled.values()  # bob's FAILED against ann's PASSED on some of his 4 rows: ties
+    thetas = []
+    for verdict in (
+        key.blind_id.map(pooled),
+        key.blind_id.map(dict(zip(files["ann"].blind_id, files["ann"].verdict.eq("PASSED"), strict=True))),
+    ):
+        rated = key.assign(passes=verdict.astype(float))
+        passed, failed = rated[rated.pile == "passed"], rated[rated.pile == "failed"]
+        a, b = passed.passes.mean(), (failed.passes * failed.weight).sum() / failed.weight.sum()
+        thetas.append(p * a + (1 - p) * b)
+        assert 0 < thetas[-1] < 1 and 0 < a < 1  # the verdicts are mixed: no rate is 0 or 100 % by construction
     n_rows = len(key)
-    sentence = (f"the judge says {round(100 * p)} %; against ann's blind ratings ({n_rows} of {n_rows} sampled "
-                f"rows) the pass rate is {round(100 * theta)} %")  # fmt: skip
-    assert sentence in md and sentence in unescape(html)
+    sentence = (f"the judge says {round(100 * p)} %; against the blind ratings of ann, bob pooled (people: the "
+                f"majority of those who rated each row; {n_rows} of {n_rows} sampled rows) the pass rate is "
+                f"{round(100 * thetas[0])} %")  # fmt: skip
+    assert sentence in md and sentence in unescape(html), md[:800]
+    assert f"against ann's, {round(100 * thetas[1])} %" in md
     assert "bob 4/" in md and "(partial)" in md  # the partial hand-in is marked
     assert "Cohen" in md and "Krippendorff" in md  # two raters: agreement
     assert "sha256" in md and "qa_smollm2_gemma3.eval" in md  # provenance: the source and its hash

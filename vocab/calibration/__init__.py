@@ -1,7 +1,8 @@
 """Calibrating the critic against blind raters: the judged items and their rubric, from a run or imported from
 another harness (`dataset`, `imports`), the stratified blind sample (`sample`), the raters and their
-files (`raters`, the human form in `form`), the bias-corrected rate with its interval (`correct`), the
-agreement between raters and critic (`agreement`), and the whole chain as the demo runs it (`chain`)."""
+files (`raters`, the human form in `form`; who they are and the pooled people in `blind`), the bias-corrected
+rate with its interval (`correct`), the agreement between raters and critic (`agreement`), and the whole chain as
+the demo runs it (`chain`)."""
 
 from vocab.calibration.agreement import (
     KAPPA_COLUMNS,

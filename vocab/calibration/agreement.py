@@ -31,6 +31,10 @@ def kappa_table(
                 s = script if variant == "+script" else None
                 pa, pb = rater_passes(ratings[ra], s), rater_passes(ratings[rb], s)
                 ids = sorted(set(pa.index) & set(pb.index))
+                if not ids:  # two people who labelled different items: nothing to agree on (no_overlap says so)
+                    rows.append({"rater_a": ra, "rater_b": rb, "variant": variant, "n": 0, "agree": 0,
+                                 **{c: float("nan") for c in KAPPA_COLUMNS[5:]}})  # fmt: skip
+                    continue
                 x, y = pa.loc[ids].to_numpy(int), pb.loc[ids].to_numpy(int)
                 k = stats.kappa_bootstrap(x, y, n_resamples=n_boot, rng=stats.stream(seed, "kappa", ra, rb, variant))
                 ac1 = stats.agreement_bootstrap(np.vstack([x, y]), stats.gwet_ac1, n_resamples=n_boot,
@@ -53,6 +57,17 @@ def kappa_table(
     return pd.DataFrame(rows, columns=KAPPA_COLUMNS)
 
 
+def no_overlap(kappa: pd.DataFrame) -> str:
+    """The sentence for the pairs of raters who rated no row in common ("" when every pair shares rows)."""
+    pairs = sorted({f"{r.rater_a} and {r.rater_b}" for r in kappa.itertuples() if r.n == 0})
+    if not pairs:
+        return ""
+    return (
+        f"No rows in common, so no agreement measured: {'; '.join(pairs)} (people who labelled different "
+        "items); the correction uses each person's rows, and the pooled rater all of them."
+    )
+
+
 KAPPA_COLUMNS = ["rater_a", "rater_b", "variant", "n", "agree", "kappa", "ci_low", "ci_high", "ac1", "ac1_low",
                  "ac1_high"]  # fmt: skip
 
@@ -70,6 +85,10 @@ def agreement_table(
     data = passes.T.astype(float).to_numpy()
     rows = []
     for name, fn in (("Krippendorff's alpha", stats.krippendorff_alpha_nominal), ("Gwet's AC1", stats.gwet_ac1)):
+        if passes.empty:  # no row rated by every rater (people who labelled different items): said, not computed
+            rows.append({"statistic": name, "raters": len(names), "n": 0, "agree_all": 0, "value": float("nan"),
+                         "ci_low": float("nan"), "ci_high": float("nan")})  # fmt: skip
+            continue
         rng = stats.stream(seed, "agreement", name, *names)
         a = stats.agreement_bootstrap(data, fn, n_resamples=n_boot, rng=rng)
         rows.append({"statistic": name, "raters": len(names), "n": a.n_units,

@@ -259,8 +259,9 @@ def audit(
     waiting = [n for n in raters if result.rated.get(n) != "complete"]
     if waiting:
         result.next_step = (
-            f"hand each packet to its rater ({', '.join(waiting)}); then `vocab ratings import ratings.csv "
-            f"--run-dir {d} --rater NAME [--partial]`, and `vocab audit {d}` again for the corrected rate"
+            f"hand each packet to its rater ({', '.join(waiting)}); then, with the ratings.csv each sends back, "
+            + ", ".join(f"`vocab ratings import ratings.csv --run-dir {d} --rater {n} --partial`" for n in waiting)
+            + f", and `vocab audit {d}` again for the corrected rate"
         )
     elif not ratings:
         result.next_step = (
@@ -269,7 +270,7 @@ def audit(
     else:
         result.next_step = (
             f"a report to share: `vocab report {d}`; the full tables: `papermill notebooks/03_correct.ipynb out.ipynb "
-            f"-p run_dir {d} -p raters {','.join(ratings)}`"
+            f"--cwd notebooks -p run_dir {Path(d).resolve()} -p raters {','.join(ratings)}`"
         )
     return result
 

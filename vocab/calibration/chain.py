@@ -74,13 +74,13 @@ def sample_step(run_dir, *, per_pile: int | None, budget: int | None, allocation
     record = {"seed": seed, "allocation": allocation, "budget": budget}
     said = []
     if allocation == "pilot":
-        from vocab.calibration.raters import blind_ratings, rater_passes
+        from vocab.calibration.blind import blind_raters
 
-        ratings, lead = blind_ratings(run_dir, [rater] if rater else None, purpose="there is no pilot to allocate from")
-        rater = rater or lead
+        b = blind_raters(run_dir, [rater] if rater else None, purpose="there is no pilot to allocate from")
+        rater = rater or b.lead
         key, sheet = sm.read_key(run_dir), sm.read_sheet(run_dir)
-        extra, sizes = sm.extend_sample(data.attempts, key, rater_passes(ratings[rater]), budget, seed, data.visible,
-                                        set(sheet.blind_id))  # fmt: skip
+        extra, sizes = sm.extend_sample(data.attempts, key, b.passes(rater, rubric=data.rubric), budget, seed,
+                                        data.visible, set(sheet.blind_id))  # fmt: skip
         sm.write_extension(extra, key, run_dir)
         if (cal / "ratings_script.csv").exists():  # the script rater covers every row: its verdicts adjudicate
             write_script_ratings(run_dir)

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
+from vocab.calibration.blind import PEOPLE, BlindRaters, pooled_passes
 from vocab.calibration.dataset import JudgeRubric
 from vocab.calibration.raters import rater_passes, rubric_of
 from vocab.calibration.sample import CalibrationError
@@ -36,15 +37,24 @@ CORRECTION_COLUMNS = [
 
 
 def variants(
-    ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None, rubric: JudgeRubric | None = None
+    ratings: dict[str, pd.DataFrame],
+    script: pd.DataFrame | None,
+    rubric: JudgeRubric | None = None,
+    people: list[str] | None = None,
 ) -> dict[str, pd.Series]:
     """Every rater as rated, and each non-script rater with checks 2 and 3 from the script (where the
-    dataset has a script rater)."""
+    dataset has a script rater); with two or more ``people`` (persons among ``ratings``), their pooled rater
+    :data:`~vocab.calibration.raters.PEOPLE` (:func:`~vocab.calibration.raters.pooled_passes`) too."""
     out = {}
     for name in sorted(ratings):
         out[name] = rater_passes(ratings[name], rubric=rubric)
         if script is not None and name != "script":
             out[f"{name}+script"] = rater_passes(ratings[name], script)
+    if people and len(people) >= 2:
+        pooled = {n: ratings[n] for n in people}
+        out[PEOPLE] = pooled_passes(pooled, rubric=rubric)
+        if script is not None:
+            out[f"{PEOPLE}+script"] = pooled_passes(pooled, script)
     return out
 
 
@@ -198,23 +208,25 @@ class Corrected:
     script: pd.DataFrame | None
     n_rows: int
     table: pd.DataFrame
+    raters: BlindRaters | None = None  # kinds, the pooled rater's rows
 
 
 def corrected(run_dir, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Corrected:
     """:func:`correction_table` of every blind rater's variants on ``run_dir``, as ``vocab report`` prints it."""
     from pathlib import Path
 
+    from vocab.calibration.blind import blind_raters
     from vocab.calibration.dataset import load_dataset
-    from vocab.calibration.raters import blind_ratings, read_ratings
+    from vocab.calibration.raters import read_ratings
     from vocab.calibration.sample import read_key, read_sheet
 
     run_dir = Path(run_dir)
     data = load_dataset(run_dir)
-    ratings, lead = blind_ratings(run_dir, raters)
+    b = blind_raters(run_dir, raters)
     script = read_ratings(run_dir, "script") if (run_dir / "calibration" / "ratings_script.csv").exists() else None
-    table = correction_table(data.attempts, read_key(run_dir), variants(ratings, script, data.rubric),
+    table = correction_table(data.attempts, read_key(run_dir), variants(b.ratings, script, data.rubric, b.people),
                              n_boot=n_boot, seed=seed)  # fmt: skip
-    return Corrected(data, ratings, lead, script, len(read_sheet(run_dir)), table)
+    return Corrected(data, b.ratings, b.lead, script, len(read_sheet(run_dir)), table, b)
 
 
 def interval_text(table: pd.DataFrame) -> list[str]:

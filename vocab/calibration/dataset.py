@@ -240,6 +240,17 @@ def _judgments_match(path: Path, sha256: str) -> bool:
     return path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == sha256
 
 
+def name_dataset(run_dir: str | Path, name: str) -> None:
+    """An imported dataset's name (its report's title), written into ``dataset.json``."""
+    from vocab.files import write_text_atomic
+
+    path = Path(run_dir) / DATASET_FILE
+    meta = read_meta(run_dir)
+    if meta.get("name") != name:
+        write_text_atomic(path, json.dumps({**meta, "name": name}, indent=2, ensure_ascii=False) + "\n",
+                          run_dir, CalibrationError)  # fmt: skip
+
+
 def read_rubric(run_dir: str | Path) -> JudgeRubric:
     """The rubric the raters of ``run_dir`` grade: an imported dataset's own, else Vocabscapes'."""
     if is_imported(run_dir):

@@ -7,7 +7,7 @@ never disagree. Exit 0 when every check of every cell holds, 1 when one does not
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from vocab.calibration.errors import CalibrationError
@@ -45,7 +45,11 @@ class CellGate:
         return head + "; ".join(c.text() for c in self.checks)
 
     def as_dict(self) -> dict:
-        checks = [{**asdict(c), "value": None if math.isnan(c.value) else c.value} for c in self.checks]
+        """The line's fields in its own words: ``check``, the measured ``lower_bound`` (the ``unscored_share`` for the
+        unscored check; None when undefined), the ``threshold`` it is held to, and whether it ``holds``."""
+        checks = [{"check": c.name, "unscored_share" if c.name == "unscored" else "lower_bound":
+                   None if math.isnan(c.value) else c.value, "threshold": c.bound, "holds": c.holds}
+                  for c in self.checks]  # fmt: skip
         return {"cell": self.cell, "rater": self.rater, "holds": self.holds, "checks": checks}
 
 
@@ -103,7 +107,7 @@ def gate(
 
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot)
     name = rater or c.lead
-    known = sorted({*c.ratings, *(f"{n}+script" for n in c.ratings if c.script is not None)})
+    known = sorted(set(c.table.rater) | {*c.ratings, *(f"{n}+script" for n in c.ratings if c.script is not None)})
     if name not in known:
         raise CalibrationError(f"{run_dir}: no blind rater {name!r} (known: {', '.join(known)})")
     # every cell of the dataset: one the rater's rows cannot correct (a pile without a rated row, every unit lost)

@@ -66,13 +66,19 @@ def llm_raters(run_dir: str | Path) -> set[str]:
     return names
 
 
+PEOPLE = "people"  # the pooled rater of every person's labels (vocab.calibration.raters): computed, never a file
+
+
 def check_rater_name(name: str, run_dir: str | Path | None = None, *, human: bool = True) -> str:
     """One rule for rater names everywhere (the form, the packet, `vocab ratings import`): a letter, then
-    letters, digits, '-' or '_', at most 40; a human rater may not take a machine rater's name."""
+    letters, digits, '-' or '_', at most 40; a human rater may not take a machine rater's name, nor the pooled
+    rater's (:data:`PEOPLE`)."""
     if not isinstance(name, str) or not NAME.fullmatch(name):
         raise CalibrationError(
             f"rater name {name!r}: use a letter, then letters, digits, '-' or '_' (at most 40), e.g. jane-doe"
         )
+    if name.lower() == PEOPLE:
+        raise CalibrationError(f"rater name {name!r} is the pooled rater of everyone's labels; choose another")
     if human and run_dir is not None and name.lower() in {n.lower() for n in llm_raters(run_dir)}:
         raise CalibrationError(f"rater name {name!r} belongs to a machine rater in this run; choose another")
     return name

@@ -47,12 +47,15 @@ def flag_rows(sheet: pd.DataFrame) -> pd.Series:
                      dtype=object)  # fmt: skip
 
 
-def quotes_text(key: pd.DataFrame, rated: dict[str, set[str]]) -> str:
-    """The report's sentence: how many sampled rows quote the judge, and how many of them each rater rated."""
+def quotes_text(key: pd.DataFrame, rated: dict[str, set[str]], study: bool = True) -> str:
+    """The report's sentence: how many sampled rows quote the judge, and how many of them each rater rated.
+    ``study``: a Vocabscapes run, whose writer saw the critic's retry prompts (an imported dataset's answers can
+    quote only a verdict word)."""
     flagged = key.loc[key[COLUMN].astype(str).ne(""), "blind_id"]
+    what = "a retry prompt's phrase or a verdict word" if study else "a verdict word in capitals, PASSED or FAILED"
     if not len(flagged):
-        return f"No answer in the {len(key)}-row sample quotes the judge (a retry prompt's phrase or a verdict word)."
+        return f"No answer in the {len(key)}-row sample quotes the judge ({what})."
     each = ", ".join(f"{name} {len(set(flagged) & ids)}" for name, ids in sorted(rated.items()))
-    said = (f"{len(flagged)} of the {len(key)} sampled answers quote the judge (a retry prompt's phrase or a verdict "
-            f"word; the key's {COLUMN} column names which) and were rated as written")  # fmt: skip
+    said = (f"{len(flagged)} of the {len(key)} sampled answers quote the judge ({what}; the key's {COLUMN} column "
+            "names which) and were rated as written")  # fmt: skip
     return said + (f"; rated: {each}." if each else ".")

@@ -132,9 +132,14 @@ def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> bool:
             )
     if "rater" in df.columns and set(df.rater) != {rater}:
         named = sorted(set(df.rater) - {""})
-        unnamed = (df.rater == "").sum()
-        said = ", ".join(named)[:80] + (f"{', ' if named else ''}{unnamed} rows naming no rater" if unnamed else "")
-        raise CalibrationError(f"{path} was rated by {said}, not {rater}")
+        unnamed = int((df.rater == "").sum())
+        if unnamed and named == [rater]:
+            raise CalibrationError(
+                f"{path} names its rater {rater} on {len(df) - unnamed} rows and none on "
+                f"{unnamed}: a file of one rater names them on every row (export it again)"
+            )
+        said = ", ".join(named)[:80] + (f" and {unnamed} rows naming no rater" if unnamed else "")
+        raise CalibrationError(f"{path} was rated by {said.removeprefix(' and ')}, not {rater}")
     return "sample_sha256" in df.columns
 
 
@@ -430,27 +435,6 @@ def rater_passes(
         s = script.set_index("blind_id")
         r["c2"], r["c3"] = s.loc[r.index, "c2"], s.loc[r.index, "c3"]
     return (r == "PASSED").all(axis=1)
-
-
-def blind_ratings(run_dir: str | Path, wanted: list[str] | None = None, *, purpose: str = "nothing to correct"
-                  ) -> tuple[dict[str, pd.DataFrame], str]:  # fmt: skip
-    """The blind raters' ratings of a run or dataset (the script's left out: it adjudicates, it is no blind
-    rater), ``wanted`` ones or all, and the lead rater: the one with most rows rated, then by name (the report's
-    headline and a pilot's plan use it). One line when there is no sample, a wanted rater has not rated, or none
-    has; ``purpose`` ends that last line."""
-    run_dir = Path(run_dir)
-    cal = run_dir / "calibration"
-    if not (cal / "key.csv").exists():
-        raise CalibrationError(f"{run_dir}: no blind sample yet (vocab audit / vocab sample first)")
-    found = sorted(f.stem.removeprefix("ratings_") for f in cal.glob("ratings_*.csv"))
-    names = [n for n in (wanted or found) if n != "script"]
-    missing = [n for n in names if n not in found]
-    if missing:
-        raise CalibrationError(f"{run_dir}: no ratings from {', '.join(missing)} (rated: {', '.join(found) or 'none'})")
-    if not names:
-        raise CalibrationError(f"{run_dir}: no blind ratings yet, so {purpose} (hand in ratings first)")
-    ratings = {n: read_ratings(run_dir, n) for n in names}
-    return ratings, min(names, key=lambda n: (-len(ratings[n]), n))
 
 
 def rate_with_config(cfg, run_dir, model: str, rater: str, *, max_tokens, max_calls: int | None):

@@ -25,6 +25,7 @@ when more come back.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -57,9 +58,11 @@ class Plan:
     sims: int
     seed: int
     searched: dict[int, float] = field(default_factory=dict)  # per_pile -> simulated mean half-width, as drawn
+    unit: str = "attempts"  # what the text calls the judged units: an imported dataset's are "items"
 
     def as_dict(self) -> dict:
         d = asdict(self)
+        d.pop("unit")
         d["searched"] = {str(k): round(v, 6) for k, v in sorted(self.searched.items())}
         d["piles"] = {k: round(v, 2) for k, v in self.piles.items()}
         d["pile_rows"] = {k: round(v, 2) for k, v in self.pile_rows.items()}
@@ -69,12 +72,13 @@ class Plan:
         return [k for k in ("passed", "failed") if self.per_pile is not None and self.piles[k] < self.per_pile]
 
     def text(self) -> str:
-        what = f"theta {self.theta:g}, q1 {self.q1:g}, q0 {self.q0:g}, {self.attempts} attempts, {self.method}"
-        sizes = f"the piles hold about {self.piles['passed']:.0f} PASSED and {self.piles['failed']:.0f} FAILED attempts"
+        u = self.unit
+        what = f"theta {self.theta:.3g}, q1 {self.q1:.3g}, q0 {self.q0:.3g}, {self.attempts} {u}, {self.method}"
+        sizes = f"the piles hold about {self.piles['passed']:.0f} PASSED and {self.piles['failed']:.0f} FAILED {u}"
         if self.per_pile is None:
             return (f"{what}: no request reaches ±{self.target_half_width:g}: with every row of both piles labelled "
                     f"(about {self.labels:.0f} labels; {sizes}) the half-width is {self.half_width:.3f}; the "
-                    f"attempts' own variance bounds it: log more attempts (assumed: {self.assumed})")  # fmt: skip
+                    f"{u}' own variance bounds it: log more {u} (assumed: {self.assumed})")  # fmt: skip
         rows = f"{self.pile_rows['passed']:.0f} passed + {self.pile_rows['failed']:.0f} failed"
         short = "".join(f"; the {k.upper()} pile holds only about {self.piles[k]:.0f}, all of them labelled"
                         for k in self._short())  # fmt: skip
@@ -104,7 +108,7 @@ class PilotPlan:
     def text(self) -> str:
         lines = [f"from the pilot {self.run_dir} ({self.rater}'s {self.rows_rated} rated rows) — {PILOT_WARNING}"]
         for c in self.cells:
-            lines.append(f"{c['cell']}: " + (c["plan_text"] if c.get("plan_text") else c["why_none"]))
+            lines.append(f"{c['cell'].replace('__', ' → ', 1)}: " + (c.get("plan_text") or c["why_none"]))
         return "\n".join(lines)
 
 
@@ -123,16 +127,18 @@ def plan_from_pilot(
     from pathlib import Path
 
     from vocab.calibration import correct
+    from vocab.calibration.blind import blind_raters
     from vocab.calibration.dataset import load_dataset
-    from vocab.calibration.raters import blind_ratings
     from vocab.calibration.sample import read_key
 
     check_plan(theta=0.5, q1=0.5, q0=0.5, attempts=2, half_width=half_width, method=method, sims=sims, n_boot=n_boot)
     run_dir = Path(run_dir)
     data = load_dataset(run_dir)
-    ratings, lead = blind_ratings(run_dir, [rater] if rater else None, purpose="no pilot to plan from")
-    corr = correct.correction_table(data.attempts, read_key(run_dir), correct.variants({lead: ratings[lead]}, None,
-                                    data.rubric), n_boot=n_boot, seed=seed)  # fmt: skip
+    b = blind_raters(run_dir, [rater] if rater else None, purpose="no pilot to plan from")
+    lead = b.lead
+    grader, groups = ("critic", "levels") if data.kind == "run" else ("judge", "groups")
+    corr = correct.correction_table(data.attempts, read_key(run_dir), {lead: b.passes(lead, rubric=data.rubric)},
+                                    n_boot=n_boot, seed=seed)  # fmt: skip
     counts = data.attempts.groupby("cell").size()
     cells = []
     for r in corr[corr.rater == lead].itertuples():
@@ -155,14 +161,16 @@ def plan_from_pilot(
         else:
             p = plan(theta=r.theta, q1=q1, q0=q0, attempts=est["attempts"], half_width=half_width, method=method,
                      sims=sims, seed=seed, n_boot=n_boot, design_effect=deff, pile_sizes=sizes,
-                     assumed=f"the pilot's design effect {deff:.2f} of the critic's pass rate over its levels, its "
-                     f"piles of {sizes[0]} PASSED and {sizes[1]} FAILED")  # fmt: skip
+                     assumed=f"the pilot's design effect {deff:.2f} of the {grader}'s pass rate over its {groups}, "
+                     f"its piles of {sizes[0]} PASSED and {sizes[1]} FAILED")  # fmt: skip
+            if data.kind != "run":
+                p = dataclasses.replace(p, unit="items")
             est.update(p.as_dict())
             est["plan_text"] = p.text()
         if set_q1 or set_q0:
             est["note"] = "q1 undefined at theta 0 (q0 at theta 1) and without effect there: 0.5 simulated"
         cells.append({k: _json_number(v) for k, v in est.items()})
-    return PilotPlan(str(run_dir), lead, len(ratings[lead]), cells)
+    return PilotPlan(str(run_dir), lead, b.rows(lead), cells)
 
 
 def _json_number(v):

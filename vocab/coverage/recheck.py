@@ -95,6 +95,8 @@ def read_grid(grid_csv: Path, meta_path: Path, sims: int = RECHECK_SIMS) -> tupl
             raise KeyError(f"no column {missing[0]}")
     except (ValueError, KeyError, TypeError, AttributeError, pd.errors.ParserError, pd.errors.EmptyDataError) as e:
         raise InputError(f"{grid_csv}: not a grid vocab coverage-grid wrote ({type(e).__name__}: {e})") from None
+    if grid.empty:
+        raise InputError(f"{grid_csv}: no grid points (a header alone): not a grid vocab coverage-grid wrote")
     nums = grid[["piles", "theta", "q1", "q0", "spread", "levels"]].apply(pd.to_numeric, errors="coerce")
     whole = lambda c: (nums[c] >= 1) & (nums[c] == nums[c].round())  # noqa: E731
     bad = ~(whole("piles") & whole("levels") & (nums.spread > 0) & nums.theta.between(0, 1, inclusive="neither")

@@ -82,6 +82,11 @@ def summary(run_dir: str | Path) -> str:
     )
     if meta["source"].get("left_out"):
         unfinished += f"; {meta['source']['left_out']} {LEFT_OUT.get(meta['source']['kind'], 'rows')} left out"
+    if meta["source"].get("overrides"):
+        unfinished += (
+            f"; {meta['source']['overrides']} of the people's labels override the judge's feedback "
+            "(mlflow.override_feedback: the judge's verdict stays the judge's, the override is the label)"
+        )
     humans = meta["source"].get("human_labels")
     if humans and (Path(run_dir) / "calibration" / "key.csv").exists():
         unfinished += (f"; labels from people: {', '.join(f'{k} {v}' for k, v in humans.items())} (the blind sample "

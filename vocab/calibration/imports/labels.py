@@ -53,6 +53,9 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
 
     data = load_dataset(run_dir)
     att = data.attempts
+    if labels and all(isinstance(k, tuple) for k in labels):  # a table's rows: (cell, group, epoch), ids repeat
+        labels = {"\x1f".join(map(str, k)): v for k, v in labels.items()}
+        att = att.assign(id=["\x1f".join(map(str, k)) for k in zip(att.cell, att.level, att.attempt, strict=True)])
     chosen = att[att.id.isin(set(labels))].sort_values(["cell", "level", "attempt"], kind="stable")
     unscored = sorted(set(labels) - set(chosen.id))
     if chosen.empty:
@@ -108,5 +111,5 @@ def labels_note(run_dir: str | Path) -> str | None:
     if first.get("allocation") != LABELS_ALLOCATION:
         return None
     extra = first.get("labelled_unscored", 0)
-    return (f"The blind raters here are {first.get('source', 'labels in the source')}: {ASSUMPTION}."
+    return (f"The raters here are {first.get('source', 'labels in the source')}: {ASSUMPTION}."
             + (f" {extra} labelled items the judge left UNSCORED are in no pile." if extra else ""))  # fmt: skip

@@ -292,7 +292,7 @@ def read_mlflow(
         (judge,) = sources
     elif judge not in sources:
         raise JudgmentImportError(f"{where}: no judge {judge!r} gave feedback {feedback!r} ({', '.join(sources)})")
-    rows, labels, left_out, humans, names, unjudged_labels = [], {}, 0, {}, {}, 0
+    rows, labels, left_out, humans, names, unjudged_labels, overrides = [], {}, 0, {}, {}, 0, 0
     for n, t in enumerate(traces, start=1):
         info = t["info"]
         mine = _feedbacks(info, feedback)
@@ -328,6 +328,7 @@ def read_mlflow(
                                           f"rater name {name!r}; rename one")  # fmt: skip
             labels.setdefault(trace_id, {})[name] = label_verdict
             humans[name] = humans.get(name, 0) + 1
+            overrides += bool(_latest(theirs).get("overrides"))
         request, response = _io(t)
         meta_t = info.get("trace_metadata") if isinstance(info.get("trace_metadata"), dict) else {}
         tags = info.get("tags") if isinstance(info.get("tags"), dict) else {}
@@ -375,6 +376,7 @@ def read_mlflow(
             "human_labels": dict(sorted(humans.items())),
             "human_sources": dict(sorted(names.items())),
             "labels_on_traces_left_out": unjudged_labels,
+            "overrides": overrides,  # people's labels that override the judge's feedback (mlflow.override_feedback)
         },  # fmt: skip
         "rubric": single_verdict(question, name=f"{feedback}'s criterion").as_dict(),
         "visible": visible,

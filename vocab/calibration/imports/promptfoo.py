@@ -153,7 +153,9 @@ def read_promptfoo(
             item = f"{item} / prompt {labels.index(label) + 1}"
         key = (system, grader, str(item))
         epochs[key] = epochs.get(key, 0) + 1  # a repeated test (promptfoo --repeat) is another epoch of the item
-        output = (r.get("response") or {}).get("output") if isinstance(r.get("response"), dict) else None
+        # a provider's response object holds the output; some write the output itself as the response (a string)
+        output = r["response"] if isinstance(r.get("response"), str) else (
+            (r.get("response") or {}).get("output") if isinstance(r.get("response"), dict) else None)  # fmt: skip
         rubric = meta_c.get("renderedAssertionValue") or spec.get("value") or ""
         hidden = {
             "reason": c.get("reason"),

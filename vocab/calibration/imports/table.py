@@ -56,11 +56,50 @@ def _table_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 RESERVED = ("id", "system", "judge", "verdict", "group", "epoch", "criteria")
 
 
+LABEL = "label"  # a person's label of the overall verdict: `label` (one person, --rater) or `label:<name>`
+TABLE_PASS, TABLE_FAIL = ("passed",), ("failed",)
+
+
+def _word(value: Any, pass_values, fail_values, pass_at: float | None, where: str, empty: str) -> str:
+    """PASSED, FAILED, or ``empty`` for a blank: a verdict word, or a number against ``pass_at``."""
+    text = _text(value).strip()
+    if not text:
+        return empty
+    if text.upper() in ("PASSED", "FAILED", "UNSCORED") and empty == "UNSCORED":
+        return text.upper()
+    word = text.lower()
+    if word in pass_values:
+        return "PASSED"
+    if word in fail_values:
+        return "FAILED"
+    if pass_at is not None:
+        try:
+            x = float(text)
+        except ValueError:
+            x = None
+        if x is not None and x == x and abs(x) != float("inf"):
+            return "PASSED" if x >= pass_at else "FAILED"
+    words = ", ".join(dict.fromkeys(v.upper() if v in ("passed", "failed") else v for v in (*pass_values,
+                                                                                           *fail_values)))  # fmt: skip
+    raise JudgmentImportError(f"{where}: {text[:40]!r} is not {words}" + (" or a number" if pass_at is not None else "")
+                              + " or empty")  # fmt: skip
+
+
 def read_table(
-    path: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION
-) -> tuple[list[dict], dict[str, Any]]:
-    """Judgment rows and dataset metadata from a table; raises :class:`JudgmentImportError` on the first problem."""
+    path: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION, *, rater: str = "person",
+    pass_values=TABLE_PASS, fail_values=TABLE_FAIL, pass_at: float | None = None,
+    labels: dict | None = None,
+) -> tuple[list[dict], dict[str, Any]]:  # fmt: skip
+    """Judgment rows and dataset metadata from a table; raises :class:`JudgmentImportError` on the first problem.
+    People's labels of the overall verdict in ``label`` (one person, ``rater``) or ``label:<name>`` columns go into
+    ``labels`` (row key (cell, group, epoch) -> person -> PASSED/FAILED) when given; ``pass_values``,
+    ``fail_values`` (lowercase) and ``pass_at`` read other words, and a numeric verdict, in the verdict and labels."""
     path = Path(path)
+    pass_values = tuple(dict.fromkeys(("passed", *(v.lower() for v in pass_values))))
+    fail_values = tuple(dict.fromkeys(("failed", *(v.lower() for v in fail_values))))
+    if set(pass_values) & set(fail_values):
+        raise JudgmentImportError(f"{sorted(set(pass_values) & set(fail_values))[0]!r} is both a pass and a fail value")
+    label_cols: dict[str, str] | None = None
     _check_file(path)
     rows: list[dict] = []
     seen: dict[tuple, int] = {}
@@ -87,6 +126,17 @@ def read_table(
             criteria = sorted(k.split(":", 1)[1] for k in raw if k.startswith("criterion:"))
             if any(not c for c in criteria):
                 raise JudgmentImportError(f"{path}: column 'criterion:' has no criterion name")
+        if label_cols is None:
+            label_cols = {k: (rater if k == LABEL else k.split(":", 1)[1].strip()) for k in raw
+                          if k == LABEL or k.startswith(f"{LABEL}:")}  # fmt: skip
+            if label_cols and criteria:
+                raise JudgmentImportError(
+                    f"{path}: label columns ({', '.join(label_cols)}) beside criterion:* columns: "
+                    "people's labels are read of the overall verdict only; drop one or the other"
+                )
+            if any(not n for n in label_cols.values()) or len(set(label_cols.values())) < len(label_cols):
+                raise JudgmentImportError(f"{path}: label columns {', '.join(label_cols)}: each names one person "
+                                          "(label:<name>; label alone is --rater's)")  # fmt: skip
         for col in ("id", "system", "judge", "verdict", *vis):
             if col not in raw:
                 raise JudgmentImportError(f"{path}: row {n}: no column {col!r}")
@@ -95,10 +145,8 @@ def read_table(
                 raise JudgmentImportError(f"{path}: row {n}, column {col!r}: empty")
         verdict = VERDICT_WORDS.get(_text(raw["verdict"]).strip().upper())
         if verdict is None:
-            raise JudgmentImportError(
-                f"{path}: row {n}, column 'verdict': {_text(raw['verdict'])[:40]!r} is not PASSED, FAILED, UNSCORED "
-                "or empty"
-            )
+            verdict = _word(raw["verdict"], pass_values, fail_values, pass_at, f"{path}: row {n}, column 'verdict'",
+                            "UNSCORED")  # fmt: skip
         epoch_text = _text(raw.get("epoch", "1")).strip() or "1"
         if (
             not (epoch_text.isascii() and epoch_text.isdigit() and len(epoch_text) <= 7)
@@ -127,7 +175,13 @@ def read_table(
                 f"{path}: row {n}, column 'id': {ident[2]!r} repeats row {seen[ident]} (same system, judge, epoch)"
             )
         seen[ident] = n
-        known = {"id", "system", "judge", "verdict", "group", "epoch", "unscored_reason", *vis}
+        for col, person in label_cols.items():
+            said = _word(raw.get(col, ""), pass_values, fail_values, None,
+                         f"{path}: row {n}, column {col!r}", "")  # fmt: skip
+            if said and labels is not None:
+                group = _text(raw.get("group", "")).strip() or ident[2]
+                labels.setdefault((f"{ident[0]}__{ident[1]}", group, ident[3]), {})[person] = said
+        known = {"id", "system", "judge", "verdict", "group", "epoch", "unscored_reason", *vis, *label_cols}
         hidden = {k: raw[k] for k in raw if k not in known and not k.startswith("criterion:")}
         if verdict == "UNSCORED":
             hidden["unscored_reason"] = _text(raw.get("unscored_reason", "")).strip() or "unscored"
@@ -157,7 +211,29 @@ def read_table(
 
 
 def import_table(
-    path: str | Path, run_dir: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION
-) -> Path:
-    rows, meta = read_table(path, visible, question)
-    return write_dataset(run_dir, rows, meta)
+    path: str | Path, run_dir: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION, *,
+    seed: int = 0, notes: list[str] | None = None, **kw,
+) -> Path:  # fmt: skip
+    """`vocab import table`: a table to a judgments dataset, and its label columns (people's labels of the overall
+    verdict) to its sample and ratings, as MLflow's people's feedback (:func:`vocab.calibration.imports.labels.
+    write_labels`: the labelled rows are the sample, allocation ``labels``)."""
+    from vocab.calibration.imports.labels import check_labels_fit, write_labels
+    from vocab.files import check_writable
+
+    labels: dict = {}
+    rows, meta = read_table(path, visible, question, labels=labels, **kw)
+    people: dict[str, int] = {}
+    for by in labels.values():
+        for name in by:
+            people[name] = people.get(name, 0) + 1
+    meta["source"]["human_labels"] = dict(sorted(people.items()))
+    check_labels_fit(run_dir, {k: v for k, v in labels.items()})
+    if labels:
+        check_writable(Path(run_dir) / "calibration" / "key.csv", run_dir, JudgmentImportError)
+    out = write_dataset(run_dir, rows, meta)
+    scored = {(f"{r['system']}__{r['judge']}", r["group"], r["epoch"]) for r in rows if r["verdict"] != "UNSCORED"}
+    if scored & set(labels):
+        said = write_labels(out, labels, seed=seed, source="people's labels in the table's label columns")
+        if notes is not None:
+            notes += said
+    return out

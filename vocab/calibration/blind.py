@@ -1,0 +1,114 @@
+"""The blind raters of a run or dataset as the correction reads them: each rater's kind (a person, an LLM vocab ran,
+the script), the pooled rater of several people (:data:`PEOPLE`: per row the majority of the people who rated it,
+a tie half), and the lead rater the headline, the gate and the planner read by default."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from vocab.calibration.dataset import JudgeRubric
+from vocab.calibration.packet import PEOPLE
+from vocab.calibration.raters import coverage_text, rater_passes, read_ratings
+from vocab.calibration.sample import CalibrationError
+
+__all__ = ["PEOPLE", "BlindRaters", "blind_raters", "pooled_passes", "rater_kind"]
+
+
+def rater_kind(run_dir: str | Path, name: str) -> str:
+    """``script``, ``llm`` (a model vocab ran as a rater here: its log ``rater_<name>.jsonl``) or ``person`` (any
+    other file of ratings: a hand-in, a form's, Label Studio's, people's labels found in the source)."""
+    from vocab.calibration.packet import llm_raters
+
+    if name == "script":
+        return "script"
+    return "llm" if name in llm_raters(run_dir) else "person"
+
+
+def pooled_passes(
+    ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None = None, rubric: JudgeRubric | None = None
+) -> pd.Series:
+    """The pooled verdict of several people per blind id: each person's verdict (their file holds their latest
+    label of a row), then the majority of those who rated the row; an exact tie counts the row half PASSED, half
+    FAILED (0.5). With ``script``, checks 2 and 3 are the script's, as in :func:`rater_passes`."""
+    votes = pd.concat([rater_passes(r, script, rubric).astype(float) for r in ratings.values()], axis=1)
+    share = votes.mean(axis=1)  # over the people who rated the row (NaN: did not)
+    return share.where(share == 0.5, (share > 0.5).astype(float)).sort_index()
+
+
+@dataclass(frozen=True)
+class BlindRaters:
+    """The blind raters of a run or dataset as the correction reads them: each rater's ratings, their kinds, and
+    the default rater of the headline, the gate and the planner (:data:`PEOPLE` when two or more people rated,
+    else the rater with most rows, then by name)."""
+
+    ratings: dict[str, pd.DataFrame]
+    kinds: dict[str, str]
+    lead: str
+
+    @property
+    def people(self) -> list[str]:
+        return sorted(n for n, k in self.kinds.items() if k == "person")
+
+    @property
+    def pooled(self) -> bool:
+        return len(self.people) >= 2
+
+    def rows(self, name: str) -> int:
+        """How many rows of the sheet ``name`` rated (the pooled rater: the rows any person rated)."""
+        if name == PEOPLE:
+            return len(set().union(*(set(self.ratings[n].blind_id) for n in self.people)))
+        return len(self.ratings[name])
+
+    def passes(self, name: str, script: pd.DataFrame | None = None, rubric: JudgeRubric | None = None) -> pd.Series:
+        if name == PEOPLE:
+            return pooled_passes({n: self.ratings[n] for n in self.people}, script, rubric)
+        return rater_passes(self.ratings[name], script, rubric)
+
+    def coverage(self, n_rows: int, partial: bool = True) -> str:
+        """:func:`coverage_text`, with the pooled rater's rows and whom it pools; ``partial``: mark a rater who rated
+        part of the sheet (not for labels found in the source, which nobody was asked to give on every row)."""
+        text = coverage_text(self.ratings, n_rows)
+        if not partial:
+            text = text.replace(" (partial)", "")
+        if self.pooled:
+            text += f"; {PEOPLE} {self.rows(PEOPLE)}/{n_rows} (pooled from {', '.join(self.people)})"
+        return text
+
+
+def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpose: str = "nothing to correct"
+                 ) -> BlindRaters:  # fmt: skip
+    """The blind raters' ratings of a run or dataset (the script's left out: it adjudicates, it is no blind
+    rater), ``wanted`` ones or all (``people`` among them: the pooled rater, with every person it pools), with their
+    kinds and the lead rater. One line when there is no sample, a wanted rater has not rated, or none has;
+    ``purpose`` ends that last line."""
+    run_dir = Path(run_dir)
+    cal = run_dir / "calibration"
+    if not (cal / "key.csv").exists():
+        raise CalibrationError(f"{run_dir}: no blind sample yet (vocab audit / vocab sample first)")
+    found = sorted(f.stem.removeprefix("ratings_") for f in cal.glob("ratings_*.csv"))
+    kinds = {n: rater_kind(run_dir, n) for n in found if n != "script"}
+    people = sorted(n for n, k in kinds.items() if k == "person")
+    names = [n for n in (wanted or found) if n != "script"]
+    if PEOPLE in names:
+        if len(people) < 2:
+            raise CalibrationError(f"{run_dir}: {PEOPLE} pools two or more people's ratings; here "
+                                   f"{len(people)} ({', '.join(people) or 'none'})")  # fmt: skip
+        names = sorted({*(n for n in names if n != PEOPLE), *people})
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise CalibrationError(f"{run_dir}: no ratings from {', '.join(missing)} (rated: {', '.join(found) or 'none'})")
+    if not names:
+        raise CalibrationError(f"{run_dir}: no blind ratings yet, so {purpose} (hand in ratings first)")
+    ratings = {n: read_ratings(run_dir, n) for n in names}
+    chosen = BlindRaters(ratings, {n: kinds[n] for n in names}, "")
+    if wanted and len(wanted) == 1 and wanted[0] != PEOPLE:
+        lead = wanted[0]
+    elif chosen.pooled:
+        lead = PEOPLE
+    else:
+        lead = min(names, key=lambda n: (-len(ratings[n]), n))
+    return dataclasses.replace(chosen, lead=lead)
