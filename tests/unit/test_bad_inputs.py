@@ -636,8 +636,9 @@ def test_a_name_too_long_to_name_a_cell_is_one_line_in_bounded_memory(tmp_path):
 
 
 def test_ratings_from_another_packet_are_refused_not_stored_as_this_raters(tmp_path, capsys):
-    """Two audits of same-shaped tables with other items share blind ids (they hang on the seed and the piles'
-    sizes): a sheet rated in B's packet was stored as A's ratings. The form's file names its sample."""
+    """Two audits of same-shaped tables with other items shared blind ids (they hung on the seed and the piles'
+    sizes): a sheet rated in B's packet was stored as A's ratings. The ids now come from the items' content, and the
+    form's file names its sample."""
     from vocab.calibration.form import RatingSession
 
     def table(name: str, word: str) -> Path:
@@ -650,9 +651,9 @@ def test_ratings_from_another_packet_are_refused_not_stored_as_this_raters(tmp_p
     a, b = tmp_path / "A", tmp_path / "B"
     assert main(["audit", str(table("ta", "apple")), "--out", str(a), "--raters", "ann", "--per-pile", "3"]) == 0
     assert main(["audit", str(table("tb", "berry")), "--out", str(b), "--raters", "ann", "--per-pile", "3"]) == 0
-    assert list(pd.read_csv(a / "calibration" / "key.csv").blind_id) == list(
+    assert not set(pd.read_csv(a / "calibration" / "key.csv").blind_id) & set(
         pd.read_csv(b / "calibration" / "key.csv").blind_id
-    )  # the same ids: only the sample's hash tells them apart
+    )  # ids of their own (they were the same, and only the sample's hash told them apart)
     s = RatingSession(b / "packets" / "ann")
     for _ in range(len(s.ids)):
         s.save({c.id: "PASSED" for c in s.rubric.criteria})

@@ -233,3 +233,60 @@ def test_a_tracking_store_needs_mlflow_or_says_so(tmp_path, capsys):
     assert rc == 2 and len(err.strip().splitlines()) == 1
     assert ("pip install -e '.[mlflow]'" in err) != installed
     assert not d.exists()
+
+
+REVIEWERS = [
+    ROOT / "data" / "mlflow" / n for n in ("reviewers.json", "reviewers.jsonl")
+]  # tests/mlflow_reviewers_task.py
+
+
+def _traces(path: Path) -> list[dict]:
+    text = path.read_text()
+    return json.loads(text)["traces"] if path.suffix == ".json" else [json.loads(line) for line in text.splitlines()]
+
+
+@pytest.mark.parametrize("path", REVIEWERS, ids=["cli-json", "to_json-lines"])
+def test_several_reviewers_as_mlflow_wrote_them_are_counted_exactly(path, tmp_path, capsys):
+    """MLflow 3.17.2's own files: the judge's yes, no, errors and nulls; two reviewers on different traces,
+    overlapping on some, one relabel; a third person's overrides. Every count from the file's assessments here,
+    by the rules MLflow documents (a feedback's latest version per source; an override is the person's feedback)."""
+    traces = _traces(path)
+    judge, people, overrides = {}, {}, 0
+    for t in traces:
+        tid = t["info"]["trace_id"]
+        latest = {}
+        for a in t["info"]["assessments"]:
+            if a.get("assessment_name") != "correct" or "feedback" not in a:
+                continue
+            src = a["source"]
+            if src["source_type"] == "LLM_JUDGE":
+                fb = a["feedback"]
+                judge[tid] = "UNSCORED" if fb.get("error") or fb.get("value") is None else (
+                    "PASSED" if fb["value"] == "yes" else "FAILED")  # fmt: skip
+            elif src["source_type"] == "HUMAN" and a.get("valid", True):
+                when = a.get("last_update_time") or a["create_time"]
+                if src["source_id"] not in latest or when >= latest[src["source_id"]][0]:
+                    latest[src["source_id"]] = (when, a)
+        for who, (_, a) in latest.items():
+            people.setdefault(who, {})[tid] = "PASSED" if a["feedback"]["value"] else "FAILED"
+            overrides += bool(a.get("overrides"))
+    counts = {c: list(judge.values()).count(c) for c in ("PASSED", "FAILED", "UNSCORED")}
+    assert counts["FAILED"] and counts["UNSCORED"] and len(people) == 3 and overrides  # every class is there
+    d = tmp_path / "d"
+    assert main(["import", "mlflow", str(path), "--run-dir", str(d)]) == 0
+    out = capsys.readouterr().out
+    assert f"{counts['PASSED']} PASSED, {counts['FAILED']} FAILED, {counts['UNSCORED']} UNSCORED" in out
+    assert f"{overrides} of the people's labels override the judge's feedback" in out
+    assert {r["id"]: r["verdict"] for r in _judgments(d)} == judge
+    key = pd.read_csv(d / "calibration" / "key.csv", dtype=str, keep_default_na=False).set_index("blind_id")
+    for who, labels in people.items():
+        name = who.replace("@", "-").replace(".", "-")
+        got = pd.read_csv(d / "calibration" / f"ratings_{name}.csv", dtype=str)
+        assert {key.level[b]: v for b, v in zip(got.blind_id, got.verdict, strict=True)} == {
+            tid: v for tid, v in labels.items() if judge[tid] != "UNSCORED"}  # fmt: skip
+    both = set(people["ann@example.com"]) & set(people["bob@example.com"]) - {t for t, v in judge.items()
+                                                                            if v == "UNSCORED"}  # fmt: skip
+    assert main(["audit", str(d)]) == 0 and "pooled (people" in capsys.readouterr().out
+    assert main(["report", str(d)]) == 0
+    md = (d / "report" / "report.md").read_text()
+    assert f"| ann-example-com and bob-example-com | raw | {len(both)} |" in md  # agreement where they overlap

@@ -250,3 +250,47 @@ def test_an_imported_judges_outputs_speak_of_items_and_the_judge(tmp_path, capsy
     assert main(["gate", str(d), "--min-rate", "0.1", "--json"]) == 0
     (check,) = json.loads(capsys.readouterr().out)["cells"][0]["checks"]
     assert set(check) == {"check", "lower_bound", "threshold", "holds"} and check["threshold"] == 0.1
+
+
+def test_blind_ids_belong_to_their_dataset(tmp_path, capsys):
+    """Two runs of one eval (the same items, systems and judge; one answer differs) shared blind ids, so a hand-made
+    sheet of one imported into the other: the ids now derive from the judged items' content, and it is refused."""
+    rows = [{"id": f"q{i}", "system": "s", "judge": "j", "verdict": "PASSED" if i % 3 else "FAILED", "input": f"q {i}",
+             "output": f"a {i}"} for i in range(40)]  # fmt: skip
+    first, second = tmp_path / "first.csv", tmp_path / "second.csv"
+    pd.DataFrame(rows).to_csv(first, index=False)
+    rows[5]["output"] = "another answer"
+    pd.DataFrame(rows).to_csv(second, index=False)
+    for f in (first, second):
+        assert main(["audit", str(f), "--out", str(tmp_path / f.stem)]) == 0
+    a, b = (pd.read_csv(tmp_path / n / "calibration" / "key.csv") for n in ("first", "second"))
+    assert a.drop(columns="blind_id").equals(b.drop(columns="blind_id"))  # the same rows drawn ...
+    assert not set(a.blind_id) & set(b.blind_id)  # ... under ids of their own
+    hand = tmp_path / "hand.csv"
+    pd.DataFrame({"blind_id": a.blind_id, "verdict": "PASSED"}).to_csv(hand, index=False)
+    capsys.readouterr()
+    assert main(["ratings", "import", str(hand), "--run-dir", str(tmp_path / "second"), "--rater", "ann"]) == 2
+    assert "unknown ids" in capsys.readouterr().err
+    assert not (tmp_path / "second" / "calibration" / "ratings_ann.csv").exists()
+    assert main(["ratings", "import", str(hand), "--run-dir", str(tmp_path / "first"), "--rater", "ann"]) == 0
+
+
+def test_a_sample_drawn_with_random_ids_is_kept(tmp_path):
+    """The committed runs' samples were drawn before ids came from the content: drawing again (vocab sample, 02)
+    finds the same rows and keeps their ids."""
+    import shutil
+
+    from vocab.calibration import draw_sample, load_dataset, read_key, write_sample
+
+    ref = ROOT / "data" / "runs" / "reference"
+    d = tmp_path / "ref"
+    d.mkdir()
+    for f in ref.glob("*.json*"):
+        shutil.copy(f, d / f.name)
+    shutil.copytree(ref / "calibration", d / "calibration")
+    before = {p.name: p.read_bytes() for p in (d / "calibration").iterdir() if p.is_file()}
+    data = load_dataset(d)
+    drawn = draw_sample(data.attempts, 10, 0, data.visible)
+    assert not set(drawn.key.blind_id) & set(read_key(d).blind_id)  # new ids ...
+    write_sample(drawn, d)
+    assert {p.name: p.read_bytes() for p in (d / "calibration").iterdir() if p.is_file()} == before  # ... old kept

@@ -23,6 +23,7 @@ output, a target) instead of a level's.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -134,15 +135,31 @@ def draw_sample(
     rows = []
     for cell in sorted(att.cell.unique()):
         rows += _pick(rng, att[att.cell == cell], *(sizes[cell] if sizes else (per_pile, per_pile)))
-    return _blind(rows, rng, visible)
+    return _blind(rows, rng, visible, dataset=content_hash(att, visible))
 
 
-def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset()) -> Sample:
-    """Blind ids (random, none of ``used``) and the sheet in random order, the key in (cell, level, attempt) order."""
+def content_hash(attempts: pd.DataFrame, visible) -> str:
+    """The judged items' content: every item's place, verdict and visible fields, hashed in (cell, level, attempt)
+    order. Two datasets of one eval (the same item ids, systems and judges, other answers or verdicts) differ."""
+    cols = [c for c in ("cell", "level", "attempt", "verdict", *visible) if c in attempts.columns]
+    att = attempts.sort_values(["cell", "level", "attempt"], kind="stable")[cols]
+    h = hashlib.sha256()
+    for row in att.itertuples(index=False):
+        h.update(json.dumps([str(v) for v in row], ensure_ascii=False).encode() + b"\n")
+    return h.hexdigest()
+
+
+def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset(), *, dataset: str) -> Sample:
+    """Blind ids and the sheet in random order, the key in (cell, level, attempt) order. A row's blind id is derived
+    from ``dataset`` (:func:`content_hash`) and the item, so it belongs to this dataset: ratings of another
+    dataset's sample (two runs of one eval) never match it; none is one of ``used``."""
     ids: list[str] = []
-    while len(ids) < len(rows):
-        fresh = [f"b{x:06x}" for x in rng.choice(16**6, size=len(rows) - len(ids), replace=False)]
-        ids += [i for i in fresh if i not in used and i not in ids]
+    for r, _, _ in rows:
+        item = f"{dataset}\0{r.cell}\0{r.level}\0{int(r.attempt)}"
+        n = 0
+        while (bid := "b" + hashlib.sha256(f"{item}\0{n}".encode()).hexdigest()[:6]) in used or bid in ids:
+            n += 1
+        ids.append(bid)
     order = rng.permutation(len(rows))
     key, sheet = [], []
     for pos in order:
@@ -200,7 +217,9 @@ def extend_sample(
         }
         more = (max(sizes[cell][0] - len(ka), 0), max(sizes[cell][1] - len(kb), 0))
         rows += _pick(stats.stream(seed, "sample-pilot", cell), a, *more, taken=taken)
-    return _blind(rows, stats.stream(seed, "sample-pilot", "blind"), visible, used_ids), sizes
+    blind = _blind(rows, stats.stream(seed, "sample-pilot", "blind"), visible, used_ids,
+                   dataset=content_hash(attempts, visible))  # fmt: skip
+    return blind, sizes
 
 
 def sample_stages(run_dir: str | Path) -> list[dict]:
@@ -288,9 +307,16 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
         old = existing.read_text()
         key_csv = _as_stored(sample.key, existing).to_csv(index=False)  # a key drawn before quotes_judge stays so
         if old != key_csv:
-            if sorted(old.splitlines()) != sorted(key_csv.splitlines()):
+            stored = pd.read_csv(io.StringIO(old), dtype=str, keep_default_na=False)
+            drawn = pd.read_csv(io.StringIO(key_csv), dtype=str, keep_default_na=False)
+            rows = [c for c in drawn.columns if c != "blind_id"]  # a sample drawn before 2026-12 has random ids
+            same_rows = set(stored.columns) == set(drawn.columns) and sorted(
+                map(tuple, stored[rows].to_numpy().tolist())
+            ) == sorted(map(tuple, drawn[rows].to_numpy().tolist()))
+            if not same_rows:
                 raise CalibrationError(f"{existing} holds another sample; move it away (and its ratings) to draw anew")
-            existing.write_text(key_csv)  # the same rows in the sheet's order (before 2026-12): re-sorted
+            if sorted(old.splitlines()) == sorted(key_csv.splitlines()):
+                existing.write_text(key_csv)  # the same rows in the sheet's order (before 2026-12): re-sorted
         return out
     from vocab.files import make_dir
     from vocab.records import write_text_atomic

@@ -69,23 +69,32 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     failed = [(r.cell, r.level) for r, pile, _ in rows if pile == "failed"]
     if len(failed) != len(set(failed)):
         raise CalibrationError(f"{run_dir}: two labelled FAILED items share a group; the failed pile takes one each")
-    sample = _blind(rows, stats.stream(seed, LABELS_ALLOCATION), data.visible)
+    from vocab.calibration.sample import content_hash, read_key
+
+    sample = _blind(rows, stats.stream(seed, LABELS_ALLOCATION), data.visible,
+                    dataset=content_hash(data.attempts, data.visible))  # fmt: skip
     ids = {(r.cell, r.level, r.attempt): r.id for r in chosen.itertuples()}
-    by_id = {k.blind_id: ids[(k.cell, k.level, k.attempt)] for k in sample.key.itertuples()}
     rub = read_rubric(run_dir)
     (column,) = rub.columns
-    sheet_ids = list(sample.sheet.blind_id)
     earlier = {}
     if (Path(run_dir) / "calibration" / "key.csv").exists():
         earlier = next((s.get("labels_sha256", {}) for s in sample_stages(run_dir) if s.get("stage") == "draw"), {})
-    people = {}
-    for name in sorted({n for by in labels.values() for n in by}):
-        rated = [(bid, labels[item][name]) for bid, item in sorted(by_id.items()) if name in labels.get(item, {})]
-        if rated:  # else this person labelled only items the judge left UNSCORED
-            people[name] = validate_ratings(pd.DataFrame(rated, columns=["blind_id", column]), sheet_ids, rubric=rub,
-                                            partial=True)[["blind_id", column]]  # fmt: skip
+
+    def ratings_of(key: pd.DataFrame) -> dict[str, pd.DataFrame]:
+        """Each person's labels under the blind ids of ``key``, checked."""
+        by_id = {k.blind_id: ids[(k.cell, k.level, int(k.attempt))] for k in key.itertuples()}
+        out = {}
+        for name in sorted({n for by in labels.values() for n in by}):
+            rated = [(bid, labels[item][name]) for bid, item in sorted(by_id.items()) if name in labels.get(item, {})]
+            if rated:  # else this person labelled only items the judge left UNSCORED
+                out[name] = validate_ratings(pd.DataFrame(rated, columns=["blind_id", column]), list(key.blind_id),
+                                             rubric=rub, partial=True)[["blind_id", column]]  # fmt: skip
+        return out
+
+    ratings_of(sample.key)  # checked before anything is written
+    write_sample(sample, run_dir)  # a sample stored before (its ids random, before 2026-12) stays: read back
+    people = ratings_of(read_key(run_dir))
     digests = {n: hashlib.sha256(df.to_csv(index=False).encode()).hexdigest() for n, df in people.items()}
-    write_sample(sample, run_dir)
     said = []
     for name, df in people.items():
         if earlier.get(name) == digests[name] and (Path(run_dir) / "calibration" / f"ratings_{name}.csv").exists():
