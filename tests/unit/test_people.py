@@ -294,3 +294,21 @@ def test_a_sample_drawn_with_random_ids_is_kept(tmp_path):
     assert not set(drawn.key.blind_id) & set(read_key(d).blind_id)  # new ids ...
     write_sample(drawn, d)
     assert {p.name: p.read_bytes() for p in (d / "calibration").iterdir() if p.is_file()} == before  # ... old kept
+
+
+def test_several_labelled_failed_items_of_one_group_share_its_weight(tmp_path):
+    """Group g1 holds three FAILED rows, two labelled (PASSED, FAILED), g2 one FAILED row, labelled PASSED. By hand:
+    each g1 row weighs 3/2 and the g2 row 1 (scaled to 3, 3 and 2), so the failed pile's share b is
+    (3·1 + 3·0 + 2·1) / 8 = 5/8. They were refused ("two labelled FAILED items share a group")."""
+    from vocab.calibration.correct import corrected
+
+    body = ("id,group,system,judge,verdict,input,output,label\n"
+            "a,g1,s,j,FAILED,q,x,PASSED\nb,g1,s,j,FAILED,q,y,FAILED\nc,g1,s,j,FAILED,q,z,\n"
+            "d,g2,s,j,FAILED,q,w,PASSED\ne,g3,s,j,PASSED,q,v,PASSED\nf,g4,s,j,PASSED,q,u,\n")  # fmt: skip
+    (tmp_path / "t.csv").write_text(body)
+    d = tmp_path / "d"
+    assert main(["import", "table", str(tmp_path / "t.csv"), "--run-dir", str(d)]) == 0
+    key = pd.read_csv(d / "calibration" / "key.csv")
+    assert sorted(key[key.pile == "failed"].weight) == [2, 3, 3]
+    row = corrected(d).table.set_index("rater").loc["person"]
+    assert row.b == pytest.approx(5 / 8) and row.a == 1 and row.p == pytest.approx(2 / 6)

@@ -149,10 +149,9 @@ def content_hash(attempts: pd.DataFrame, visible) -> str:
     return h.hexdigest()
 
 
-def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset(), *, dataset: str) -> Sample:
-    """Blind ids and the sheet in random order, the key in (cell, level, attempt) order. A row's blind id is derived
-    from ``dataset`` (:func:`content_hash`) and the item, so it belongs to this dataset: ratings of another
-    dataset's sample (two runs of one eval) never match it; none is one of ``used``."""
+def blind_ids(rows: list[tuple], dataset: str, used: set[str] = frozenset()) -> list[str]:
+    """Each sample row's blind id, in the rows' order: ``b`` and six hex digits of the sha256 of the dataset's content
+    hash and the row's place (cell, level, attempt), the next such hash where two rows would share one."""
     ids: list[str] = []
     for r, _, _ in rows:
         item = f"{dataset}\0{r.cell}\0{r.level}\0{int(r.attempt)}"
@@ -160,6 +159,14 @@ def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset(), *, dat
         while (bid := "b" + hashlib.sha256(f"{item}\0{n}".encode()).hexdigest()[:6]) in used or bid in ids:
             n += 1
         ids.append(bid)
+    return ids
+
+
+def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset(), *, dataset: str) -> Sample:
+    """Blind ids and the sheet in random order, the key in (cell, level, attempt) order. A row's blind id is derived
+    from ``dataset`` (:func:`content_hash`) and the item, so it belongs to this dataset: ratings of another
+    dataset's sample (two runs of one eval) never match it; none is one of ``used``."""
+    ids = blind_ids(rows, dataset, used)
     order = rng.permutation(len(rows))
     key, sheet = [], []
     for pos in order:

@@ -11,6 +11,7 @@ and the report say so.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pandas as pd
@@ -49,31 +50,42 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
 
     from vocab.calibration.dataset import load_dataset, read_rubric
     from vocab.calibration.raters import store_ratings, validate_ratings
-    from vocab.calibration.sample import _blind, sample_stages, write_sample, write_sample_manifest
+    from vocab.calibration.sample import (
+        _blind,
+        blind_ids,
+        content_hash,
+        read_key,
+        sample_stages,
+        write_sample,
+        write_sample_manifest,
+    )
 
     data = load_dataset(run_dir)
     att = data.attempts
-    if labels and all(isinstance(k, tuple) for k in labels):  # a table's rows: (cell, group, epoch), ids repeat
+    if labels and all(isinstance(k, tuple) for k in labels):  # a table's rows: (cell, id, epoch), ids repeat
         labels = {"\x1f".join(map(str, k)): v for k, v in labels.items()}
-        att = att.assign(id=["\x1f".join(map(str, k)) for k in zip(att.cell, att.level, att.attempt, strict=True)])
+        att = att.assign(id=["\x1f".join(map(str, k)) for k in zip(att.cell, att.id, att.attempt, strict=True)])
     chosen = att[att.id.isin(set(labels))].sort_values(["cell", "level", "attempt"], kind="stable")
     unscored = sorted(set(labels) - set(chosen.id))
     if chosen.empty:
         raise CalibrationError(f"{run_dir}: every labelled item is UNSCORED by the judge: no pile holds one")
     failed_per_level = att[att.verdict == "FAILED"].groupby(["cell", "level"]).size()
+    # The failed pile weighs a group by its FAILED items (each stands for its group's failed attempts). Where people
+    # labelled k of a group's f FAILED items, each weighs f / k; the weights of a cell are scaled by the least common
+    # multiple of its k so they stay whole (a weighted mean and its Kish size do not change with the scale).
+    labelled_failed = chosen[chosen.verdict == "FAILED"].groupby(["cell", "level"]).size()
+    scale = {cell: math.lcm(*map(int, k)) for cell, k in labelled_failed.groupby(level="cell")}
     rows = []
     for i in range(len(chosen)):
         r = chosen.iloc[i]
-        passed = r.verdict == "PASSED"
-        rows.append((r, "passed" if passed else "failed", 1 if passed else int(failed_per_level[(r.cell, r.level)])))
-    failed = [(r.cell, r.level) for r, pile, _ in rows if pile == "failed"]
-    if len(failed) != len(set(failed)):
-        raise CalibrationError(f"{run_dir}: two labelled FAILED items share a group; the failed pile takes one each")
-    from vocab.calibration.sample import content_hash, read_key
-
-    sample = _blind(rows, stats.stream(seed, LABELS_ALLOCATION), data.visible,
-                    dataset=content_hash(data.attempts, data.visible))  # fmt: skip
-    ids = {(r.cell, r.level, r.attempt): r.id for r in chosen.itertuples()}
+        if r.verdict == "PASSED":
+            rows.append((r, "passed", 1))
+        else:
+            f, k = int(failed_per_level[(r.cell, r.level)]), int(labelled_failed[(r.cell, r.level)])
+            rows.append((r, "failed", f * scale[r.cell] // k))
+    dataset = content_hash(data.attempts, data.visible)
+    sample = _blind(rows, stats.stream(seed, LABELS_ALLOCATION), data.visible, dataset=dataset)
+    item_of = dict(zip(blind_ids(rows, dataset), (r.id for r, _, _ in rows), strict=True))
     rub = read_rubric(run_dir)
     (column,) = rub.columns
     earlier = {}
@@ -82,7 +94,14 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
 
     def ratings_of(key: pd.DataFrame) -> dict[str, pd.DataFrame]:
         """Each person's labels under the blind ids of ``key``, checked."""
-        by_id = {k.blind_id: ids[(k.cell, k.level, int(k.attempt))] for k in key.itertuples()}
+        if set(key.blind_id) == set(item_of):
+            by_id = item_of
+        else:  # a sample stored before 2026-12 (random ids): its rows by their place
+            place = {(r.cell, r.level, int(r.attempt)): r.id for r, _, _ in rows}
+            if len(place) < len(rows):
+                raise CalibrationError(f"{run_dir}: its sample was drawn before 2026-12, and labelled rows share a "
+                                       "group and epoch: import into a new directory")  # fmt: skip
+            by_id = {k.blind_id: place[(k.cell, k.level, int(k.attempt))] for k in key.itertuples()}
         out = {}
         for name in sorted({n for by in labels.values() for n in by}):
             rated = [(bid, labels[item][name]) for bid, item in sorted(by_id.items()) if name in labels.get(item, {})]

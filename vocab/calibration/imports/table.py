@@ -92,7 +92,7 @@ def read_table(
 ) -> tuple[list[dict], dict[str, Any]]:  # fmt: skip
     """Judgment rows and dataset metadata from a table; raises :class:`JudgmentImportError` on the first problem.
     People's labels of the overall verdict in ``label`` (one person, ``rater``) or ``label:<name>`` columns go into
-    ``labels`` (row key (cell, group, epoch) -> person -> PASSED/FAILED) when given; ``pass_values``,
+    ``labels`` (row key (cell, id, epoch) -> person -> PASSED/FAILED) when given; ``pass_values``,
     ``fail_values`` (lowercase) and ``pass_at`` read other words, and a numeric verdict, in the verdict and labels."""
     path = Path(path)
     pass_values = tuple(dict.fromkeys(("passed", *(v.lower() for v in pass_values))))
@@ -179,8 +179,7 @@ def read_table(
             said = _word(raw.get(col, ""), pass_values, fail_values, None,
                          f"{path}: row {n}, column {col!r}", "")  # fmt: skip
             if said and labels is not None:
-                group = _text(raw.get("group", "")).strip() or ident[2]
-                labels.setdefault((f"{ident[0]}__{ident[1]}", group, ident[3]), {})[person] = said
+                labels.setdefault((f"{ident[0]}__{ident[1]}", ident[2], ident[3]), {})[person] = said
         known = {"id", "system", "judge", "verdict", "group", "epoch", "unscored_reason", *vis, *label_cols}
         hidden = {k: raw[k] for k in raw if k not in known and not k.startswith("criterion:")}
         if verdict == "UNSCORED":
@@ -231,7 +230,7 @@ def import_table(
     if labels:
         check_writable(Path(run_dir) / "calibration" / "key.csv", run_dir, JudgmentImportError)
     out = write_dataset(run_dir, rows, meta)
-    scored = {(f"{r['system']}__{r['judge']}", r["group"], r["epoch"]) for r in rows if r["verdict"] != "UNSCORED"}
+    scored = {(f"{r['system']}__{r['judge']}", r["id"], r["epoch"]) for r in rows if r["verdict"] != "UNSCORED"}
     if scored & set(labels):
         said = write_labels(out, labels, seed=seed, source="people's labels in the table's label columns")
         if notes is not None:
