@@ -314,3 +314,50 @@ def test_several_labelled_failed_items_of_one_group_share_its_weight(tmp_path):
     assert sorted(key[key.pile == "failed"].weight) == [2, 3, 3]
     row = corrected(d).table.set_index("rater").loc["person"]
     assert row.b == pytest.approx(5 / 8) and row.a == 1 and row.p == pytest.approx(2 / 6)
+
+
+def test_the_pooled_rater_with_no_correctable_cell_gates_as_undefined(tmp_path, capsys):
+    """Two people who labelled only items the judge passed: no failed pile, no correction; the gate's default rater
+    (people) was refused as unknown, and now its bound is undefined, which does not hold."""
+    body = ("id,system,judge,verdict,input,output,label:ann,label:bob\n"
+            "a,s,j,PASSED,q,x,PASSED,\nb,s,j,PASSED,q,y,,FAILED\nc,s,j,FAILED,q,z,,\n")  # fmt: skip
+    (tmp_path / "t.csv").write_text(body)
+    d = tmp_path / "d"
+    assert main(["import", "table", str(tmp_path / "t.csv"), "--run-dir", str(d)]) == 0
+    capsys.readouterr()
+    assert main(["gate", str(d), "--min-rate", "0.5"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAIL s → j (people's labels)") and "undefined" in out, out
+
+
+def test_a_rater_file_named_people_is_refused_not_pooled(tmp_path, capsys):
+    (tmp_path / "t.csv").write_text(LABELLED)
+    d = tmp_path / "d"
+    assert main(["import", "table", str(tmp_path / "t.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
+    (d / "calibration" / "ratings_ann.csv").rename(d / "calibration" / "ratings_people.csv")  # written before 2026-12
+    capsys.readouterr()
+    assert main(["audit", str(d)]) == 2
+    assert "rename this rater's file" in capsys.readouterr().err
+
+
+def test_items_sharing_a_group_and_epoch_keep_their_own_labels(tmp_path, capsys):
+    """Items a and b of one group and epoch had one blind id's place: a re-import in which ann labelled b instead of
+    a stored b's label under a's row. Ids now name the item, and a sample that cannot tell them apart is refused."""
+    body = "id,group,system,judge,verdict,input,output,label\n{}\nc,g2,s,j,FAILED,q,z,FAILED\n"
+    one = body.format("a,g,s,j,PASSED,q,answer-a,PASSED\nb,g,s,j,PASSED,q,answer-b,")
+    other = body.format("a,g,s,j,PASSED,q,answer-a,\nb,g,s,j,PASSED,q,answer-b,FAILED")
+    (tmp_path / "one.csv").write_text(one)
+    (tmp_path / "other.csv").write_text(other)
+    for name in ("one", "other"):
+        d = tmp_path / name
+        assert main(["import", "table", str(tmp_path / f"{name}.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
+        sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv").set_index("blind_id").output
+        rated = pd.read_csv(d / "calibration" / "ratings_ann.csv").set_index("blind_id").verdict
+        shown = {sheet[b]: v for b, v in rated.items()}
+        assert shown == ({"answer-a": "PASSED", "z": "FAILED"} if name == "one" else
+                         {"answer-b": "FAILED", "z": "FAILED"})  # fmt: skip
+    # the second labelling imported over the first: its sample was drawn from other rows of one place
+    capsys.readouterr()
+    assert main(["import", "table", str(tmp_path / "other.csv"), "--run-dir", str(tmp_path / "one")]) == 2
+    err = capsys.readouterr().err
+    assert "another sample" in err or "share a group and epoch" in err, err

@@ -90,6 +90,9 @@ def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpos
     if not (cal / "key.csv").exists():
         raise CalibrationError(f"{run_dir}: no blind sample yet (vocab audit / vocab sample first)")
     found = sorted(f.stem.removeprefix("ratings_") for f in cal.glob("ratings_*.csv"))
+    if any(n.lower() == PEOPLE for n in found):
+        raise CalibrationError(f"{cal}/ratings_{PEOPLE}.csv: {PEOPLE} is the pooled rater of everyone's labels, "
+                               "computed from their files; rename this rater's file (and name) to keep it")  # fmt: skip
     kinds = {n: rater_kind(run_dir, n) for n in found if n != "script"}
     people = sorted(n for n, k in kinds.items() if k == "person")
     names = [n for n in (wanted or found) if n != "script"]

@@ -103,6 +103,7 @@ class _Cell:
     failed_ids: pd.Index
     failed_weights: np.ndarray
     empty: str | None  # the pile p's weight 0 cancels ("passed" at p = 0, "failed" at p = 1), else None
+    failed_levels: np.ndarray | None = None  # each failed row's level (several rows of one: labels in the source)
 
 
 def _cell(attempts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index) -> _Cell | None:
@@ -128,7 +129,7 @@ def _cell(attempts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index)
         return None
     counts = level_counts(attempts, cell)
     return _Cell(p, len(att), counts, pd.Index(pp.blind_id), pd.Index(fp.blind_id), fp.weight.to_numpy(float),
-                 empty)  # fmt: skip
+                 empty, fp.level.astype(str).to_numpy())  # fmt: skip
 
 
 def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confidence: float, rng):
@@ -137,6 +138,11 @@ def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confiden
     x = verdicts.loc[c.passed_ids].to_numpy(float) if c.empty != "passed" else np.zeros(1)
     y = verdicts.loc[c.failed_ids].to_numpy(float) if c.empty != "failed" else np.zeros(1)
     w = c.failed_weights if c.empty != "failed" else np.ones(1)
+    if c.empty != "failed" and c.failed_levels is not None and len(set(c.failed_levels)) < len(c.failed_levels):
+        # several rows of one level (people labelled more than one of its FAILED items): the level is the unit the
+        # failed pile samples, so its rows are one row, their weighted mean verdict with the level's weight
+        frame = pd.DataFrame({"level": c.failed_levels, "w": w, "wy": w * y}).groupby("level", sort=True).sum()
+        y, w = (frame.wy / frame.w).to_numpy(float), frame.w.to_numpy(float)
     bs = stats.correction_interval(method, c.p, c.attempts, x, y, w, level_passes=c.levels.passes,
                                    level_attempts=c.levels.attempts, n_draws=n_draws, confidence=confidence,
                                    rng=rng)  # fmt: skip

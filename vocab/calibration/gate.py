@@ -97,6 +97,7 @@ def gate(
     """Each cell's checks against the thresholds given, read with ``rater``'s blind ratings (a variant of the
     report's table, e.g. ``ann`` or ``ann+script``; by default the report's lead rater). An undefined bound (a pile
     with no rated row) does not hold: the gate cannot vouch for what it could not measure."""
+    from vocab.calibration.blind import PEOPLE
     from vocab.calibration.correct import corrected
 
     bounds = check_thresholds(min_rate=min_rate, min_q1=min_q1, min_q0=min_q0, max_unscored=max_unscored)
@@ -107,7 +108,9 @@ def gate(
 
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot)
     name = rater or c.lead
-    known = sorted(set(c.table.rater) | {*c.ratings, *(f"{n}+script" for n in c.ratings if c.script is not None)})
+    pooled = {PEOPLE, *([f"{PEOPLE}+script"] if c.script is not None else [])} if c.raters.pooled else set()
+    known = sorted(set(c.table.rater) | pooled | {*c.ratings, *(f"{n}+script" for n in c.ratings
+                                                                if c.script is not None)})  # fmt: skip
     if name not in known:
         raise CalibrationError(f"{run_dir}: no blind rater {name!r} (known: {', '.join(known)})")
     # every cell of the dataset: one the rater's rows cannot correct (a pile without a rated row, every unit lost)

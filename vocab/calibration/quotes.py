@@ -52,7 +52,7 @@ def quotes_text(key: pd.DataFrame, rated: dict[str, set[str]], study: bool = Tru
     ``study``: a Vocabscapes run, whose writer saw the critic's retry prompts (an imported dataset's answers can
     quote only a verdict word)."""
     flagged = key.loc[key[COLUMN].astype(str).ne(""), "blind_id"]
-    what = "a retry prompt's phrase or a verdict word" if study else "a verdict word in capitals, PASSED or FAILED"
+    what = "a retry prompt's phrase or a verdict word" if study else "a verdict word such as PASSED or FAIL in capitals"
     if not len(flagged):
         return f"No answer in the {len(key)}-row sample quotes the judge ({what})."
     each = ", ".join(f"{name} {len(set(flagged) & ids)}" for name, ids in sorted(rated.items()))

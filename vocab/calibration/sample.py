@@ -151,10 +151,11 @@ def content_hash(attempts: pd.DataFrame, visible) -> str:
 
 def blind_ids(rows: list[tuple], dataset: str, used: set[str] = frozenset()) -> list[str]:
     """Each sample row's blind id, in the rows' order: ``b`` and six hex digits of the sha256 of the dataset's content
-    hash and the row's place (cell, level, attempt), the next such hash where two rows would share one."""
+    hash, the row's place (cell, level, attempt) and its item's id (two items of a table may share a place), the next
+    such hash where two rows would share one."""
     ids: list[str] = []
     for r, _, _ in rows:
-        item = f"{dataset}\0{r.cell}\0{r.level}\0{int(r.attempt)}"
+        item = f"{dataset}\0{r.cell}\0{r.level}\0{int(r.attempt)}\0{getattr(r, 'id', '')}"
         n = 0
         while (bid := "b" + hashlib.sha256(f"{item}\0{n}".encode()).hexdigest()[:6]) in used or bid in ids:
             n += 1

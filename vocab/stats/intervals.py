@@ -135,9 +135,10 @@ def pile_bootstrap(values: np.ndarray, weights: np.ndarray, n_draws: int, rng: n
     s = values.shape[0]
     size = np.sum(~np.isnan(values), axis=1)
     kinds = np.unique(weights[~np.isnan(values)]) if size.any() else np.ones(1)
-    # verdicts are 0 and 1; a pooled rater's exact tie is 0.5, a category of its own (0/1 piles draw as before)
-    ties = (0.5,) if np.any(values == 0.5) else ()
-    cats = [(k, y) for k in kinds for y in (0.0, 1.0, *ties)]
+    # verdicts are 0 and 1 (0/1 piles draw as before); a pooled rater's tie (0.5) or a level's mean over several
+    # labelled rows is a category of its own
+    seen = np.unique(values[~np.isnan(values)]) if size.any() else np.array([])
+    cats = [(k, y) for k in kinds for y in (0.0, 1.0, *sorted(set(seen.tolist()) - {0.0, 1.0}))]
     counts = np.stack([((weights == k) & (values == y)).sum(axis=1) for k, y in cats], axis=1).astype(float)
     probs = counts / np.maximum(size, 1)[:, None]
     probs[size == 0] = 1.0 / len(cats)  # an empty pile (the study is undefined): any valid draw

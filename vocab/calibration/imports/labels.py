@@ -98,7 +98,8 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
             by_id = item_of
         else:  # a sample stored before 2026-12 (random ids): its rows by their place
             place = {(r.cell, r.level, int(r.attempt)): r.id for r, _, _ in rows}
-            if len(place) < len(rows):
+            shared = att.groupby(["cell", "level", "attempt"]).size()
+            if len(place) < len(rows) or any(shared.get(p, 0) > 1 for p in place):
                 raise CalibrationError(f"{run_dir}: its sample was drawn before 2026-12, and labelled rows share a "
                                        "group and epoch: import into a new directory")  # fmt: skip
             by_id = {k.blind_id: place[(k.cell, k.level, int(k.attempt))] for k in key.itertuples()}

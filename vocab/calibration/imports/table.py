@@ -132,7 +132,8 @@ def read_table(
             if label_cols and criteria:
                 raise JudgmentImportError(
                     f"{path}: label columns ({', '.join(label_cols)}) beside criterion:* columns: "
-                    "people's labels are read of the overall verdict only; drop one or the other"
+                    "people's labels are read of the overall verdict only; drop one, or rename the label columns to "
+                    "keep them hidden"
                 )
             if any(not n for n in label_cols.values()) or len(set(label_cols.values())) < len(label_cols):
                 raise JudgmentImportError(f"{path}: label columns {', '.join(label_cols)}: each names one person "
@@ -177,7 +178,8 @@ def read_table(
         seen[ident] = n
         for col, person in label_cols.items():
             said = _word(raw.get(col, ""), pass_values, fail_values, None,
-                         f"{path}: row {n}, column {col!r}", "")  # fmt: skip
+                         f"{path}: row {n}, column {col!r} (read as {person}'s labels of the verdict: "
+                         "--pass-values/--fail-values for its words, or rename it to keep it hidden)", "")  # fmt: skip
             if said and labels is not None:
                 labels.setdefault((f"{ident[0]}__{ident[1]}", ident[2], ident[3]), {})[person] = said
         known = {"id", "system", "judge", "verdict", "group", "epoch", "unscored_reason", *vis, *label_cols}
