@@ -129,7 +129,7 @@ def _cell(attempts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index)
         return None
     counts = level_counts(attempts, cell)
     return _Cell(p, len(att), counts, pd.Index(pp.blind_id), pd.Index(fp.blind_id), fp.weight.to_numpy(float),
-                 empty, fp.level.astype(str).to_numpy())  # fmt: skip
+                 empty, fp["level"].astype(str).to_numpy() if "level" in fp else None)  # fmt: skip
 
 
 def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confidence: float, rng):
