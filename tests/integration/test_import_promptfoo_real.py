@@ -38,9 +38,14 @@ def test_promptfoo_results_made_here_go_through_vocab_audit_to_packets(servers, 
     assert "12 judged items (promptfoo)" in r.stdout and "ann.zip" in r.stdout
     data = load_dataset(d)
     assert data.manifest["source"]["kind"] == "promptfoo" and data.manifest["source"]["grader"] == ["gemma3"]
-    # each verdict is the llm-rubric component's, as promptfoo recorded it (a grader error is UNSCORED)
+    # each verdict is the llm-rubric component's, as promptfoo recorded it (a grader error is UNSCORED); a result
+    # whose model call failed (promptfoo's failureReason 2, an error response) was graded by nobody: UNSCORED
     expected = {}
     for res in doc["results"]["results"]:
+        if not res.get("gradingResult"):
+            assert res.get("failureReason") == 2 or (res.get("response") or {}).get("error"), res
+            expected[res["id"]] = "UNSCORED"
+            continue
         (comp,) = [c for c in res["gradingResult"]["componentResults"] if c["assertion"]["type"] == "llm-rubric"]
         expected[res["id"]] = "UNSCORED" if comp.get("metadata", {}).get("graderError") else (
             "PASSED" if comp["pass"] else "FAILED")  # fmt: skip
