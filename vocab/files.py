@@ -129,17 +129,22 @@ def json_cost(data: bytes) -> int:
     return _DICT * objects + _LIST * lists + value * values + _KEY * shape.count(b":") + width * strings + text
 
 
+def check_json_cost(data: bytes, path: str | Path, error: type[InputError] = FileError,
+                    budget: int = JSON_BUDGET) -> None:  # fmt: skip
+    """One line when what parsing ``data`` would hold (:func:`json_cost`) passes ``budget``."""
+    cost = json_cost(data)
+    if cost > budget:
+        raise error(
+            f"{path}: its JSON would take about {cost / 2**20:,.0f} MiB in memory once parsed (of {len(data):,} bytes "
+            f"on disk), over the {budget / 2**20:,.0f} MiB it may take: split it"
+        )
+
+
 def parse_json(data: bytes | str, path: str | Path, error: type[InputError] = FileError,
                budget: int = JSON_BUDGET) -> Any:  # fmt: skip
     """``data`` parsed, when what it would hold fits ``budget``; damage (not JSON, not UTF-8, nested too deep) or a
     shape past the budget is one line naming ``path``."""
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
-    cost = json_cost(raw)
-    if cost > budget:
-        raise error(
-            f"{path}: its JSON would take about {cost / 2**20:,.0f} MiB in memory once parsed (of {len(raw):,} bytes "
-            f"on disk), over the {budget / 2**20:,.0f} MiB it may take: split it"
-        )
+    check_json_cost(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data, path, error, budget)
     try:
         return json.loads(data)
     except RecursionError:

@@ -39,14 +39,13 @@ def _json_kind(source: Path) -> str:
     import json
 
     from vocab.calibration.imports import MAX_JSON_LOG
-    from vocab.files import JSON_BUDGET, json_cost, parse_json, read_bytes
+    from vocab.files import check_json_cost, read_bytes
 
     if source.stat().st_size > MAX_JSON_LOG:  # too large to read whole: promptfoo's results name their eval first
         with source.open("rb") as f:
             return "promptfoo" if b'"evalId"' in f.read(65536) else "inspect"  # its reader refuses it, with the size
     data = read_bytes(source, MAX_JSON_LOG, "file", CalibrationError)
-    if json_cost(data) > JSON_BUDGET:
-        parse_json(data, source, CalibrationError)  # refused: what it would take in memory, in its words
+    check_json_cost(data, source, CalibrationError)
     try:
         doc = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):

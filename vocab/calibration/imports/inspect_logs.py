@@ -111,8 +111,7 @@ def read_inspect(
     else:  # read by Python's own parser first: nesting past its depth is refused here (inspect_ai's reader ran out
         # of memory on it) and anything else that is no JSON is left to inspect_ai to name
         data = files.read_bytes(path, common.MAX_JSON_LOG, "JSON log", JudgmentImportError)
-        if files.json_cost(data) > files.JSON_BUDGET:
-            files.parse_json(data, path, JudgmentImportError)  # refused: what it would take once parsed
+        files.check_json_cost(data, path, JudgmentImportError)
         try:
             json.loads(data)
         except RecursionError:

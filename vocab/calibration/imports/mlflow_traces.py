@@ -55,9 +55,7 @@ def load_traces(path: str | Path) -> list[dict]:
                 "next_page_token is set): export them all, mlflow traces search ... --max-results N"
             )
     else:
-        cost = files.json_cost(raw)  # every line's shape at once: the lines together are what is held
-        if cost > files.JSON_BUDGET:
-            files.parse_json(raw, path, JudgmentImportError)  # says so in its own words
+        files.check_json_cost(raw, path, JudgmentImportError)  # every line's shape at once: together they are held
         traces = []
         for n, line in enumerate(text.splitlines(), start=1):
             if line.strip():
