@@ -190,8 +190,8 @@ def add_commands(sub, cli) -> None:
                    cli.cmd_import_promptfoo)  # fmt: skip
     ip.add_argument("--assertion", help="the judge's assertion, by metric or type (default: the one model-graded)")
     ip.add_argument("--judge", help="the judge's name (default: the assertion's grading provider)")
-    it = _importer(isub, "table", "a CSV or JSON Lines table (columns: see vocab/calibration/imports/table.py)", "file",
-                   cli.cmd_import_table)  # fmt: skip
+    it = _importer(isub, "table", "a CSV, JSON Lines or Parquet table (columns: vocab/calibration/imports/__init__.py)",
+                   "file", cli.cmd_import_table)  # fmt: skip
     it.add_argument("--visible", help="columns a blind rater sees (default input,output[,target])")
     it.add_argument(
         "--rater",
@@ -358,7 +358,7 @@ def add_commands(sub, cli) -> None:
         "source",
         type=Path,
         help="an Inspect log (.eval/.json), promptfoo results (.json), MLflow traces (.json/.jsonl), a DeepEval "
-        "test run (.json), a table (.csv/.jsonl), or a run/dataset dir",
+        "test run (.json), a table (.csv/.jsonl/.parquet), or a run/dataset dir",
     )
     au.add_argument(
         "--source",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.stored import stored_items
 from vocab.calibration import read_key
 from vocab.calibration.dataset import load_dataset
 
@@ -50,6 +51,6 @@ def test_promptfoo_results_made_here_go_through_vocab_audit_to_packets(servers, 
         expected[res["id"]] = "UNSCORED" if comp.get("metadata", {}).get("graderError") else (
             "PASSED" if comp["pass"] else "FAILED")  # fmt: skip
     got = {row["hidden"]["promptfoo_result_id"]: row["verdict"]
-           for row in map(json.loads, (d / "judgments.jsonl").read_text().splitlines())}  # fmt: skip
+           for row in stored_items(d)}  # fmt: skip
     assert got == expected
     assert (d / "packets" / "ann.zip").exists() and len(read_key(d)) >= 1

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.stored import stored_items
 from tests.unit import test_bad_inputs as base
 from tests.unit.test_bad_inputs import REFERENCE, ROOT, _packet, refused
 from vocab.cli import main
@@ -174,7 +175,7 @@ def test_json_nested_deep_inside_a_trace_is_kept_as_text(tmp_path, capsys):
     t["info"]["trace_metadata"]["mlflow.traceInputs"] = deep
     t["data"] = {"spans": []}
     assert main(["import", "mlflow", str(_mlflow(tmp_path, doc)), "--run-dir", str(tmp_path / "d")]) == 0
-    rows = [json.loads(line) for line in (tmp_path / "d" / "judgments.jsonl").read_text().splitlines()]
+    rows = stored_items(tmp_path / "d")
     assert next(r for r in rows if r["id"] == t["info"]["trace_id"])["visible"]["input"] == deep
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.stored import stored_items
 from vocab.calibration.correct import corrected
 from vocab.cli import main
 
@@ -73,13 +74,13 @@ def _rate(d: Path, tmp_path: Path, rows=None) -> None:
 
 
 def test_the_unscored_share_is_counted_from_the_files(tmp_path, capsys):
-    """Per cell, the UNSCORED items among all its items, counted from judgments.jsonl; a cell whose items are all
+    """Per cell, the UNSCORED items among all its items, counted from items.parquet; a cell whose items are all
     UNSCORED is gated too (no bound of it is defined: it does not hold)."""
     f = _table(tmp_path, {"A": ["PASSED", "FAILED"] * 6 + ["UNSCORED"] * 3, "B": ["UNSCORED"] * 4})
     d = tmp_path / "d"
     assert main(["audit", str(f), "--out", str(d)]) == 0
     _rate(d, tmp_path)
-    rows = [json.loads(line) for line in (d / "judgments.jsonl").read_text().splitlines()]
+    rows = stored_items(d)
     share = {c: sum(r["verdict"] == "UNSCORED" for r in rows if r["system"] == c) / sum(r["system"] == c for r in rows)
              for c in ("A", "B")}  # fmt: skip
     assert share == {"A": 0.2, "B": 1.0}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.stored import stored_items
 from vocab.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,7 +20,7 @@ DEEPEVAL = ROOT / "data" / "deepeval" / "qa_smollm2_gemma3.json"  # DisplayConfi
 
 
 def _judgments(d: Path) -> list[dict]:
-    return [json.loads(line) for line in (d / "judgments.jsonl").read_text().splitlines()]
+    return stored_items(d)
 
 
 def _counts(rows) -> dict[str, int]:

@@ -82,13 +82,15 @@ def test_the_placeholder_pile_moves_no_printed_digit_where_the_committed_runs_ha
     script = raters.pop("script")
     cells = 0
     for variant, ok in calibration.variants(raters, script, data.rubric).items():
-        c = correct._cell(data.attempts, key, "gemma3__gemma3", ok.index)
+        c = correct._cell(correct.cell_counts(data), key, "gemma3__gemma3", ok.index)
         if c is None or c.empty != "passed":
             continue
         cells += 1
         y, w = ok.loc[c.failed_ids].to_numpy(float), c.failed_weights
         b_hat, n_b = (y * w).sum() / w.sum(), float(stats.kish_rows(w))
-        n_p = c.attempts / stats.design_effect(c.levels.passes, c.levels.attempts)
+        levels = correct.level_counts(data.attempts, "gemma3__gemma3")
+        assert c.deff == stats.design_effect(levels.passes, levels.attempts)
+        n_p = c.attempts / c.deff
         for seed in range(5):
             rng = np.random.default_rng(seed)
             a = binomial_cd_draws([0.0], [1.0], [rng.random()], 4000, rng)[0]  # the placeholder: 0 of 1 row

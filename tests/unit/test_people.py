@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tests.stored import stored_items
 from vocab.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -213,7 +214,7 @@ def test_a_numeric_verdict_and_other_words(tmp_path, capsys):
     argv = ["import", "table", str(tmp_path / "t.csv"), "--run-dir", str(tmp_path / "d"), "--pass-at", "0.5",
             "--pass-values", "yes", "--fail-values", "no"]  # fmt: skip
     assert main(argv) == 0
-    rows = [json.loads(line) for line in (tmp_path / "d" / "judgments.jsonl").read_text().splitlines()]
+    rows = stored_items(tmp_path / "d")
     assert [r["verdict"] for r in rows] == ["PASSED", "FAILED", "PASSED"]
     assert pd.read_csv(tmp_path / "d" / "calibration" / "ratings_person.csv").verdict.tolist().count("PASSED") == 1
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.stored import stored_items
 from vocab.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,15 +35,14 @@ def audited(tmp_path) -> Path:
 
 def test_the_report_says_the_corrected_rate_worked_by_hand(audited, capsys):
     """The headline's numbers from the files alone: p is the judge's PASSED share of its scored items
-    (judgments.jsonl), theta = p·a + (1 − p)·b with a the pass share of the passed pile and b that of the failed
+    (items.parquet), theta = p·a + (1 − p)·b with a the pass share of the passed pile and b that of the failed
     pile weighted by key.csv's weights: first ann's and bob's pooled (two people: per row the majority of those who
     rated it, a tie half), then ann's alone."""
-    import json
 
     assert main(["report", str(audited)]) == 0
     html = (audited / "report" / "report.html").read_text()
     md = (audited / "report" / "report.md").read_text()
-    verdicts = [json.loads(line)["verdict"] for line in (audited / "judgments.jsonl").read_text().splitlines()]
+    verdicts = [r["verdict"] for r in stored_items(audited)]
     p = verdicts.count("PASSED") / (verdicts.count("PASSED") + verdicts.count("FAILED"))
     key = pd.read_csv(audited / "calibration" / "key.csv")
     assert key.cell.nunique() == 1

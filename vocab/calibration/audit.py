@@ -141,16 +141,22 @@ PLAN_GUESS = 0.9  # before any rating, the plan's stated guess: a judge right 9 
 
 
 def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int = 300) -> list[str]:
-    """Before the sample is drawn: per cell, the interval's mean half-width that ``per_pile`` rows a pile give, by
+    """``attempts``: a frame of attempts, or a dataset's :attr:`~vocab.calibration.dataset.Dataset.cells`.
+
+    Before the sample is drawn: per cell, the interval's mean half-width that ``per_pile`` rows a pile give, by
     the study's simulator, at the judge's own rate and a stated guess of its accuracy (no rating exists yet to
     estimate it), and how to plan with one's own guesses or, later, from the first ratings."""
     from vocab.coverage.simulate import SimulationSizeError, coverage
     from vocab.stats import DEFAULT_INTERVAL
 
     lines = []
-    for cell, att in sorted(attempts.groupby("cell")):
-        n, p = len(att), float(att.verdict.eq("PASSED").mean())
-        k = int(att.verdict.eq("PASSED").sum())
+    if "verdict" in attempts.columns:  # a frame of attempts (each with a verdict)
+        from vocab.calibration.dataset import _cells_of
+
+        attempts = _cells_of(attempts).assign(attempts=lambda c: c.passed + c.failed)
+    for cell, c in attempts[attempts.attempts > 0].iterrows():
+        n, k = int(c.attempts), int(c.passed)
+        p = k / n
         rows = (min(per_pile, k), min(per_pile, n - k))  # a pile gives no more rows than it holds
         if n < 2:
             continue
@@ -190,7 +196,7 @@ def audit(
     from vocab.calibration.dataset import load_dataset
     from vocab.calibration.packet import check_rater_name, make_packet
     from vocab.calibration.raters import read_ratings, write_script_ratings
-    from vocab.calibration.sample import draw_sample, read_sheet, write_sample
+    from vocab.calibration.sample import draw, read_sheet, write_sample
 
     source = Path(source)
     machines = {"script", *(m.lower() for m in llm_raters)}
@@ -212,9 +218,9 @@ def audit(
         kept = "labelled in the source, not drawn by vocab" if labels_note(d) else "already drawn"
         say(f"blind sample: kept ({len(read_sheet(d))} rows {kept})")
     else:
-        for line in plan_lines(data.attempts, per_pile, seed):
+        for line in plan_lines(data.cells, per_pile, seed):
             say(line)
-        write_sample(draw_sample(data.attempts, per_pile, seed, data.visible), d)
+        write_sample(draw(data, per_pile, seed), d)
         say(
             f"blind sample: {len(read_sheet(d))} rows ({per_pile} per pile per cell where the piles allow, seed {seed})"
         )

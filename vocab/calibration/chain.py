@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vocab.calibration.raters import rate_until_complete, write_script_ratings
-from vocab.calibration.sample import draw_sample, read_sheet, write_sample
+from vocab.calibration.sample import draw, read_sheet, write_sample
 
 SAMPLE_PER_PILE, SAMPLE_SEED = 10, 0  # notebook 02's defaults: the chain draws the same sample
 
@@ -31,7 +31,7 @@ def calibrate_run(
     data = load_dataset(run_dir)
     if data.kind == "judgments":
         say(data.describe())
-    write_sample(draw_sample(data.attempts, per_pile, seed, data.visible), run_dir)
+    write_sample(draw(data, per_pile, seed), run_dir)
     if data.rubric.script:
         write_script_ratings(run_dir)
     say(f"blind sample: {len(read_sheet(run_dir))} rows; script rater " + ("done" if data.rubric.script else "none"))
@@ -79,7 +79,7 @@ def sample_step(run_dir, *, per_pile: int | None, budget: int | None, allocation
         b = blind_raters(run_dir, [rater] if rater else None, purpose="there is no pilot to allocate from")
         rater = rater or b.lead
         key, sheet = sm.read_key(run_dir), sm.read_sheet(run_dir)
-        extra, sizes = sm.extend_sample(data.attempts, key, b.passes(rater, rubric=data.rubric), budget, seed,
+        extra, sizes = sm.extend_sample(data, key, b.passes(rater, rubric=data.rubric), budget, seed,
                                         data.visible, set(sheet.blind_id))  # fmt: skip
         sm.write_extension(extra, key, run_dir)
         if (cal / "ratings_script.csv").exists():  # the script rater covers every row: its verdicts adjudicate
@@ -88,10 +88,10 @@ def sample_step(run_dir, *, per_pile: int | None, budget: int | None, allocation
         said.append(f"{cal}: {len(extra.key)} rows added to the {len(key)} of the pilot (allocated by {rater}'s "
                     "ratings); the new rows are at the end of the blind sheet")  # fmt: skip
     else:
-        sizes = sm.pile_sizes(data.attempts, budget, allocation) if budget is not None else None
+        sizes = sm.cell_sizes(data, budget, allocation) if budget is not None else None
         fresh = not (cal / "key.csv").exists()
         per_pile = 10 if per_pile is None else per_pile
-        out = write_sample(draw_sample(data.attempts, per_pile, seed, data.visible, sizes=sizes), run_dir)
+        out = write_sample(sm.draw(data, per_pile, seed, sizes=sizes), run_dir)
         if not fresh:
             return [f"{out}: the same sample is already there (key.csv, blind_sheet.csv, blind_sheet.jsonl)"]
         said.append(f"{out}: key.csv, blind_sheet.csv, blind_sheet.jsonl")

@@ -91,14 +91,27 @@ def level_counts(attempts: pd.DataFrame, cell: str) -> pd.DataFrame:
     )
 
 
+def cell_counts(attempts) -> pd.DataFrame:
+    """Per cell, what the correction needs of the judged items (:attr:`vocab.calibration.dataset.Dataset.cells`):
+    from a frame of attempts (each with a verdict), a Dataset, or such counts already."""
+    if not isinstance(attempts, pd.DataFrame):  # a Dataset
+        return attempts.cells
+    if "verdict" in attempts.columns:
+        from vocab.calibration.dataset import _cells_of
+
+        c = _cells_of(attempts)
+        return c.assign(attempts=c.passed + c.failed)
+    return attempts
+
+
 @dataclasses.dataclass(frozen=True)
 class _Cell:
     """What the correction of one cell needs besides a rater's verdicts: the critic's pass rate over the cell's
-    attempts, their levels' counts (for the design effect), and the sample's two piles as the rater rated them."""
+    attempts, the design effect of its levels, and the sample's two piles as the rater rated them."""
 
     p: float
     attempts: int
-    levels: pd.DataFrame
+    deff: float
     passed_ids: pd.Index
     failed_ids: pd.Index
     failed_weights: np.ndarray
@@ -106,13 +119,14 @@ class _Cell:
     failed_levels: np.ndarray | None = None  # each failed row's level (several rows of one: labels in the source)
 
 
-def _cell(attempts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index) -> _Cell | None:
+def _cell(counts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index) -> _Cell | None:
     """The cell's piles restricted to the rows in ``rated`` (a partial rater: the rows it rated); None when
-    the correction is undefined (a pile it needs is empty, or the cell has no attempt)."""
-    att = attempts[attempts.cell == cell]
-    if att.empty:
+    the correction is undefined (a pile it needs is empty, or the cell has no attempt). ``counts``:
+    :func:`cell_counts`."""
+    if cell not in counts.index or not counts.attempts[cell]:
         return None
-    p = float(att.verdict.eq("PASSED").mean())
+    n = int(counts.attempts[cell])
+    p = int(counts.passed[cell]) / n
     k = key[key.cell == cell].sort_values("blind_id")
     k = k[k.blind_id.isin(rated)]
     pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
@@ -127,9 +141,9 @@ def _cell(attempts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index)
         empty = "failed"
     elif pp.empty or fp.empty:
         return None
-    counts = level_counts(attempts, cell)
-    return _Cell(p, len(att), counts, pd.Index(pp.blind_id), pd.Index(fp.blind_id), fp.weight.to_numpy(float),
-                 empty, fp["level"].astype(str).to_numpy() if "level" in fp else None)  # fmt: skip
+    return _Cell(p, n, float(counts.deff[cell]), pd.Index(pp.blind_id), pd.Index(fp.blind_id),
+                 fp.weight.to_numpy(float), empty,
+                 fp["level"].astype(str).to_numpy() if "level" in fp else None)  # fmt: skip
 
 
 def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confidence: float, rng):
@@ -143,9 +157,8 @@ def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confiden
         # failed pile samples, so its rows are one row, their weighted mean verdict with the level's weight
         frame = pd.DataFrame({"level": c.failed_levels, "w": w, "wy": w * y}).groupby("level", sort=True).sum()
         y, w = (frame.wy / frame.w).to_numpy(float), frame.w.to_numpy(float)
-    bs = stats.correction_interval(method, c.p, c.attempts, x, y, w, level_passes=c.levels.passes,
-                                   level_attempts=c.levels.attempts, n_draws=n_draws, confidence=confidence,
-                                   rng=rng)  # fmt: skip
+    bs = stats.correction_interval(method, c.p, c.attempts, x, y, w, deff=c.deff, n_draws=n_draws,
+                                   confidence=confidence, rng=rng)  # fmt: skip
     if c.empty is not None:  # the placeholder pile's share is no estimate
         share = "a" if c.empty == "passed" else "b"
         bs = dataclasses.replace(bs, point=dataclasses.replace(bs.point, **{share: float("nan")}))
@@ -170,10 +183,11 @@ def correction_table(
     if interval not in INTERVALS:
         raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
     rows = []
+    counts = cell_counts(attempts)
     for variant in sorted(passes):
         ok = passes[variant]
         for cell in sorted(key.cell.unique()):
-            c = _cell(attempts, key, cell, ok.index)
+            c = _cell(counts, key, cell, ok.index)
             if c is None:
                 continue
             rng = stats.stream(seed, "correction", interval, variant, cell)
@@ -230,7 +244,7 @@ def corrected(run_dir, raters: list[str] | None = None, *, seed: int = 0, n_boot
     data = load_dataset(run_dir)
     b = blind_raters(run_dir, raters)
     script = read_ratings(run_dir, "script") if (run_dir / "calibration" / "ratings_script.csv").exists() else None
-    table = correction_table(data.attempts, read_key(run_dir), variants(b.ratings, script, data.rubric, b.people),
+    table = correction_table(data, read_key(run_dir), variants(b.ratings, script, data.rubric, b.people),
                              n_boot=n_boot, seed=seed)  # fmt: skip
     return Corrected(data, b.ratings, b.lead, script, len(read_sheet(run_dir)), table, b)
 
@@ -302,8 +316,9 @@ def check_audit(
     rubric = rubric or rubric_of(ratings)
     rated = ratings.set_index("blind_id")
     rows = []
+    counts = cell_counts(attempts)
     for cell in sorted(key.cell.unique()):
-        c = _cell(attempts, key, cell, rated.index)
+        c = _cell(counts, key, cell, rated.index)
         if c is None:
             continue
         ids = c.passed_ids.append(c.failed_ids)
@@ -388,10 +403,10 @@ def abandoned_bounds(correction: pd.DataFrame, data) -> pd.DataFrame:
     FAIL — and the corrected rate if every lost unit had failed (a level: its remaining attempts, up to the
     loop's budget, all failed) or had passed (its next attempt passed), with the interval's ends moved the same
     way (:func:`vocab.stats.lost_attempt_bounds`). ``data``: the :class:`~vocab.calibration.dataset.Dataset`."""
-    attempts, lost_by_cell = data.attempts, data.lost().set_index("cell")
+    lost_by_cell = data.lost().set_index("cell")
     rows = []
     for r in correction.itertuples():
-        n = int((attempts.cell == r.cell).sum())
+        n = int((data.attempts.cell == r.cell).sum()) if data.items is None else int(data.cells.attempts[r.cell])
         n_lost = int(lost_by_cell.lost.get(r.cell, 0))
         failed_if = int(lost_by_cell.failed_if.get(r.cell, 0))
         point = stats.lost_attempt_bounds(r.theta, n, failed_if, n_lost)

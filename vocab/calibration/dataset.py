@@ -13,8 +13,9 @@ One row per judged item::
     visible   what a blind rater may see {field: text}: the input, the output, a target
     hidden    what must stay hidden: the score, its explanation, the judge's name, anything else
 
-An imported dataset is a directory holding ``dataset.json`` (source, rubric, counts) and ``judgments.jsonl``;
-the calibration files follow in ``calibration/`` and ``analysis/`` as for a run. A Vocabscapes run directory
+An imported dataset is a directory holding ``dataset.json`` (source, rubric, counts per cell) and its items in
+``items.parquet`` (:mod:`vocab.calibration.items`; ``judgments.jsonl`` before 2026-12, still read); the calibration
+files follow in ``calibration/`` and ``analysis/`` as for a run. A Vocabscapes run directory
 is read as a dataset too (:func:`load_dataset`): its attempts are the judged items, a level is a group, its
 cells are system x judge, and nothing about how it is sampled or corrected changes.
 
@@ -36,11 +37,12 @@ import pandas as pd
 
 from vocab import rubric as vocab_rubric
 from vocab.calibration.errors import CalibrationError
+from vocab.calibration.items import CELL_JOIN, cell_of  # noqa: F401 - a cell's name, named here too
 from vocab.records import read_json_object, write_text_atomic
 
 CLASSES = ("PASSED", "FAILED", "UNSCORED")
 DATASET_FILE, JUDGMENTS_FILE = "dataset.json", "judgments.jsonl"
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"  # 1: judgments.jsonl (still read); 2: items.parquet
 
 
 # --- the rubric a dataset's raters grade -----------------------------------------------------------------
@@ -135,7 +137,9 @@ VOCABSCAPES_VISIBLE = ("seed_word", "words", "settings", "sentence", "answer_key
 
 @dataclass
 class Dataset:
-    """A run or an imported dataset, as the calibration notebooks read it."""
+    """A run or an imported dataset, as the calibration chain reads it. An imported dataset's items stay in their
+    store (:attr:`items`, :mod:`vocab.calibration.items`): :attr:`cells` holds what the correction needs of them, and
+    :attr:`attempts` reads them all into a frame only when asked (the notebooks)."""
 
     run_dir: Path
     kind: str  # "run" (a Vocabscapes run) or "judgments" (imported)
@@ -143,36 +147,86 @@ class Dataset:
     status: str
     rubric: JudgeRubric
     visible: tuple[str, ...]  # the blind sheet's fields, after blind_id
-    attempts: pd.DataFrame  # one row per item with a verdict: cell, level (= group), attempt (= epoch), verdict, ...
-    unscored: pd.DataFrame  # imported items without a usable verdict (empty for a run)
+    _attempts: pd.DataFrame | None  # one row per item with a verdict: cell, level (= group), attempt (= epoch), ...
+    _unscored: pd.DataFrame | None  # imported items without a usable verdict (empty for a run)
     manifest: dict[str, Any] = field(default_factory=dict)
     outcomes: pd.DataFrame | None = None  # a run's (cell, level) statuses
     max_attempts: int | None = None
+    items: Any = None  # an imported dataset's :class:`~vocab.calibration.items.Items`
+    _cells: pd.DataFrame | None = None
+
+    def _all(self) -> None:
+        from vocab.calibration.items import flatten
+
+        frame = flatten(self.items.all(), self.rubric, self.visible)
+        scored = frame.verdict != "UNSCORED"
+        cols = ["cell", "level", "attempt", "id", "system", "judge", "verdict", "checks", *self.visible]
+        self._attempts = frame.loc[scored, cols].reset_index(drop=True)
+        uns = frame.loc[~scored].reset_index(drop=True)
+        self._unscored = uns if len(uns) else pd.DataFrame(columns=[*cols, "reason"])
+
+    @property
+    def attempts(self) -> pd.DataFrame:
+        """Every item with a verdict, in (cell, level, attempt) order: a frame of them all (read on first use)."""
+        if self._attempts is None:
+            self._all()
+        return self._attempts
+
+    @property
+    def unscored(self) -> pd.DataFrame:
+        if self._unscored is None:
+            self._all()
+        return self._unscored
+
+    @property
+    def cells(self) -> pd.DataFrame:
+        """Per cell (its name the index, sorted): ``attempts`` (items with a verdict), ``passed``, ``failed``,
+        ``unscored``, ``groups`` (with a verdict), ``failed_groups``, ``deff`` (the design effect of the judge's
+        pass rate over groups, :func:`vocab.stats.design_effect`). Every cell, those whose items were all lost
+        too (``attempts`` 0)."""
+        if self._cells is None:
+            if self.items is not None:
+                per = self.manifest["items"]["cells"]
+                frame = pd.DataFrame.from_dict(per, orient="index")
+            else:
+                frame = _cells_of(self.attempts)
+                lost = self.lost().set_index("cell").lost
+                frame = frame.reindex(sorted(set(frame.index) | set(lost.index)))
+                frame["unscored"] = lost.reindex(frame.index).fillna(0)
+                frame = frame.fillna({"passed": 0, "failed": 0, "groups": 0, "failed_groups": 0, "deff": 1.0})
+            frame = frame.astype({k: "int64" for k in ("passed", "failed", "unscored", "groups", "failed_groups")})
+            frame.insert(0, "attempts", frame.passed + frame.failed)
+            self._cells = frame.sort_index()
+        return self._cells
 
     def describe(self) -> str:
         if self.kind == "run":
             return f"run {self.name}: status {self.status}, {len(self.attempts)} attempts with a verdict"
-        reasons = self.unscored.reason.value_counts().sort_index() if len(self.unscored) else pd.Series(dtype=int)
+        c = self.cells
+        if self.items is not None and self.manifest["items"].get("reasons") is not None:
+            reasons = pd.Series(self.manifest["items"]["reasons"], dtype=int).sort_index()
+        else:
+            reasons = self.unscored.reason.value_counts().sort_index() if len(self.unscored) else pd.Series(dtype=int)
         why = ", ".join(f"{k} {v}" for k, v in reasons.items())
         return (
-            f"dataset {self.name} ({self.manifest['source']['kind']}): {len(self.attempts)} items with a verdict, "
-            f"{len(self.unscored)} unscored" + (f" ({why})" if why else "") + " — unscored items are not FAILs"
+            f"dataset {self.name} ({self.manifest['source']['kind']}): {int(c.attempts.sum())} items with a verdict, "
+            f"{int(c.unscored.sum())} unscored" + (f" ({why})" if why else "") + " — unscored items are not FAILs"
         )
 
     def lost(self) -> pd.DataFrame:
         """Per cell: the units lost before a verdict and how many failed attempts they would add had they
         failed (a run: its abandoned levels, each up to the loop's attempt budget; an imported dataset: its
         unscored items, one each)."""
-        cells = sorted(set(self.attempts.cell) | set(self.unscored.get("cell", pd.Series(dtype=str))))
+        if self.kind != "run":
+            c = self.cells
+            lost = c.unscored.astype(int).tolist()
+            return pd.DataFrame({"cell": list(c.index), "lost": lost, "failed_if": lost},
+                                columns=["cell", "lost", "failed_if"])  # fmt: skip
         rows = []
-        for cell in cells:
-            if self.kind == "run":
-                lost = self.outcomes[(self.outcomes.cell == cell) & (self.outcomes.status == "ABANDONED")]
-                rows.append({"cell": cell, "lost": len(lost),
-                             "failed_if": int((self.max_attempts - lost.attempts).clip(lower=1).sum())})  # fmt: skip
-            else:
-                n = int((self.unscored.cell == cell).sum()) if len(self.unscored) else 0
-                rows.append({"cell": cell, "lost": n, "failed_if": n})
+        for cell in sorted(set(self.attempts.cell)):
+            lost = self.outcomes[(self.outcomes.cell == cell) & (self.outcomes.status == "ABANDONED")]
+            rows.append({"cell": cell, "lost": len(lost),
+                         "failed_if": int((self.max_attempts - lost.attempts).clip(lower=1).sum())})  # fmt: skip
         return pd.DataFrame(rows, columns=["cell", "lost", "failed_if"])
 
     @property
@@ -180,16 +234,24 @@ class Dataset:
         return "abandoned_levels" if self.kind == "run" else "unscored_items"
 
 
+def _cells_of(attempts: pd.DataFrame) -> pd.DataFrame:
+    """Per cell of a frame of attempts (each with a verdict): passed, failed, groups, failed_groups and deff, as
+    :attr:`Dataset.cells` holds them (the level counts as :func:`vocab.calibration.correct.level_counts` makes
+    them, so the design effect is the same number)."""
+    from vocab import stats
+
+    rows = {}
+    for cell, a in attempts.groupby("cell", sort=True):
+        passed = a.verdict.eq("PASSED")
+        levels = a.assign(passed=passed).groupby("level", sort=True).passed.agg(passes="sum", attempts="size")
+        rows[cell] = {"passed": int(passed.sum()), "failed": int((a.verdict == "FAILED").sum()),
+                      "groups": len(levels), "failed_groups": int(a.level[a.verdict == "FAILED"].nunique()),
+                      "deff": float(stats.design_effect(levels.passes, levels.attempts))}  # fmt: skip
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["passed", "failed", "groups", "failed_groups",
+                                                                  "deff"])  # fmt: skip
+
+
 MAX_NAME = 200  # characters in a system's or a judge's name
-CELL_JOIN = "__"  # a cell's name: its system and its judge, joined
-
-
-def cell_of(system: str, judge: str) -> str:
-    """The cell of a (system, judge) pair. No name holds :data:`CELL_JOIN` or begins or ends with ``_`` (an import
-    refuses it), so the first ``__`` of a cell's name is where its system ends and two pairs never share a cell:
-    `a__b` judged by `c` and `a` judged by `b__c` would both be `a__b__c`, `a_` judged by `b` and `a` judged by `_b`
-    both `a___b`."""
-    return f"{system}{CELL_JOIN}{judge}"
 
 
 def _unprintable(name: str) -> str | None:
@@ -232,12 +294,26 @@ def is_imported(run_dir: str | Path) -> bool:
 
 def read_meta(run_dir: str | Path) -> dict[str, Any]:
     """An imported dataset's ``dataset.json``; a damaged one (cut, not JSON, not UTF-8) is one line."""
-    return read_json_object(Path(run_dir) / DATASET_FILE, ("rubric", "visible", "name", "judgments_sha256"),
-                            "a dataset description", "import again into a new directory", CalibrationError)  # fmt: skip
+    meta = read_json_object(Path(run_dir) / DATASET_FILE, ("rubric", "visible", "name"), "a dataset description",
+                            "import again into a new directory", CalibrationError)  # fmt: skip
+    items = meta.get("items")
+    if not (isinstance(items, dict) and {"sha256", "cells", "content", "full"} <= set(items)) and not isinstance(
+        meta.get("judgments_sha256"), str
+    ):
+        raise CalibrationError(f"{Path(run_dir) / DATASET_FILE} is not a dataset description vocab wrote: import "
+                               "again into a new directory")  # fmt: skip
+    return meta
+
+
+def _file_sha256(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _judgments_match(path: Path, sha256: str) -> bool:
-    return path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == sha256
+    return _file_sha256(path) == sha256
 
 
 def name_dataset(run_dir: str | Path, name: str) -> None:
@@ -258,8 +334,28 @@ def read_rubric(run_dir: str | Path) -> JudgeRubric:
     return VOCABSCAPES
 
 
+def _legacy_items(run_dir: Path, meta: dict[str, Any]):
+    """A dataset written before 2026-12 (``judgments.jsonl``): its items in memory, in the items' columns, with
+    the summary an import keeps today."""
+    from vocab.calibration import items
+    from vocab.records import read_jsonl
+
+    path = run_dir / JUDGMENTS_FILE
+    if not _judgments_match(path, meta["judgments_sha256"]):
+        raise CalibrationError(
+            f"{path} is not the file {DATASET_FILE} describes (missing, cut or replaced): import again into a new "
+            "directory"
+        )
+    con = items.connect()
+    con.register("legacy_items", items.rows_frame(read_jsonl(path)))
+    return items.Items(con, "legacy_items"), items.summarize(con, "legacy_items")
+
+
 def load_dataset(run_dir: str | Path) -> Dataset:
-    """A run directory or an imported dataset, for the calibration chain."""
+    """A run directory or an imported dataset, for the calibration chain. An imported dataset's items file is
+    checked against the SHA-256 its ``dataset.json`` keeps (a read of the file, not of its rows into memory)."""
+    from vocab.calibration import items
+
     run_dir = Path(run_dir)
     if not is_imported(run_dir):
         from vocab.records import load_run
@@ -269,64 +365,88 @@ def load_dataset(run_dir: str | Path) -> Dataset:
         return Dataset(run_dir, "run", m["run_id"], m["status"], VOCABSCAPES, VOCABSCAPES_VISIBLE, run.attempts,
                        pd.DataFrame(columns=["cell", "level", "attempt", "reason"]), m, run.outcomes,
                        m["loop"]["max_attempts"])  # fmt: skip
-    from vocab.records import read_jsonl
-
     meta = read_meta(run_dir)
-    path = run_dir / JUDGMENTS_FILE
-    if not _judgments_match(path, meta["judgments_sha256"]):
-        raise CalibrationError(
-            f"{path} is not the file {DATASET_FILE} describes (missing, cut or replaced): import again into a new "
-            "directory"
-        )
-    rows = read_jsonl(path)
+    if "items" not in meta:
+        store, summary = _legacy_items(run_dir, meta)
+        meta = {**meta, "items": summary}
+    else:
+        path = run_dir / items.ITEMS_FILE
+        if _file_sha256(path) != meta["items"]["sha256"]:
+            raise CalibrationError(f"{path} is not the file {DATASET_FILE} describes (missing, cut or replaced): "
+                                   "import again into a new directory")  # fmt: skip
+        store = items.Items(items.connect(), items.parquet_source(path))
     rub = JudgeRubric.from_dict(meta["rubric"])
-    visible = tuple(meta["visible"])
-    scored, unscored = [], []
-    for r in rows:
-        flat = {
-            "cell": cell_of(r["system"], r["judge"]),
-            "level": str(r["group"]),
-            "attempt": int(r["epoch"]),
-            "id": str(r["id"]),
-            "system": r["system"],
-            "judge": r["judge"],
-            "verdict": r["verdict"],
-            "checks": dict(r.get("criteria") or {}) or {c.id: r["verdict"] for c in rub.criteria},
-            **{f: r["visible"].get(f, "") for f in visible},
-        }
-        if r["verdict"] == "UNSCORED":
-            unscored.append({**flat, "reason": r.get("hidden", {}).get("unscored_reason", "unscored")})
-        else:
-            scored.append(flat)
-    cols = ["cell", "level", "attempt", "id", "system", "judge", "verdict", "checks", *visible]
-    att = pd.DataFrame(scored, columns=cols).sort_values(["cell", "level", "attempt"], kind="stable")
-    uns = pd.DataFrame(unscored, columns=[*cols, "reason"])
-    return Dataset(run_dir, "judgments", meta["name"], "complete", rub, visible, att.reset_index(drop=True), uns, meta)
+    return Dataset(run_dir, "judgments", meta["name"], "complete", rub, tuple(meta["visible"]), None, None, meta,
+                   items=store)  # fmt: skip
 
 
 def write_dataset(run_dir: str | Path, rows: list[dict[str, Any]], meta: dict[str, Any]) -> Path:
-    """Write an imported dataset: ``judgments.jsonl`` then ``dataset.json`` (last: its presence marks a
-    complete import). A directory holding a run, or another dataset, is never overwritten; the same import
-    again is a no-op."""
-    run_dir = Path(run_dir)
+    """Write an imported dataset from judgment rows (the importers that read a harness's log): checked, then
+    :func:`write_items`."""
+    from vocab.calibration import items
+
     check_cell_names(rows)
-    for name in (JUDGMENTS_FILE, DATASET_FILE):  # what a killed import left: its hidden temporary files
+    con = items.connect()
+    con.register("imported_rows", items.rows_frame(rows))
+    return write_items(run_dir, con, "imported_rows", meta)
+
+
+def write_items(run_dir: str | Path, con, src: str, meta: dict[str, Any]) -> Path:
+    """Write an imported dataset: the items at ``src`` (a DuckDB relation in the items' columns, checked) as
+    ``items.parquet``, then ``dataset.json`` with their counts and digests (last: its presence marks a complete
+    import). A directory holding a run, or another dataset, is never overwritten; the same import again is a no-op
+    (a damaged items file is written anew)."""
+    import os
+    import secrets
+
+    from vocab.calibration import items
+    from vocab.files import check_writable, make_dir
+
+    run_dir = Path(run_dir)
+    for name in (JUDGMENTS_FILE, DATASET_FILE, items.ITEMS_FILE):  # what a killed import left: its temporary files
         for stale in run_dir.glob(f".{name}.*.tmp"):
             stale.unlink(missing_ok=True)
-    body = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
-    counts = {c: sum(r["verdict"] == c for r in rows) for c in CLASSES}
-    meta = {**meta, "format_version": FORMAT_VERSION, "counts": counts,
-            "judgments_sha256": hashlib.sha256(body.encode()).hexdigest()}  # fmt: skip
+    summary = items.summarize(con, src)
+    if not summary["rows"]:
+        raise CalibrationError("no judged items to import")
+    totals = {c: sum(v[c.lower()] for v in summary["cells"].values()) for c in CLASSES}
     if (run_dir / "manifest.json").exists():
         raise CalibrationError(f"{run_dir} holds a run; import into a directory of its own")
+    existing = old = None
     if (run_dir / DATASET_FILE).exists():
-        if read_meta(run_dir).get("judgments_sha256") == meta["judgments_sha256"]:
-            path = run_dir / JUDGMENTS_FILE  # the same import again: a damaged judgments.jsonl is written anew
-            if not _judgments_match(path, meta["judgments_sha256"]):
-                write_text_atomic(path, body)
-            return run_dir
-        raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(run_dir / JUDGMENTS_FILE, body)
+        old = read_meta(run_dir)
+        existing = old["items"]["full"] if "items" in old else _legacy_items(run_dir, old)[1]["full"]
+        if existing != summary["full"]:
+            raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
+        if "items" not in old or _file_sha256(run_dir / items.ITEMS_FILE) == old["items"]["sha256"]:
+            return run_dir  # the same import again
+    make_dir(run_dir, None, CalibrationError)
+    target = run_dir / items.ITEMS_FILE
+    check_writable(target, run_dir, CalibrationError)
+    staged = run_dir / f".{items.ITEMS_FILE}.{secrets.token_hex(4)}.tmp"
+    try:
+        items.write_parquet(con, src, staged)
+        summary["sha256"] = _file_sha256(staged)
+        os.replace(staged, target)
+    finally:
+        staged.unlink(missing_ok=True)
+    if existing is not None:  # the same import again over a damaged items file: the file it describes now
+        meta = {**old, "items": {**old["items"], "sha256": summary["sha256"]}}
+    else:
+        meta = {**meta, "format_version": FORMAT_VERSION, "counts": totals,
+                "items": {"file": items.ITEMS_FILE, **summary}}  # fmt: skip
     write_text_atomic(run_dir / DATASET_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
     return run_dir
+
+
+def judgment_rows(run_dir: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
+    """An imported dataset's judged items as the importers made them (id, group, epoch, system, judge, verdict,
+    criteria, visible, hidden), in the source's order: the first ``limit`` (all without one)."""
+    data = load_dataset(run_dir)
+    frame = data.items.in_source_order(limit)
+    return [
+        {"id": r.id, "group": r.level, "epoch": int(r.attempt), "system": r.system, "judge": r.judge,
+         "verdict": r.verdict, "criteria": json.loads(r.criteria), "visible": json.loads(r.visible),
+         "hidden": json.loads(r.hidden)}
+        for r in frame.itertuples(index=False)
+    ]  # fmt: skip

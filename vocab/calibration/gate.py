@@ -68,16 +68,14 @@ def lost_shares(data) -> dict[str, float]:
     """Per cell, the share of units lost before a verdict: a run's abandoned levels among its levels, an imported
     dataset's unscored items among its items."""
     lost = data.lost().set_index("cell").lost
-    if data.kind == "run":
-        units = data.outcomes.groupby("cell").size()
-    else:
-        units = data.attempts.groupby("cell").size().add(lost, fill_value=0)
+    run = data.kind == "run"
+    units = data.outcomes.groupby("cell").size() if run else data.cells.attempts + data.cells.unscored
     return {cell: float(lost.get(cell, 0) / n) if n else math.nan for cell, n in units.items()}
 
 
 def dataset_cells(data) -> list[str]:
     """Every cell of a run or dataset: those with scored units and those whose units were all lost."""
-    cells = set(data.attempts.cell) | set(data.lost().cell)
+    cells = set(data.cells.index[data.cells.attempts > 0]) | set(data.lost().cell)
     if data.kind == "run":
         cells |= set(data.outcomes.cell)
     return sorted(cells)

@@ -117,6 +117,57 @@ def _pick(rng, a: pd.DataFrame, n_passed: int, n_failed: int, taken: set | None 
     return rows
 
 
+def _pick_items(rng, data, cell: str, n_passed: int, n_failed: int, taken: set | None = None) -> list[tuple]:
+    """:func:`_pick` on a dataset's stored items (:class:`vocab.calibration.items.Items`): the same calls on ``rng``
+    in the same order, each pile numbered in the order :func:`_pick` sorts a frame in, so the same rows."""
+    from vocab.calibration.items import flatten
+
+    taken = taken or set()
+    store, flat = data.items, (lambda f: flatten(f, data.rubric, data.visible))
+    tp = sorted((t[1], int(t[2])) for t in taken if t[0] == "passed")
+    tf = sorted(t[1] for t in taken if t[0] == "failed")
+    rows = []
+    n = store.count_passed(cell, tp)
+    take = rng.choice(n, size=min(n_passed, n), replace=False) if n else []
+    got = flat(store.passed_at(cell, sorted(int(i) for i in take), tp))
+    rows += [(got.iloc[i], "passed", 1) for i in range(len(got))]
+    n = store.count_failed_levels(cell, tf)
+    take = rng.choice(n, size=min(n_failed, n), replace=False) if n else []
+    for lv in store.failed_levels_at(cell, sorted(int(i) for i in take), tf):
+        rows.append((flat(lv).iloc[int(rng.integers(len(lv)))], "failed", len(lv)))
+    return rows
+
+
+def data_id(data) -> str:
+    """The identity a dataset's blind ids derive from: a run's :func:`content_hash`, an imported dataset's content
+    digest (kept at import: every item's place, verdict and visible fields)."""
+    if data.items is None:
+        return content_hash(data.attempts, data.visible)
+    return "items:" + data.manifest["items"]["content"]
+
+
+def draw(data, per_pile: int, seed: int, *, sizes: dict[str, tuple[int, int]] | None = None) -> Sample:
+    """:func:`draw_sample` of a run or dataset (:class:`~vocab.calibration.dataset.Dataset`); an imported dataset's
+    rows picked in its store, never read whole."""
+    if data.items is None:
+        return draw_sample(data.attempts, per_pile, seed, data.visible, sizes=sizes)
+    if per_pile < 1:
+        raise CalibrationError(f"per_pile must be positive, got {per_pile}")
+    rng = np.random.default_rng(seed)
+    rows = []
+    for cell in data.cells.index[data.cells.attempts > 0]:
+        rows += _pick_items(rng, data, cell, *(sizes[cell] if sizes else (per_pile, per_pile)))
+    return _blind(rows, rng, data.visible, dataset=data_id(data))
+
+
+def cell_sizes(data, budget: int, allocation: str) -> dict[str, tuple[int, int]]:
+    """:func:`pile_sizes` of a run or dataset, from its cells' counts."""
+    if allocation == "pilot":
+        raise CalibrationError("allocation 'pilot' extends a rated sample: draw the pilot first (equal)")
+    c = data.cells[data.cells.attempts > 0]
+    return {cell: allocate(budget, float(r.passed / r.attempts), allocation) for cell, r in c.iterrows()}
+
+
 def draw_sample(
     attempts: pd.DataFrame,
     per_pile: int,
@@ -200,13 +251,24 @@ def extend_sample(
     visible: tuple[str, ...],
     used_ids: set[str],
 ) -> tuple[Sample, dict[str, tuple[int, int]]]:
-    """The second stage of a ``pilot`` allocation: per cell, the rated pilot in ``key`` (``passes``: the pilot
+    """The second stage of a ``pilot`` allocation (``attempts``: a frame of every attempt, or a
+    :class:`~vocab.calibration.dataset.Dataset`): per cell, the rated pilot in ``key`` (``passes``: the pilot
     rater's verdict per blind id, every pilot row rated) allocates ``budget`` rows (:func:`allocate`), and the rows
     each pile lacks are drawn from the ones not yet in the sample, from a stream of the seed and the cell's name.
     Returns the new rows only (fresh blind ids, none of ``used_ids``; the sheet in random order) and the sizes."""
     from vocab import stats
 
-    att = attempts.sort_values(["cell", "level", "attempt"], kind="stable").reset_index(drop=True)
+    data = None
+    if not isinstance(attempts, pd.DataFrame):  # a Dataset
+        data = attempts
+        if data.items is None:
+            attempts = data.attempts
+    if data is None or data.items is None:
+        att = attempts.sort_values(["cell", "level", "attempt"], kind="stable").reset_index(drop=True)
+        counts = {cell: (int((a.verdict == "PASSED").sum()), len(a)) for cell, a in att.groupby("cell", sort=True)}
+    else:
+        c = data.cells[data.cells.attempts > 0]
+        counts = {cell: (int(r.passed), int(r.attempts)) for cell, r in c.iterrows()}
     unrated = key[~key.blind_id.isin(passes.index)]
     if len(unrated):
         raise CalibrationError(
@@ -214,19 +276,23 @@ def extend_sample(
             "needs them all"
         )
     rows, sizes = [], {}
-    for cell in sorted(att.cell.unique()):
+    for cell in sorted(counts):
         k = key[key.cell == cell]
         ka, kb = k[k.pile == "passed"], k[k.pile == "failed"]
-        a = att[att.cell == cell]
         pilot = (len(ka), int(passes[ka.blind_id].sum()), len(kb), int(passes[kb.blind_id].sum()))
-        sizes[cell] = allocate(budget, float((a.verdict == "PASSED").mean()), "pilot", pilot=pilot)
+        sizes[cell] = allocate(budget, counts[cell][0] / counts[cell][1], "pilot", pilot=pilot)
         taken = {("passed", lv, at) for lv, at in zip(ka.level, ka.attempt, strict=True)} | {
             ("failed", lv) for lv in kb.level
         }
         more = (max(sizes[cell][0] - len(ka), 0), max(sizes[cell][1] - len(kb), 0))
-        rows += _pick(stats.stream(seed, "sample-pilot", cell), a, *more, taken=taken)
-    blind = _blind(rows, stats.stream(seed, "sample-pilot", "blind"), visible, used_ids,
-                   dataset=content_hash(attempts, visible))  # fmt: skip
+        rng = stats.stream(seed, "sample-pilot", cell)
+        if data is not None and data.items is not None:
+            taken = {(t[0], str(t[1]), *t[2:]) for t in taken}
+            rows += _pick_items(rng, data, cell, *more, taken=taken)
+        else:
+            rows += _pick(rng, att[att.cell == cell], *more, taken=taken)
+    ident = data_id(data) if data is not None else content_hash(attempts, visible)
+    blind = _blind(rows, stats.stream(seed, "sample-pilot", "blind"), visible, used_ids, dataset=ident)
     return blind, sizes
 
 

@@ -137,17 +137,16 @@ def plan_from_pilot(
     b = blind_raters(run_dir, [rater] if rater else None, purpose="no pilot to plan from")
     lead = b.lead
     grader, groups = ("critic", "levels") if data.kind == "run" else ("judge", "groups")
-    corr = correct.correction_table(data.attempts, read_key(run_dir), {lead: b.passes(lead, rubric=data.rubric)},
+    corr = correct.correction_table(data, read_key(run_dir), {lead: b.passes(lead, rubric=data.rubric)},
                                     n_boot=n_boot, seed=seed)  # fmt: skip
-    counts = data.attempts.groupby("cell").size()
+    counts = data.cells
     cells = []
     for r in corr[corr.rater == lead].itertuples():
-        levels = correct.level_counts(data.attempts, r.cell)
-        deff = float(stats.design_effect(levels.passes, levels.attempts))
-        passes = int(levels.passes.sum())
-        sizes = (passes, int(levels.attempts.sum()) - passes)
-        est = {"cell": r.cell, "attempts": int(counts[r.cell]), "theta": r.theta, "theta_ci": [r.ci_low, r.ci_high],
-               "q1": r.q1, "q0": r.q0}  # fmt: skip
+        deff = float(counts.deff[r.cell])
+        passes = int(counts.passed[r.cell])
+        sizes = (passes, int(counts.attempts[r.cell]) - passes)
+        est = {"cell": r.cell, "attempts": int(counts.attempts[r.cell]), "theta": r.theta,
+               "theta_ci": [r.ci_low, r.ci_high], "q1": r.q1, "q0": r.q0}  # fmt: skip
         # at theta 0 no item truly passes, so the critic's sensitivity q1 is undefined and plays no part in the
         # simulation (likewise q0 at theta 1): any value gives the same studies
         set_q1, set_q0 = bool(r.theta == 0 and np.isnan(r.q1)), bool(r.theta == 1 and np.isnan(r.q0))

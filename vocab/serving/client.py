@@ -36,7 +36,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import httpx
-import jsonschema
 import openai
 
 from vocab.config import Config, ModelConfig, Sampling
@@ -269,6 +268,9 @@ def parse_answer(text: str, schema: dict[str, Any], usage: Usage, max_tokens: in
         raise MalformedOutput(
             f"answer is not JSON ({e.msg} at char {e.pos}): {_short(text)}", model=name, usage=usage, text=text
         ) from None
+    import jsonschema  # here, not at the top: its import compiles grammars for 7 s where rfc3987-syntax is installed,
+    # and every command that records versions (report, audit) imports this module
+
     errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(value), key=lambda x: list(x.path))
     if errors:
         where = "/".join(str(p) for p in errors[0].path) or "(root)"

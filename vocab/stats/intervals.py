@@ -333,16 +333,19 @@ def correction_interval(
     *,
     level_passes=None,
     level_attempts=None,
+    deff: float | None = None,
     n_draws: int = 4000,
     confidence: float = 0.95,
     rng: np.random.Generator,
 ) -> BootstrapCorrection:
     """The corrected rate of one cell with its interval by ``method`` (one of :data:`INTERVALS`): the entry point
     of 03's tables and the report, for the overall verdict and for each check alike. ``level_passes`` and
-    ``level_attempts``: the cell's counts per level, for p's design effect (fiducial; 1 without them)."""
+    ``level_attempts``: the cell's counts per level, for p's design effect (fiducial; 1 without them); or ``deff``, that
+    design effect computed already (an imported dataset keeps it)."""
     if method not in INTERVALS:
         raise ValueError(f"unknown interval {method!r} (known: {', '.join(INTERVALS)})")
-    deff = 1.0 if level_passes is None else design_effect(level_passes, level_attempts)
+    if deff is None:
+        deff = 1.0 if level_passes is None else design_effect(level_passes, level_attempts)
     piles = Piles.one(p, attempts, passed_pile, failed_pile, failed_weights, deff=deff)
     r = correction_intervals(method, piles, n_draws=n_draws, confidence=confidence, rng=rng, with_q=True)
     point = Correction(float(p), float(r.a[0]), float(r.b[0]), float(r.theta[0]), float(r.q1[0]), float(r.q0[0]))

@@ -2,8 +2,8 @@
 (`table`, `inspect_logs`, `promptfoo`), the limits and checks they share in `common`.
 
 ``vocab import inspect LOG --run-dir D`` reads an Inspect log (``.eval`` or ``.json``) with inspect_ai's own
-reader, one judged item per sample x epoch for one scorer. ``vocab import table FILE --run-dir D`` reads a CSV
-or JSON Lines table with these columns:
+reader, one judged item per sample x epoch for one scorer. ``vocab import table FILE --run-dir D`` reads a CSV,
+JSON Lines or Parquet table of any size (:mod:`~vocab.calibration.imports.table`) with these columns:
 
 ==================  =========  ===========================================================================
 column              required   meaning
@@ -17,6 +17,8 @@ column              required   meaning
 ``criterion:NAME``  no         a per-criterion verdict, PASSED or FAILED; the overall verdict must be PASSED
                                exactly when every criterion is
 ``unscored_reason`` no         why an UNSCORED item has no verdict
+``label``           no         a person's label of the verdict (``--rater``; ``label:NAME`` for each named
+                               person): the labelled rows become the sample, the labels their ratings
 visible fields      yes        what a blind rater sees, ``--visible`` (default ``input,output``, and
                                ``target`` when the table has one)
 anything else       no         kept hidden (never on the blind sheet)

@@ -49,11 +49,12 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     import hashlib
 
     from vocab.calibration.dataset import load_dataset, read_rubric
+    from vocab.calibration.items import flatten
     from vocab.calibration.raters import store_ratings, validate_ratings
     from vocab.calibration.sample import (
         _blind,
         blind_ids,
-        content_hash,
+        data_id,
         read_key,
         sample_stages,
         write_sample,
@@ -61,15 +62,19 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     )
 
     data = load_dataset(run_dir)
-    att = data.attempts
     if labels and all(isinstance(k, tuple) for k in labels):  # a table's rows: (cell, id, epoch), ids repeat
+        found = data.items.where_keys([(c, str(i), int(e)) for c, i, e in labels])
         labels = {"\x1f".join(map(str, k)): v for k, v in labels.items()}
-        att = att.assign(id=["\x1f".join(map(str, k)) for k in zip(att.cell, att.id, att.attempt, strict=True)])
-    chosen = att[att.id.isin(set(labels))].sort_values(["cell", "level", "attempt"], kind="stable")
+        found["id"] = ["\x1f".join(map(str, k)) for k in zip(found.cell, found["id"], found.attempt, strict=True)]
+    else:
+        found = data.items.where_ids(sorted(labels))
+    # the labelled items with a verdict, in (cell, level, attempt) order (ties in the source's order)
+    chosen = flatten(found[found.verdict != "UNSCORED"].reset_index(drop=True), data.rubric, data.visible)
     unscored = sorted(set(labels) - set(chosen.id))
     if chosen.empty:
         raise CalibrationError(f"{run_dir}: every labelled item is UNSCORED by the judge: no pile holds one")
-    failed_per_level = att[att.verdict == "FAILED"].groupby(["cell", "level"]).size()
+    failed = chosen[chosen.verdict == "FAILED"]
+    failed_per_level = data.items.failed_in_levels(sorted(set(zip(failed.cell, failed.level, strict=True))))
     # The failed pile weighs a group by its FAILED items (each stands for its group's failed attempts). Where people
     # labelled k of a group's f FAILED items, each weighs f / k; the weights of a cell are scaled by the least common
     # multiple of its k so they stay whole (a weighted mean and its Kish size do not change with the scale).
@@ -83,7 +88,7 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
         else:
             f, k = int(failed_per_level[(r.cell, r.level)]), int(labelled_failed[(r.cell, r.level)])
             rows.append((r, "failed", f * scale[r.cell] // k))
-    dataset = content_hash(data.attempts, data.visible)
+    dataset = data_id(data)
     sample = _blind(rows, stats.stream(seed, LABELS_ALLOCATION), data.visible, dataset=dataset)
     item_of = dict(zip(blind_ids(rows, dataset), (r.id for r, _, _ in rows), strict=True))
     rub = read_rubric(run_dir)
@@ -98,7 +103,7 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
             by_id = item_of
         else:  # a sample stored before 2026-12 (random ids): its rows by their place
             place = {(r.cell, r.level, int(r.attempt)): r.id for r, _, _ in rows}
-            shared = att.groupby(["cell", "level", "attempt"]).size()
+            shared = data.items.scored_at_places(sorted(place))
             if len(place) < len(rows) or any(shared.get(p, 0) > 1 for p in place):
                 raise CalibrationError(f"{run_dir}: its sample was drawn before 2026-12, and labelled rows share a "
                                        "group and epoch: import into a new directory")  # fmt: skip

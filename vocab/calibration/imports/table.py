@@ -1,213 +1,382 @@
-"""Judgments tables (CSV or JSON Lines) as judgments datasets: `vocab import table`."""
+"""Judgments tables (CSV, JSON Lines or Parquet) as judgments datasets: `vocab import table`.
+
+A CSV or Parquet table is read, checked and given the items' columns in DuckDB, in bounded memory at any size: each
+check runs over a whole column (the few distinct verdicts, epochs, criteria and labels mapped by the row checks of
+:mod:`~vocab.calibration.imports.table_rows`), and a refused table is named at its first refused row by those same
+checks. A JSON Lines table is read row by row (its rows may differ in their keys), in parts of bounded size."""
 
 from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from vocab.calibration.dataset import DEFAULT_QUESTION, declared_criteria, single_verdict, write_dataset
+from vocab import files
+from vocab.calibration import items
+from vocab.calibration.dataset import (
+    DEFAULT_QUESTION,
+    cell_of,
+    check_cell_names,
+    declared_criteria,
+    single_verdict,
+    write_items,
+)
+from vocab.calibration.errors import CalibrationError
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import VERDICT_WORDS, JudgmentImportError, _check_file, _sha256, _text
+from vocab.calibration.imports.common import JudgmentImportError, _sha256, _text, first_line
+from vocab.calibration.imports.table_rows import (
+    RESERVED,
+    TABLE_FAIL,
+    TABLE_PASS,
+    Table,
+    check_row,
+    epoch_of,
+    layout,
+    table_rows,
+    verdict_of,
+    word,
+)
+
+# Python's str.strip() whitespace, for the SQL that checks a whole column as the row check checks one value
+_SPACE = r"[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
+CHUNK, CHUNK_TEXT = 20_000, 8 * 2**20  # rows, and characters of their values, of a JSON Lines table held at a time
 
 
-def _table_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(row number, row) from a CSV or JSON Lines file, streamed; row 1 is the first data row."""
+def _kind(path: Path) -> str:
     suffix = path.suffix.lower()
-    if suffix not in (".csv", ".jsonl", ".ndjson"):  # another name: JSON Lines if it starts with an object, else CSV
-        with path.open("rb") as f:
-            suffix = ".jsonl" if f.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") else ".csv"
-    if suffix == ".csv":
-        csv.field_size_limit(common.MAX_FIELD)
-        with path.open(newline="", encoding="utf-8-sig") as f:  # a spreadsheet's byte-order mark is not a column
-            reader = csv.DictReader(f)
-            try:
-                for n, row in enumerate(reader, start=1):
-                    if None in row:
-                        raise JudgmentImportError(f"{path}: row {n}: more fields than the header has columns")
-                    if any(v is None for v in row.values()):
-                        raise JudgmentImportError(f"{path}: row {n}: fewer fields than the header has columns")
-                    yield n, row
-            except csv.Error as e:
-                raise JudgmentImportError(f"{path}: row {reader.line_num}: {e}") from None
-            except UnicodeDecodeError:
-                raise JudgmentImportError(f"{path}: not UTF-8 text") from None
-    elif suffix in (".jsonl", ".ndjson"):
-        with path.open("rb") as f:
-            for n, raw in enumerate(f, start=1):
-                if len(raw) > common.MAX_FIELD * 4:
-                    raise JudgmentImportError(f"{path}: row {n}: a line of {len(raw)} bytes is longer than the limit")
-                if not raw.strip():
-                    continue
-                try:
-                    obj = json.loads(raw)
-                except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                    raise JudgmentImportError(f"{path}: row {n}: not a JSON object ({e})") from None
-                except RecursionError:
-                    raise JudgmentImportError(f"{path}: row {n}: JSON nested too deep to read") from None
-                if not isinstance(obj, dict):
-                    raise JudgmentImportError(f"{path}: row {n}: not a JSON object")
-                yield n, obj
+    if suffix in (".csv", ".jsonl", ".ndjson", ".parquet"):
+        return {".ndjson": ".jsonl"}.get(suffix, suffix)
+    with path.open("rb") as f:  # another name: Parquet by its magic, JSON Lines if it starts with an object, else CSV
+        head = f.read(4096)
+    if head.startswith(b"PAR1"):
+        return ".parquet"
+    return ".jsonl" if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") else ".csv"
 
 
-# columns that carry the judge's side of a row: showing any of them to a blind rater would break the blinding
-RESERVED = ("id", "system", "judge", "verdict", "group", "epoch", "criteria")
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
-LABEL = "label"  # a person's label of the overall verdict: `label` (one person, --rater) or `label:<name>`
-TABLE_PASS, TABLE_FAIL = ("passed",), ("failed",)
+def _lit(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
-def _word(value: Any, pass_values, fail_values, pass_at: float | None, where: str, empty: str) -> str:
-    """PASSED, FAILED, or ``empty`` for a blank: a verdict word, or a number against ``pass_at``."""
-    text = _text(value).strip()
-    if not text:
-        return empty
-    if text.upper() in ("PASSED", "FAILED", "UNSCORED") and empty == "UNSCORED":
-        return text.upper()
-    word = text.lower()
-    if word in pass_values:
-        return "PASSED"
-    if word in fail_values:
-        return "FAILED"
-    if pass_at is not None:
+def _csv_header(path: Path) -> list[str]:
+    """A CSV's column names as Python's csv module reads them (a spreadsheet's byte-order mark is not a column)."""
+    csv.field_size_limit(common.MAX_FIELD)
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            header = next(csv.reader(f), None)
+    except csv.Error as e:
+        raise JudgmentImportError(f"{path}: row 0 (the header): {e}") from None
+    except UnicodeDecodeError:
+        raise JudgmentImportError(f"{path}: not UTF-8 text") from None
+    if not header:
+        raise JudgmentImportError(f"{path}: no rows")
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:
+        raise JudgmentImportError(f"{path}: column {twice[0]!r} appears more than once in the header")
+    return header
+
+
+def _duckdb_error(path: Path, e: Exception) -> JudgmentImportError:
+    """DuckDB's reading error as one line naming the file and the row."""
+    import re
+
+    text = str(e)
+    line = re.search(r"CSV Error on Line: (\d+)", text)
+    where = f"{path}: row {int(line.group(1)) - 1}" if line else f"{path}"
+    found = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
+    if found:
+        more = int(found.group(2)) > int(found.group(1))
+        return JudgmentImportError(f"{where}: {'more' if more else 'fewer'} fields than the header has columns")
+    if "unicode" in text.lower() or "utf-8" in text.lower() or "utf8" in text.lower():
+        return JudgmentImportError(f"{path}: not UTF-8 text")
+    return JudgmentImportError(f"{where}: cannot be read as a table ({first_line(text.splitlines()[0], 120)})")
+
+
+def _raw_source(con, path: Path, kind: str, staging: Path) -> list[str]:
+    """The table as text columns in ``staging/raw.parquet`` (``row`` from 0 in the file's order); its columns."""
+    if kind == ".csv":
+        header = _csv_header(path)
+        cols = "{" + ", ".join(f"{_lit(c)}: 'VARCHAR'" for c in header) + "}"
+        src = (f"read_csv({_lit(str(path))}, header=true, delim=',', quote='\"', escape='\"', strict_mode=true, "
+               f"null_padding=false, auto_detect=false, max_line_size={common.MAX_FIELD * 8}, "
+               f"columns={cols})")  # fmt: skip
+    else:
+        src = f"read_parquet({_lit(str(path))})"
         try:
-            x = float(text)
-        except ValueError:
-            x = None
-        if x is not None and x == x and abs(x) != float("inf"):
-            return "PASSED" if x >= pass_at else "FAILED"
-    words = ", ".join(dict.fromkeys(v.upper() if v in ("passed", "failed") else v for v in (*pass_values,
-                                                                                           *fail_values)))  # fmt: skip
-    raise JudgmentImportError(f"{where}: {text[:40]!r} is not {words}" + (" or a number" if pass_at is not None else "")
-                              + " or empty")  # fmt: skip
+            header = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()]
+        except Exception as e:  # noqa: BLE001 - duckdb's errors have no common base beyond Exception
+            raise JudgmentImportError(f"{path}: not a Parquet file DuckDB reads ({first_line(e, 120)})") from None
+    body = ", ".join(f"coalesce(CAST({_ident(c)} AS VARCHAR), '') AS {_ident(c)}" for c in header)
+    try:
+        con.execute(f"COPY (SELECT row_number() OVER () - 1 AS row, {body} FROM {src}) TO "
+                    f"{_lit(str(staging / 'raw.parquet'))} (FORMAT parquet)")  # fmt: skip
+    except JudgmentImportError:
+        raise
+    except Exception as e:  # noqa: BLE001
+        if type(e).__name__ == "OutOfMemoryException":
+            raise JudgmentImportError(f"{path}: too large to read within {items.MEMORY_LIMIT} "
+                                      f"({first_line(e, 80)})") from None  # fmt: skip
+        raise _duckdb_error(path, e) from None
+    return header
 
 
-def read_table(
+def _mapping(con, name: str, values: list[tuple[str, Any]]) -> None:
+    import pandas as pd
+
+    con.register(name, pd.DataFrame(values, columns=["raw", "out"]).astype({"raw": "object", "out": "object"}))
+
+
+def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | None) -> str:
+    """The raw table checked in DuckDB and given the items' columns; returns the relation's name. A check that
+    fails names its first row as the row check would: the row is read back and checked in Python."""
+    raw = f"read_parquet({_lit(str(staging / 'raw.parquet'))})"
+    con.execute(f"CREATE VIEW raw AS SELECT * FROM {raw}")
+    n_rows = con.execute("SELECT count(*) FROM raw").fetchone()[0]
+    if not n_rows:
+        raise JudgmentImportError(f"{t.path}: no rows")
+    missing = [c for c in ("id", "system", "judge", "verdict", *t.vis) if c not in header]
+    if missing:
+        raise JudgmentImportError(f"{t.path}: row 1: no column {missing[0]!r}")
+
+    def first_row(sql: str) -> dict[str, str]:
+        return dict(zip(["row", *header], con.execute(sql).fetchone(), strict=True))
+
+    def fail_at(row: int) -> None:
+        check_row(t, row + 1, {k: v for k, v in first_row(f"SELECT * FROM raw WHERE row = {row}").items()
+                                if k != "row"}, None)  # fmt: skip
+        raise JudgmentImportError(f"{t.path}: row {row + 1}: cannot be imported")  # the SQL and the row check differ
+
+    # each small column's distinct values, mapped by the row check's own functions (None: refused)
+    def distinct(col: str, fn) -> list[tuple[str, Any]]:
+        out = []
+        for (v,) in con.execute(f"SELECT DISTINCT {_ident(col)} FROM raw").fetchall():
+            try:
+                out.append((v, fn(v)))
+            except JudgmentImportError:
+                out.append((v, None))
+        return out
+
+    _mapping(con, "vmap", distinct("verdict", lambda v: verdict_of(t, v, "")))
+    has_epoch = "epoch" in header
+    if has_epoch:
+        _mapping(con, "emap", distinct("epoch", lambda v: epoch_of(t, v, "")))
+    for k, c in enumerate(t.criteria):
+        _mapping(con, f"cmap{k}", distinct(f"criterion:{c}", lambda v: _text(v).strip().upper()))
+    for k, col in enumerate(t.label_cols):
+        _mapping(con, f"lmap{k}", distinct(col, lambda v: word(v, t.pass_values, t.fail_values, None, "", "")))
+    pairs = con.execute("SELECT DISTINCT system, judge FROM raw").fetchall()
+    bad_pairs = []
+    for system, judge in pairs:
+        try:
+            check_cell_names([{"system": system, "judge": judge, "id": ""}])
+        except CalibrationError:
+            bad_pairs.append(f"{system}\x1f{judge}")
+    joins = ["JOIN vmap ON vmap.raw = raw.verdict"]
+    epoch = "1"
+    if has_epoch:
+        joins.append("JOIN emap ON emap.raw = raw.epoch")
+        epoch = "emap.out"
+    bad = [f"regexp_full_match(raw.{c}, '{_SPACE}*')" for c in ("id", "system", "judge")]
+    bad += ["vmap.out IS NULL", f"{epoch} IS NULL" if has_epoch else "false"]
+    crit_ok = []
+    for k, c in enumerate(t.criteria):
+        joins.append(f"JOIN cmap{k} ON cmap{k}.raw = raw.{_ident('criterion:' + c)}")
+        bad.append(f"(cmap{k}.out NOT IN ('PASSED', 'FAILED') AND NOT (vmap.out = 'UNSCORED' AND cmap{k}.out = ''))")
+        crit_ok.append(f"cmap{k}.out = 'PASSED'")
+    if t.criteria:
+        bad.append(f"(vmap.out <> 'UNSCORED' AND (vmap.out = 'PASSED') <> ({' AND '.join(crit_ok)}))")
+    for k, col in enumerate(t.label_cols):
+        joins.append(f"JOIN lmap{k} ON lmap{k}.raw = raw.{_ident(col)}")
+        bad.append(f"lmap{k}.out IS NULL")
+    long = [f"length(raw.{_ident(c)}) > {common.MAX_FIELD}"
+            for c in ("id", "system", "judge", *t.vis, *(f"criterion:{c}" for c in t.criteria))]  # fmt: skip
+    bad += long
+    if bad_pairs:
+        bad.append("(raw.system || chr(31) || raw.judge) IN (SELECT unnest(?::VARCHAR[]))")
+    where = " OR ".join(bad)
+    first_bad = con.execute(f"SELECT min(raw.row) FROM raw {' '.join(joins)} WHERE {where}",
+                            [bad_pairs] if bad_pairs else []).fetchone()[0]  # fmt: skip
+    dup = con.execute(
+        f"SELECT row, first FROM (SELECT raw.row, min(raw.row) OVER w AS first, row_number() OVER w AS k FROM raw "
+        f"{joins[1] if has_epoch else ''} WINDOW w AS (PARTITION BY raw.system, raw.judge, raw.id, {epoch} "
+        "ORDER BY raw.row)) WHERE k > 1 ORDER BY row LIMIT 1"
+    ).fetchone()
+    if first_bad is not None and (dup is None or first_bad <= dup[0]):
+        fail_at(first_bad)
+    if dup is not None:
+        r = first_row(f"SELECT * FROM raw WHERE row = {dup[0]}")
+        raise JudgmentImportError(f"{t.path}: row {dup[0] + 1}, column 'id': {r['id']!r} repeats row {dup[1] + 1} "
+                                  "(same system, judge, epoch)")  # fmt: skip
+    known = {"id", "system", "judge", "verdict", "group", "epoch", "unscored_reason", *t.vis, *t.label_cols}
+    hidden_cols = [c for c in header if c not in known and not c.startswith("criterion:")]
+    pairs_sql = lambda cols: ", ".join(f"{_lit(c)}, raw.{_ident(c)}" for c in cols)  # noqa: E731
+    hidden = f"json_object({pairs_sql(hidden_cols)})"
+    reason = ("coalesce(nullif(regexp_replace(raw.unscored_reason, '^" + _SPACE + "+|" + _SPACE + "+$', '', 'g'), "
+              "''), 'unscored')") if "unscored_reason" in header else "'unscored'"  # fmt: skip
+    hidden_u = f"json_object({pairs_sql(hidden_cols)}{', ' if hidden_cols else ''}'unscored_reason', {reason})"
+    group = (f"coalesce(nullif(regexp_replace(raw.\"group\", '^{_SPACE}+|{_SPACE}+$', '', 'g'), ''), raw.id)"
+             if "group" in header else "raw.id")  # fmt: skip
+    crit = ", ".join(f"{_lit(c)}, cmap{k}.out" for k, c in enumerate(t.criteria))
+    criteria = f"CASE WHEN vmap.out = 'UNSCORED' THEN '{{}}' ELSE json_object({crit}) END" if crit else "'{}'"
+    visible = f"json_object({', '.join(f'{_lit(f)}, raw.{_ident(f)}' for f in t.vis)})"
+    con.execute(
+        f"CREATE VIEW staged_items AS SELECT raw.row, raw.id, {group} AS level, CAST({epoch} AS BIGINT) AS attempt, "
+        f"raw.system, raw.judge, raw.system || '__' || raw.judge AS cell, vmap.out AS verdict, "
+        f"CAST({criteria} AS VARCHAR) AS criteria, CAST({visible} AS VARCHAR) AS visible, "
+        f"CAST(CASE WHEN vmap.out = 'UNSCORED' THEN {hidden_u} ELSE {hidden} END AS VARCHAR) AS hidden "
+        f"FROM raw {' '.join(joins)}"
+    )
+    if t.label_cols and labels is not None:
+        said = ", ".join(f"lmap{k}.out" for k in range(len(t.label_cols)))
+        any_said = " OR ".join(f"lmap{k}.out <> ''" for k in range(len(t.label_cols)))
+        for system, judge, ident, e, *words in con.execute(
+            f"SELECT raw.system, raw.judge, raw.id, {epoch}, {said} FROM raw {' '.join(joins)} WHERE {any_said} "
+            "ORDER BY raw.row"
+        ).fetchall():
+            for person, said_word in zip(t.label_cols.values(), words, strict=True):
+                if said_word:
+                    labels.setdefault((cell_of(system, judge), ident, int(e)), {})[person] = said_word
+    return "staged_items"
+
+
+def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path, labels: dict | None) -> list[str]:
+    """A JSON Lines table, row by row in Python (each row checked as before), in parts of :data:`CHUNK` rows in
+    ``staging``; returns the visible fields. Repeated ids are checked over the rows staged in DuckDB: at the end,
+    or at the first refused row (a repeat before it is named first, as the row checks would have)."""
+    t = None
+    rows: list[dict] = []
+    parts = 0
+    start = 0
+
+    def flush():
+        nonlocal rows, parts, start
+        if rows:
+            con.register("chunk", items.rows_frame(rows, start))
+            con.execute(f"COPY chunk TO {_lit(str(staging / f'part-{parts:05d}.parquet'))} (FORMAT parquet)")
+            con.unregister("chunk")
+            parts, start, rows = parts + 1, start + len(rows), []
+
+    def repeated() -> None:
+        """The first row that repeats an earlier one's (system, judge, id, epoch), among the rows staged."""
+        if not parts:
+            return
+        dup = con.execute(
+            "SELECT row, first, id FROM (SELECT row, id, min(row) OVER w AS first, row_number() OVER w AS k FROM "
+            f"read_parquet({_lit(str(staging / 'part-*.parquet'))}) WINDOW w AS (PARTITION BY system, judge, id, "
+            "attempt ORDER BY row)) WHERE k > 1 ORDER BY row LIMIT 1"
+        ).fetchone()
+        if dup is not None:
+            raise JudgmentImportError(f"{path}: row {_source_row(path, dup[0])}, column 'id': {dup[2]!r} repeats "
+                                      f"row {_source_row(path, dup[1])} (same system, judge, epoch)")  # fmt: skip
+
+    held = 0
+    for n, raw in table_rows(path):
+        if t is None:
+            t = layout(path, list(raw), visible, rater, pv, fv, pass_at)
+        try:
+            rows.append(check_row(t, n, raw, labels))
+        except JudgmentImportError:
+            flush()  # a row before this one that repeats another is the first refused row
+            repeated()
+            raise
+        held += sum(len(v) if isinstance(v, str) else 16 for v in raw.values())
+        if len(rows) >= CHUNK or held >= CHUNK_TEXT:
+            flush()
+            held = 0
+    flush()
+    if t is None:
+        raise JudgmentImportError(f"{path}: no rows")
+    repeated()
+    con.execute(f"CREATE VIEW staged_items AS SELECT * FROM read_parquet({_lit(str(staging / 'part-*.parquet'))})")
+    return t.vis
+
+
+def _source_row(path: Path, index: int) -> int:
+    """The line number (from 1) of a JSON Lines table's ``index``-th row (blank lines are not rows)."""
+    k = -1
+    with path.open("rb") as f:
+        for n, raw in enumerate(f, start=1):
+            if raw.strip():
+                k += 1
+                if k == index:
+                    return n
+    return index + 1
+
+
+def stage_table(
     path: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION, *, rater: str = "person",
     pass_values=TABLE_PASS, fail_values=TABLE_FAIL, pass_at: float | None = None,
     labels: dict | None = None,
-) -> tuple[list[dict], dict[str, Any]]:  # fmt: skip
-    """Judgment rows and dataset metadata from a table; raises :class:`JudgmentImportError` on the first problem.
-    People's labels of the overall verdict in ``label`` (one person, ``rater``) or ``label:<name>`` columns go into
-    ``labels`` (row key (cell, id, epoch) -> person -> PASSED/FAILED) when given; ``pass_values``,
-    ``fail_values`` (lowercase) and ``pass_at`` read other words, and a numeric verdict, in the verdict and labels."""
+) -> tuple[Any, str, dict[str, Any], Any]:  # fmt: skip
+    """A table (CSV, JSON Lines or Parquet) checked and staged for :func:`vocab.calibration.dataset.write_items`:
+    (DuckDB connection, the staged relation, the dataset's metadata, the staging folder to remove after). Raises
+    :class:`JudgmentImportError` on the first problem, naming its row and column, and writes nothing in the run.
+    People's labels of the overall verdict in ``label`` (one person, ``rater``) or ``label:<name>`` columns go
+    into ``labels`` (row key (cell, id, epoch) -> person -> PASSED/FAILED) when given; ``pass_values``,
+    ``fail_values`` (lowercase) and ``pass_at`` read other words, and a numeric verdict, in the verdict and labels.
+    CSV and Parquet are read and checked in DuckDB, in bounded memory at any size; JSON Lines row by row."""
+    import shutil
+    import tempfile
+
     path = Path(path)
-    pass_values = tuple(dict.fromkeys(("passed", *(v.lower() for v in pass_values))))
-    fail_values = tuple(dict.fromkeys(("failed", *(v.lower() for v in fail_values))))
-    if set(pass_values) & set(fail_values):
-        raise JudgmentImportError(f"{sorted(set(pass_values) & set(fail_values))[0]!r} is both a pass and a fail value")
-    label_cols: dict[str, str] | None = None
-    _check_file(path)
-    rows: list[dict] = []
-    seen: dict[tuple, int] = {}
-    criteria: list[str] | None = None
-    vis = visible
-    reserved = sorted(v for v in vis or () if v in RESERVED or v.startswith("criterion:"))
+    pv = tuple(dict.fromkeys(("passed", *(v.lower() for v in pass_values))))
+    fv = tuple(dict.fromkeys(("failed", *(v.lower() for v in fail_values))))
+    if set(pv) & set(fv):
+        raise JudgmentImportError(f"{sorted(set(pv) & set(fv))[0]!r} is both a pass and a fail value")
+    reserved = sorted(v for v in visible or () if v in RESERVED or v.startswith("criterion:"))
     if reserved:
         raise JudgmentImportError(
-            f"--visible {','.join(vis)}: {', '.join(reserved)} can never be shown to a blind rater"
+            f"--visible {','.join(visible)}: {', '.join(reserved)} can never be shown to a blind rater"
         )
-    cells = 0
-    for n, raw in _table_rows(path):
-        if n > common.MAX_ROWS:
-            raise JudgmentImportError(f"{path}: more than {common.MAX_ROWS} rows; split the file")
-        cells += len(raw)
-        if cells > common.MAX_CELLS:
-            raise JudgmentImportError(
-                f"{path}: more than {common.MAX_CELLS:,} cells by row {n} ({len(raw)} columns a row); drop the "
-                "columns the audit does not need, or split the file"
-            )
-        if vis is None:
-            vis = ["input", "output"] + (["target"] if "target" in raw else [])
-        if criteria is None:
-            criteria = sorted(k.split(":", 1)[1] for k in raw if k.startswith("criterion:"))
-            if any(not c for c in criteria):
-                raise JudgmentImportError(f"{path}: column 'criterion:' has no criterion name")
-        if label_cols is None:
-            label_cols = {k: (rater if k == LABEL else k.split(":", 1)[1].strip()) for k in raw
-                          if k == LABEL or k.startswith(f"{LABEL}:")}  # fmt: skip
-            if label_cols and criteria:
-                raise JudgmentImportError(
-                    f"{path}: label columns ({', '.join(label_cols)}) beside criterion:* columns: "
-                    "people's labels are read of the overall verdict only; drop one, or rename the label columns to "
-                    "keep them hidden"
-                )
-            if any(not n for n in label_cols.values()) or len(set(label_cols.values())) < len(label_cols):
-                raise JudgmentImportError(f"{path}: label columns {', '.join(label_cols)}: each names one person "
-                                          "(label:<name>; label alone is --rater's)")  # fmt: skip
-        for col in ("id", "system", "judge", "verdict", *vis):
-            if col not in raw:
-                raise JudgmentImportError(f"{path}: row {n}: no column {col!r}")
-        for col in ("id", "system", "judge"):
-            if not _text(raw[col]).strip():
-                raise JudgmentImportError(f"{path}: row {n}, column {col!r}: empty")
-        verdict = VERDICT_WORDS.get(_text(raw["verdict"]).strip().upper())
-        if verdict is None:
-            verdict = _word(raw["verdict"], pass_values, fail_values, pass_at, f"{path}: row {n}, column 'verdict'",
-                            "UNSCORED")  # fmt: skip
-        epoch_text = _text(raw.get("epoch", "1")).strip() or "1"
-        if (
-            not (epoch_text.isascii() and epoch_text.isdigit() and len(epoch_text) <= 7)
-            or not 1 <= int(epoch_text) <= 10**6
-        ):
-            raise JudgmentImportError(
-                f"{path}: row {n}, column 'epoch': {epoch_text[:40]!r} is not a whole number >= 1"
-            )
-        crit = {}
-        for c in criteria:
-            col = f"criterion:{c}"
-            if col not in raw:
-                raise JudgmentImportError(f"{path}: row {n}: no column {col!r}")
-            value = _text(raw[col]).strip().upper()
-            if value not in ("PASSED", "FAILED") and not (verdict == "UNSCORED" and value == ""):
-                raise JudgmentImportError(f"{path}: row {n}, column {col!r}: {value[:40]!r} is not PASSED or FAILED")
-            crit[c] = value
-        if criteria and verdict != "UNSCORED" and (verdict == "PASSED") != all(v == "PASSED" for v in crit.values()):
-            raise JudgmentImportError(
-                f"{path}: row {n}, column 'verdict': {verdict} does not follow from the criteria "
-                "(PASSED exactly when every criterion is)"
-            )
-        ident = (_text(raw["system"]), _text(raw["judge"]), _text(raw["id"]), int(epoch_text))
-        if ident in seen:
-            raise JudgmentImportError(
-                f"{path}: row {n}, column 'id': {ident[2]!r} repeats row {seen[ident]} (same system, judge, epoch)"
-            )
-        seen[ident] = n
-        for col, person in label_cols.items():
-            said = _word(raw.get(col, ""), pass_values, fail_values, None,
-                         f"{path}: row {n}, column {col!r} (read as {person}'s labels of the verdict: "
-                         "--pass-values/--fail-values for its words, or rename it to keep it hidden)", "")  # fmt: skip
-            if said and labels is not None:
-                labels.setdefault((f"{ident[0]}__{ident[1]}", ident[2], ident[3]), {})[person] = said
-        known = {"id", "system", "judge", "verdict", "group", "epoch", "unscored_reason", *vis, *label_cols}
-        hidden = {k: raw[k] for k in raw if k not in known and not k.startswith("criterion:")}
-        if verdict == "UNSCORED":
-            hidden["unscored_reason"] = _text(raw.get("unscored_reason", "")).strip() or "unscored"
-        rows.append(
-            {
-                "id": ident[2],
-                "group": _text(raw.get("group", "")).strip() or ident[2],
-                "epoch": ident[3],
-                "system": ident[0],
-                "judge": ident[1],
-                "verdict": verdict,
-                "criteria": crit if verdict != "UNSCORED" else {},
-                "visible": {f: _text(raw[f]) for f in vis},
-                "hidden": hidden,
-            }
-        )
-    if not rows:
-        raise JudgmentImportError(f"{path}: no rows")
-    rub = declared_criteria(criteria, question) if criteria else single_verdict(question)
+    files.check_file(path, "file", JudgmentImportError)
+    kind = _kind(path)
+    con = items.connect()
+    staging = Path(tempfile.mkdtemp(prefix="vocab-import-"))
+    try:
+        if kind == ".jsonl":
+            vis = _stage_jsonl(con, path, visible, rater, pv, fv, pass_at, staging, labels)
+            criteria = json.loads(con.execute("SELECT criteria FROM staged_items LIMIT 1").fetchone()[0])
+            names = sorted(criteria) if criteria else []
+            if not names:  # the first row was UNSCORED: its criteria are not given
+                names = sorted({k for (c,) in con.execute("SELECT DISTINCT criteria FROM staged_items").fetchall()
+                                for k in json.loads(c)})  # fmt: skip
+        else:
+            header = _raw_source(con, path, kind, staging)
+            t = layout(path, header, visible, rater, pv, fv, pass_at)
+            _stage_sql(con, t, header, staging, labels)
+            vis, names = t.vis, t.criteria
+    except BaseException:
+        con.close()
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    rub = declared_criteria(names, question) if names else single_verdict(question)
     meta = {
         "name": path.stem,
         "source": {"kind": "table", "path": str(path), "sha256": _sha256(path)},
         "rubric": rub.as_dict(),
         "visible": list(vis),
     }
+    return con, "staged_items", meta, staging
+
+
+def read_table(path: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION,
+               **kw) -> tuple[list[dict], dict[str, Any]]:  # fmt: skip
+    """Judgment rows and dataset metadata from a table that fits in memory (:func:`stage_table`, read back)."""
+    import shutil
+
+    con, src, meta, staging = stage_table(path, visible, question, **kw)
+    try:
+        frame = con.execute(f"SELECT * FROM {src} ORDER BY row").df()
+    finally:
+        con.close()
+        shutil.rmtree(staging, ignore_errors=True)
+    rows = [{"id": r.id, "group": r.level, "epoch": int(r.attempt), "system": r.system, "judge": r.judge,
+             "verdict": r.verdict, "criteria": json.loads(r.criteria), "visible": json.loads(r.visible),
+             "hidden": json.loads(r.hidden)} for r in frame.itertuples(index=False)]  # fmt: skip
     return rows, meta
 
 
@@ -218,22 +387,28 @@ def import_table(
     """`vocab import table`: a table to a judgments dataset, and its label columns (people's labels of the overall
     verdict) to its sample and ratings, as MLflow's people's feedback (:func:`vocab.calibration.imports.labels.
     write_labels`: the labelled rows are the sample, allocation ``labels``)."""
+    import shutil
+
     from vocab.calibration.imports.labels import check_labels_fit, write_labels
     from vocab.files import check_writable
 
     labels: dict = {}
-    rows, meta = read_table(path, visible, question, labels=labels, **kw)
-    people: dict[str, int] = {}
-    for by in labels.values():
-        for name in by:
-            people[name] = people.get(name, 0) + 1
-    meta["source"]["human_labels"] = dict(sorted(people.items()))
-    check_labels_fit(run_dir, {k: v for k, v in labels.items()})
-    if labels:
-        check_writable(Path(run_dir) / "calibration" / "key.csv", run_dir, JudgmentImportError)
-    out = write_dataset(run_dir, rows, meta)
-    scored = {(f"{r['system']}__{r['judge']}", r["id"], r["epoch"]) for r in rows if r["verdict"] != "UNSCORED"}
-    if scored & set(labels):
+    con, src, meta, staging = stage_table(path, visible, question, labels=labels, **kw)
+    try:
+        people: dict[str, int] = {}
+        for by in labels.values():
+            for name in by:
+                people[name] = people.get(name, 0) + 1
+        meta["source"]["human_labels"] = dict(sorted(people.items()))
+        check_labels_fit(run_dir, {k: v for k, v in labels.items()})
+        if labels:
+            check_writable(Path(run_dir) / "calibration" / "key.csv", run_dir, JudgmentImportError)
+        out = write_items(run_dir, con, src, meta)
+        scored = not items.Items(con, src).where_keys(list(labels)).verdict.eq("UNSCORED").all() if labels else False
+    finally:
+        con.close()
+        shutil.rmtree(staging, ignore_errors=True)
+    if scored:
         said = write_labels(out, labels, seed=seed, source="people's labels in the table's label columns")
         if notes is not None:
             notes += said

@@ -1,0 +1,281 @@
+"""Judged items stored for their size: an imported dataset's ``items.parquet``, read through DuckDB.
+
+A dataset of ten million judged items is a few hundred megabytes of Parquet, and every command needs only each
+cell's pile counts (kept in ``dataset.json`` at import) and the few hundred rows of its sample. So no command reads
+the items into Python: DuckDB counts, numbers and picks them in the file, within :data:`MEMORY_LIMIT`
+(docs/audit.md, "At scale", says why DuckDB and not pyarrow: measured side by side in
+``benchmarks/results/store_engines.json``).
+
+One row per judged item, in the order the source held them (``row``, from 0)::
+
+    row      the item's place in the source (the tie-break of every order: a stable sort)
+    id       the item
+    level    its group (the unit the judge may have seen several times); text
+    attempt  its epoch (1, 2, ...)
+    system, judge, cell
+    verdict  PASSED, FAILED or UNSCORED
+    criteria, visible, hidden   JSON objects, as text
+
+A dataset written before 2026-12 (``judgments.jsonl``) is read into the same shape in memory and queried alike.
+
+The sample is drawn here as :func:`vocab.calibration.sample.draw_sample` draws it from a frame of every item: the
+same seeded stream, the same calls in the same order, each pile numbered in (level, attempt, row) order, so the
+same seed gives the same rows whichever holds the items (``tests/unit/test_items.py`` compares the two).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+COLUMNS = ("row", "id", "level", "attempt", "system", "judge", "cell", "verdict", "criteria", "visible", "hidden")
+ITEMS_FILE = "items.parquet"
+MEMORY_LIMIT = "512MB"  # DuckDB's own bound; the command's Python and its sample come on top (<= 1 GiB in all)
+CELL_JOIN = "__"  # a cell's name: its system and its judge, joined
+
+
+def cell_of(system: str, judge: str) -> str:
+    """The cell of a (system, judge) pair. No name holds :data:`CELL_JOIN` or begins or ends with ``_`` (an import
+    refuses it), so the first ``__`` of a cell's name is where its system ends and two pairs never share a cell:
+    `a__b` judged by `c` and `a` judged by `b__c` would both be `a__b__c`, `a_` judged by `b` and `a` judged by `_b`
+    both `a___b`."""
+    return f"{system}{CELL_JOIN}{judge}"
+
+
+def connect():
+    """A DuckDB connection bounded in memory, spilling (if it must) to a folder of the system's temporary place,
+    never to the current folder."""
+    import duckdb
+
+    spill = Path(tempfile.gettempdir()) / f"vocab-duckdb-{os.getuid()}"
+    return duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": str(spill),
+                                  "preserve_insertion_order": True})  # fmt: skip
+
+
+def rows_frame(rows: Iterable[dict[str, Any]], start: int = 0) -> pd.DataFrame:
+    """Judgment rows (the dicts the importers make) in the items' columns."""
+    out = {c: [] for c in COLUMNS}
+    for n, r in enumerate(rows, start=start):
+        out["row"].append(n)
+        out["id"].append(str(r["id"]))
+        out["level"].append(str(r["group"]))
+        out["attempt"].append(int(r["epoch"]))
+        out["system"].append(str(r["system"]))
+        out["judge"].append(str(r["judge"]))
+        out["cell"].append(cell_of(r["system"], r["judge"]))
+        out["verdict"].append(r["verdict"])
+        out["criteria"].append(json.dumps(r.get("criteria") or {}, ensure_ascii=False))
+        out["visible"].append(json.dumps(r.get("visible") or {}, ensure_ascii=False))
+        out["hidden"].append(json.dumps(r.get("hidden") or {}, ensure_ascii=False))
+    frame = pd.DataFrame(out, columns=list(COLUMNS))
+    return frame.astype({"row": "int64", "attempt": "int64"})
+
+
+# The items' digests: the XOR of each row's MD5 (as a 128-bit number), so DuckDB computes them in one pass in any
+# order. ``content`` covers what a blind row shows and where it sits (its blind id derives from it: two datasets of
+# one eval with other answers or verdicts differ); ``full`` every column (the same import again is a no-op).
+DIGESTS = """SELECT count(*) AS n,
+  bit_xor(md5_number(concat_ws(chr(31), row::VARCHAR, id, cell, level, attempt::VARCHAR, verdict, visible))) AS content,
+  bit_xor(md5_number(concat_ws(chr(31), row::VARCHAR, id, level, attempt::VARCHAR, system, judge, verdict, criteria,
+                               visible, hidden))) AS full
+FROM {src}"""
+
+CELL_COUNTS = """SELECT cell,
+  count(*) FILTER (verdict = 'PASSED') AS passed, count(*) FILTER (verdict = 'FAILED') AS failed,
+  count(*) FILTER (verdict = 'UNSCORED') AS unscored,
+  count(DISTINCT level) FILTER (verdict <> 'UNSCORED') AS groups,
+  count(DISTINCT level) FILTER (verdict = 'FAILED') AS failed_groups
+FROM {src} GROUP BY cell ORDER BY cell"""
+
+# per cell and group (in the cell's order, then the group's): its scored items and the judge's passes among them
+GROUP_COUNTS = """SELECT dense_rank() OVER (ORDER BY cell) - 1 AS c, count(*) FILTER (verdict = 'PASSED') AS x,
+  count(*) AS n
+FROM {src} WHERE verdict <> 'UNSCORED' GROUP BY cell, level ORDER BY cell, level"""
+
+
+def summarize(con, src: str) -> dict[str, Any]:
+    """What ``dataset.json`` keeps of the items at ``src`` (a table or ``read_parquet(...)``): per cell its pile
+    counts and the design effect of its pass rate over groups (:func:`vocab.stats.design_effect`, on the same
+    counts in the same order as a frame's), and the digests."""
+    from vocab import stats
+
+    n, content, full = con.execute(DIGESTS.format(src=src)).fetchone()
+    cells = con.execute(CELL_COUNTS.format(src=src)).df()
+    g = con.execute(GROUP_COUNTS.format(src=src)).fetchnumpy()
+    idx = np.asarray(g["c"], dtype=np.int64)
+    x, m = np.asarray(g["x"], dtype=np.int64), np.asarray(g["n"], dtype=np.int64)
+    bounds = np.searchsorted(idx, np.arange(len(cells) + 1))
+    scored = [c for c in cells.itertuples() if c.passed + c.failed]
+    deff = {}
+    for k, c in enumerate(scored):
+        lo, hi = bounds[k], bounds[k + 1]
+        deff[c.cell] = float(stats.design_effect(x[lo:hi], m[lo:hi]))
+    per_cell = {
+        c.cell: {"passed": int(c.passed), "failed": int(c.failed), "unscored": int(c.unscored),
+                 "groups": int(c.groups), "failed_groups": int(c.failed_groups), "deff": deff.get(c.cell, 1.0)}
+        for c in cells.itertuples()
+    }  # fmt: skip
+    reasons = dict(
+        con.execute(
+            f"SELECT coalesce(json_extract_string(hidden, '$.unscored_reason'), 'unscored') AS r, count(*) FROM {src} "
+            "WHERE verdict = 'UNSCORED' GROUP BY r ORDER BY r"
+        ).fetchall()
+    )
+    return {"rows": int(n), "content": f"{int(content or 0):032x}", "full": f"{int(full or 0):032x}",
+            "cells": per_cell, "reasons": {k: int(v) for k, v in reasons.items()}}  # fmt: skip
+
+
+def write_parquet(con, src: str, path: Path) -> None:
+    """The items at ``src`` to ``path`` (Parquet, zstd). Not sorted (a sort of every item's text would need memory
+    in proportion to them): every reader that needs an order asks for it, by ``row``."""
+    cols = ", ".join(COLUMNS)
+    con.execute(f"COPY (SELECT {cols} FROM {src}) TO '{_quote(path)}' (FORMAT parquet, COMPRESSION zstd)")
+
+
+def _quote(path: Path | str) -> str:
+    return str(path).replace("'", "''")
+
+
+def parquet_source(path: Path) -> str:
+    return f"read_parquet('{_quote(path)}')"
+
+
+class Items:
+    """A dataset's judged items as DuckDB sees them (``src``: a relation or ``read_parquet(...)``), with the
+    queries the sample, the labels and a frame of them need."""
+
+    def __init__(self, con, src: str):
+        self.con, self.src = con, src
+
+    def _frame(self, sql: str, params=()) -> pd.DataFrame:
+        return self.con.execute(sql, list(params)).df()
+
+    # --- the sample's piles, numbered as draw_sample numbers a frame's ------------------------------------------
+
+    def _passed(self, cell: str, taken: list[tuple[str, int]]) -> tuple[str, list]:
+        """The cell's PASSED items not at a taken (level, attempt), as SQL and its parameters."""
+        sql = f"SELECT * FROM {self.src} WHERE cell = ? AND verdict = 'PASSED'"
+        params: list = [cell]
+        if taken:
+            sql += " AND (level || chr(31) || attempt::VARCHAR) NOT IN (SELECT unnest(?::VARCHAR[]))"
+            params.append([f"{lv}\x1f{at}" for lv, at in taken])
+        return sql, params
+
+    def _failed(self, cell: str, taken: list[str]) -> tuple[str, list]:
+        sql = f"SELECT * FROM {self.src} WHERE cell = ? AND verdict = 'FAILED'"
+        params: list = [cell]
+        if taken:
+            sql += " AND level NOT IN (SELECT unnest(?::VARCHAR[]))"
+            params.append(list(taken))
+        return sql, params
+
+    def count_passed(self, cell: str, taken=()) -> int:
+        sql, params = self._passed(cell, list(taken))
+        return int(self.con.execute(f"SELECT count(*) FROM ({sql})", params).fetchone()[0])
+
+    def passed_at(self, cell: str, positions, taken=()) -> pd.DataFrame:
+        """The PASSED items at ``positions`` of the cell's passed pile in (level, attempt, row) order."""
+        sql, params = self._passed(cell, list(taken))
+        sql = sql.replace("SELECT *", "SELECT row, level, attempt", 1)  # numbered on its keys, then fetched
+        return self._frame(
+            f"WITH pile AS (SELECT row, row_number() OVER (ORDER BY level, attempt, row) - 1 AS pos FROM ({sql})), "
+            "chosen AS (SELECT row, pos FROM pile WHERE pos IN (SELECT unnest(?::BIGINT[]))) "
+            f"SELECT s.* FROM {self.src} AS s JOIN chosen USING (row) ORDER BY chosen.pos",
+            [*params, [int(p) for p in positions]],
+        )
+
+    def count_failed_levels(self, cell: str, taken=()) -> int:
+        sql, params = self._failed(cell, list(taken))
+        return int(self.con.execute(f"SELECT count(DISTINCT level) FROM ({sql})", params).fetchone()[0])
+
+    def failed_levels_at(self, cell: str, positions, taken=()) -> list[pd.DataFrame]:
+        """For each of ``positions`` (in the cell's failed levels in level order), that level's FAILED items in
+        (attempt, row) order."""
+        sql, params = self._failed(cell, list(taken))
+        sql = sql.replace("SELECT *", "SELECT row, level", 1)
+        rows = self._frame(
+            f"WITH pile AS (SELECT row, dense_rank() OVER (ORDER BY level) - 1 AS lpos FROM ({sql})), "
+            "chosen AS (SELECT row FROM pile WHERE lpos IN (SELECT unnest(?::BIGINT[]))) "
+            f"SELECT s.* FROM {self.src} AS s JOIN chosen USING (row) ORDER BY s.level, s.attempt, s.row",
+            [*params, [int(p) for p in positions]],
+        )
+        return [g.reset_index(drop=True) for _, g in rows.groupby("level", sort=True)]
+
+    # --- items by key ----------------------------------------------------------------------------------------
+
+    def where_keys(self, keys: list[tuple[str, str, int]]) -> pd.DataFrame:
+        """The items at (cell, id, attempt) ``keys``."""
+        keyed = [f"{c}\x1f{i}\x1f{a}" for c, i, a in keys]
+        return self._frame(
+            f"SELECT * FROM {self.src} WHERE (cell || chr(31) || id || chr(31) || attempt::VARCHAR) IN "
+            "(SELECT unnest(?::VARCHAR[])) ORDER BY cell, level, attempt, row",
+            [keyed],
+        )
+
+    def where_ids(self, ids: list[str]) -> pd.DataFrame:
+        return self._frame(
+            f"SELECT * FROM {self.src} WHERE id IN (SELECT unnest(?::VARCHAR[])) ORDER BY cell, level, attempt, row",
+            [list(ids)],
+        )
+
+    def failed_in_levels(self, places: list[tuple[str, str]]) -> dict[tuple[str, str], int]:
+        """The FAILED items of each (cell, level) in ``places``."""
+        got = self.con.execute(
+            f"SELECT cell, level, count(*) FROM {self.src} WHERE verdict = 'FAILED' AND "
+            "(cell || chr(31) || level) IN (SELECT unnest(?::VARCHAR[])) GROUP BY cell, level",
+            [[f"{c}\x1f{lv}" for c, lv in places]],
+        ).fetchall()
+        return {(c, lv): int(k) for c, lv, k in got}
+
+    def scored_at_places(self, places: list[tuple[str, str, int]]) -> dict[tuple[str, str, int], int]:
+        """The scored items at each (cell, level, attempt) of ``places``."""
+        got = self.con.execute(
+            f"SELECT cell, level, attempt, count(*) FROM {self.src} WHERE verdict <> 'UNSCORED' AND "
+            "(cell || chr(31) || level || chr(31) || attempt::VARCHAR) IN (SELECT unnest(?::VARCHAR[])) "
+            "GROUP BY ALL",
+            [[f"{c}\x1f{lv}\x1f{a}" for c, lv, a in places]],
+        ).fetchall()
+        return {(c, lv, int(a)): int(k) for c, lv, a, k in got}
+
+    def all(self) -> pd.DataFrame:
+        """Every item, in (cell, level, attempt, row) order: for a dataset that fits in memory (the notebooks)."""
+        return self._frame(f"SELECT * FROM {self.src} ORDER BY cell, level, attempt, row")
+
+    def in_source_order(self, limit: int | None = None) -> pd.DataFrame:
+        return self._frame(f"SELECT * FROM {self.src} ORDER BY row" + (f" LIMIT {int(limit)}" if limit else ""))
+
+
+def flatten(items: pd.DataFrame, rubric, visible: tuple[str, ...]) -> pd.DataFrame:
+    """Items as the calibration chain's frame of attempts: cell, level, attempt, id, system, judge, verdict, checks
+    (a dict: the criteria, or every rubric criterion as the verdict) and the visible fields (``reason``, why an
+    UNSCORED item has none, where there are such)."""
+    cols = ["cell", "level", "attempt", "id", "system", "judge", "verdict", "checks", *visible]
+    if items.empty:
+        return pd.DataFrame(columns=cols)
+    vis = [json.loads(v) for v in items.visible]
+    crit = [json.loads(c) for c in items.criteria]
+    out = pd.DataFrame(
+        {
+            "cell": items.cell.tolist(),
+            "level": [str(v) for v in items.level],
+            "attempt": [int(v) for v in items.attempt],
+            "id": [str(v) for v in items["id"]],
+            "system": items.system.tolist(),
+            "judge": items.judge.tolist(),
+            "verdict": items.verdict.tolist(),
+            "checks": [c or {k.id: v for k in rubric.criteria} for c, v in zip(crit, items.verdict, strict=True)],
+            **{f: [v.get(f, "") for v in vis] for f in visible},
+        },
+        columns=cols,
+    )
+    if (items.verdict == "UNSCORED").any():
+        hidden = [json.loads(h) for h in items.hidden]
+        out["reason"] = [h.get("unscored_reason", "unscored") for h in hidden]
+    return out
