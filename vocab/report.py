@@ -76,20 +76,15 @@ NOT_BLIND = (
 )
 
 
-def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Report:
-    from vocab.calibration import correct
-    from vocab.calibration.agreement import agreement_table, kappa_table, no_overlap
+def headline_lines(run_dir: str | Path, c) -> list[str]:
+    """The report's headline, a line per cell, from a correction (:func:`vocab.calibration.correct.corrected`): the
+    judge's rate and the corrected one with its interval, by the lead rater and the others; what `vocab audit`
+    prints without building the rest of the report."""
     from vocab.calibration.blind import PEOPLE
     from vocab.calibration.imports.labels import labels_note
-    from vocab.calibration.quotes import quotes_text
-    from vocab.calibration.sample import read_key
-    from vocab.records import versions
 
-    run_dir = Path(run_dir)
-    c = correct.corrected(run_dir, raters, seed=seed, n_boot=n_boot)
-    data, ratings, lead, script, n_rows, corr = c.data, c.ratings, c.lead, c.script, c.n_rows, c.table
-    names = [*ratings, *([PEOPLE] if c.raters.pooled else [])]
-    study = data.kind == "run"  # a Vocabscapes run speaks of the critic and levels; an imported dataset of its judge
+    corr, lead, n_rows = c.table, c.lead, c.n_rows
+    names = [*c.ratings, *([PEOPLE] if c.raters.pooled else [])]
     headline = []
     labelled = labels_note(run_dir) is not None  # people's labels found in the source, not a draw of vocab's
     kind = "labels in the source (not drawn by vocab)" if labelled else "blind ratings"
@@ -112,6 +107,25 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
         )
     if labelled:  # said at the top, before any number is quoted without it
         headline.append(NOT_BLIND)
+    return headline
+
+
+def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Report:
+    from vocab.calibration import correct
+    from vocab.calibration.agreement import agreement_table, kappa_table, no_overlap
+    from vocab.calibration.blind import PEOPLE
+    from vocab.calibration.imports.labels import labels_note
+    from vocab.calibration.quotes import quotes_text
+    from vocab.calibration.sample import read_key
+    from vocab.records import versions
+
+    run_dir = Path(run_dir)
+    c = correct.corrected(run_dir, raters, seed=seed, n_boot=n_boot)
+    data, ratings, script, n_rows, corr = c.data, c.ratings, c.script, c.n_rows, c.table
+    names = [*ratings, *([PEOPLE] if c.raters.pooled else [])]
+    study = data.kind == "run"  # a Vocabscapes run speaks of the critic and levels; an imported dataset of its judge
+    headline = headline_lines(run_dir, c)
+    labelled = labels_note(run_dir) is not None
     rep = Report(f"Judge audit: {data.name}", headline)
     table = pd.DataFrame(
         {

@@ -399,3 +399,21 @@ def test_agreement_bootstrap_intervals_cover_the_population_value():
     one = agreement_bootstrap(data, gwet_ac1, n_resamples=500, rng=np.random.default_rng(5))
     two = agreement_bootstrap(data, gwet_ac1, n_resamples=500, rng=np.random.default_rng(5))
     assert one == two and one.ci_low < one.value < one.ci_high
+
+
+def test_design_effect_from_sums_is_the_exact_value_design_effect_rounds():
+    """From exact integer sums (what a large dataset keeps per cell), the same design effect as from the levels'
+    counts: equal to about 1e-15, and 1 where design_effect says 1 (fewer than two levels, p at 0 or 1)."""
+    from vocab.stats import design_effect, design_effect_from_sums
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        n = rng.integers(1, 6, size=int(rng.integers(1, 60)))
+        x = rng.binomial(n, rng.random())
+        sums = (len(n), int(n.sum()), int(x.sum()), int((x * x).sum()), int((x * n).sum()), int((n * n).sum()))
+        assert design_effect_from_sums(*sums) == pytest.approx(design_effect(x, n), rel=1e-13, abs=0)
+    assert design_effect_from_sums(1, 3, 1, 1, 3, 9) == 1.0  # one level
+    assert design_effect_from_sums(4, 8, 0, 0, 0, 16) == 1.0  # p = 0
+    # two levels, one passing both its attempts and one failing both: p = 1/2, Σ(x - p·n)² = 2, v_cluster = 2·2/16,
+    # v_binom = (1/4)/4: the ratio 4, worked by hand
+    assert design_effect_from_sums(2, 4, 2, 4, 4, 8) == 4.0

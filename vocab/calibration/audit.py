@@ -257,10 +257,11 @@ def audit(
             ratings.append(name)
     for name in raters:
         result.rated.setdefault(name, "none")
-    if ratings:  # the sentences `vocab report` puts on top, from the same functions
+    if ratings:  # the sentences `vocab report` puts on top, from the same functions (the rest is the report's)
         from vocab import report
+        from vocab.calibration.correct import corrected
 
-        result.headline = report.build(d, ratings).headline
+        result.headline = report.headline_lines(d, corrected(d, ratings))
     waiting = [n for n in raters if result.rated.get(n) != "complete"]
     if waiting:
         result.next_step = (

@@ -297,7 +297,7 @@ def read_meta(run_dir: str | Path) -> dict[str, Any]:
     meta = read_json_object(Path(run_dir) / DATASET_FILE, ("rubric", "visible", "name"), "a dataset description",
                             "import again into a new directory", CalibrationError)  # fmt: skip
     items = meta.get("items")
-    if not (isinstance(items, dict) and {"sha256", "cells", "content", "full"} <= set(items)) and not isinstance(
+    if not (isinstance(items, dict) and {"sha256", "cells", "digest"} <= set(items)) and not isinstance(
         meta.get("judgments_sha256"), str
     ):
         raise CalibrationError(f"{Path(run_dir) / DATASET_FILE} is not a dataset description vocab wrote: import "
@@ -406,30 +406,37 @@ def write_items(run_dir: str | Path, con, src: str, meta: dict[str, Any]) -> Pat
     for name in (JUDGMENTS_FILE, DATASET_FILE, items.ITEMS_FILE):  # what a killed import left: its temporary files
         for stale in run_dir.glob(f".{name}.*.tmp"):
             stale.unlink(missing_ok=True)
-    summary = items.summarize(con, src)
-    if not summary["rows"]:
-        raise CalibrationError("no judged items to import")
-    totals = {c: sum(v[c.lower()] for v in summary["cells"].values()) for c in CLASSES}
     if (run_dir / "manifest.json").exists():
         raise CalibrationError(f"{run_dir} holds a run; import into a directory of its own")
-    existing = old = None
-    if (run_dir / DATASET_FILE).exists():
-        old = read_meta(run_dir)
-        existing = old["items"]["full"] if "items" in old else _legacy_items(run_dir, old)[1]["full"]
-        if existing != summary["full"]:
-            raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
-        if "items" not in old or _file_sha256(run_dir / items.ITEMS_FILE) == old["items"]["sha256"]:
-            return run_dir  # the same import again
+    made = not run_dir.exists()
     make_dir(run_dir, None, CalibrationError)
     target = run_dir / items.ITEMS_FILE
     check_writable(target, run_dir, CalibrationError)
+    # the items written once, beside their place (hidden), and summarized from that file: one pass over columns
     staged = run_dir / f".{items.ITEMS_FILE}.{secrets.token_hex(4)}.tmp"
     try:
         items.write_parquet(con, src, staged)
+        summary = items.summarize(con, items.parquet_source(staged))
+        if not summary["rows"]:
+            raise CalibrationError("no judged items to import")
+        existing = old = None
+        if (run_dir / DATASET_FILE).exists():
+            old = read_meta(run_dir)
+            existing = old["items"]["digest"] if "items" in old else _legacy_items(run_dir, old)[1]["digest"]
+            if existing != summary["digest"]:
+                raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
+            if "items" not in old or _file_sha256(target) == old["items"]["sha256"]:
+                return run_dir  # the same import again
         summary["sha256"] = _file_sha256(staged)
         os.replace(staged, target)
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        if made and not any(run_dir.iterdir()):  # a folder this import made is not left behind
+            run_dir.rmdir()
+        raise
     finally:
         staged.unlink(missing_ok=True)
+    totals = {c: sum(v[c.lower()] for v in summary["cells"].values()) for c in CLASSES}
     if existing is not None:  # the same import again over a damaged items file: the file it describes now
         meta = {**old, "items": {**old["items"], "sha256": summary["sha256"]}}
     else:

@@ -32,7 +32,6 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 COLUMNS = ("row", "id", "level", "attempt", "system", "judge", "cell", "verdict", "criteria", "visible", "hidden")
@@ -55,8 +54,10 @@ def connect():
     import duckdb
 
     spill = Path(tempfile.gettempdir()) / f"vocab-duckdb-{os.getuid()}"
-    return duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": str(spill),
-                                  "preserve_insertion_order": True})  # fmt: skip
+    con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": str(spill),
+                                 "preserve_insertion_order": True})  # fmt: skip
+    con.execute("SET enable_progress_bar = false")  # a long import prints no bar of its own on the terminal
+    return con
 
 
 def rows_frame(rows: Iterable[dict[str, Any]], start: int = 0) -> pd.DataFrame:
@@ -78,58 +79,45 @@ def rows_frame(rows: Iterable[dict[str, Any]], start: int = 0) -> pd.DataFrame:
     return frame.astype({"row": "int64", "attempt": "int64"})
 
 
-# The items' digests: the XOR of each row's MD5 (as a 128-bit number), so DuckDB computes them in one pass in any
-# order. ``content`` covers what a blind row shows and where it sits (its blind id derives from it: two datasets of
-# one eval with other answers or verdicts differ); ``full`` every column (the same import again is a no-op).
-DIGESTS = """SELECT count(*) AS n,
-  bit_xor(md5_number(concat_ws(chr(31), row::VARCHAR, id, cell, level, attempt::VARCHAR, verdict, visible))) AS content,
-  bit_xor(md5_number(concat_ws(chr(31), row::VARCHAR, id, level, attempt::VARCHAR, system, judge, verdict, criteria,
-                               visible, hidden))) AS full
-FROM {src}"""
-
-CELL_COUNTS = """SELECT cell,
-  count(*) FILTER (verdict = 'PASSED') AS passed, count(*) FILTER (verdict = 'FAILED') AS failed,
-  count(*) FILTER (verdict = 'UNSCORED') AS unscored,
-  count(DISTINCT level) FILTER (verdict <> 'UNSCORED') AS groups,
-  count(DISTINCT level) FILTER (verdict = 'FAILED') AS failed_groups
-FROM {src} GROUP BY cell ORDER BY cell"""
-
-# per cell and group (in the cell's order, then the group's): its scored items and the judge's passes among them
-GROUP_COUNTS = """SELECT dense_rank() OVER (ORDER BY cell) - 1 AS c, count(*) FILTER (verdict = 'PASSED') AS x,
-  count(*) AS n
-FROM {src} WHERE verdict <> 'UNSCORED' GROUP BY cell, level ORDER BY cell, level"""
+# One pass over the items: per cell and group, the judge's verdicts counted and the items' digests XORed, then per
+# cell its pile counts, groups, the exact integer sums the design effect needs
+# (:func:`vocab.stats.design_effect_from_sums`) and the digest XORed again. The digest is the XOR of each row's MD5
+# (a 128-bit number) over every column, so it does not depend on the order DuckDB meets the rows in: the same import
+# again is a no-op, and the blind ids derive from it (two datasets of one eval with other answers, verdicts or
+# hidden fields differ, and so do their ids).
+SUMMARY = """WITH g AS (
+  SELECT cell, level,
+    count(*) FILTER (verdict = 'PASSED') AS x, count(*) FILTER (verdict = 'FAILED') AS f,
+    count(*) FILTER (verdict = 'UNSCORED') AS u,
+    bit_xor(md5_number(concat_ws(chr(31), row::VARCHAR, id, level, attempt::VARCHAR, system, judge, verdict, criteria,
+                                 visible, hidden))) AS digest
+  FROM {src} GROUP BY cell, level)
+SELECT cell, sum(x)::HUGEINT AS passed, sum(f)::HUGEINT AS failed, sum(u)::HUGEINT AS unscored,
+  count(*) FILTER (x + f > 0) AS groups, count(*) FILTER (f > 0) AS failed_groups,
+  sum(x * x)::HUGEINT AS sxx, sum(x * (x + f))::HUGEINT AS sxn, sum((x + f) * (x + f))::HUGEINT AS snn,
+  bit_xor(digest) AS digest
+FROM g GROUP BY cell ORDER BY cell"""
 
 
 def summarize(con, src: str) -> dict[str, Any]:
-    """What ``dataset.json`` keeps of the items at ``src`` (a table or ``read_parquet(...)``): per cell its pile
-    counts and the design effect of its pass rate over groups (:func:`vocab.stats.design_effect`, on the same
-    counts in the same order as a frame's), and the digests."""
+    """What ``dataset.json`` keeps of the items at ``src`` (a table or ``read_parquet(...)``), from one pass: per
+    cell its pile counts, groups and the design effect of its pass rate over groups, the unscored items' reasons,
+    and the digests."""
     from vocab import stats
 
-    n, content, full = con.execute(DIGESTS.format(src=src)).fetchone()
-    cells = con.execute(CELL_COUNTS.format(src=src)).df()
-    g = con.execute(GROUP_COUNTS.format(src=src)).fetchnumpy()
-    idx = np.asarray(g["c"], dtype=np.int64)
-    x, m = np.asarray(g["x"], dtype=np.int64), np.asarray(g["n"], dtype=np.int64)
-    bounds = np.searchsorted(idx, np.arange(len(cells) + 1))
-    scored = [c for c in cells.itertuples() if c.passed + c.failed]
-    deff = {}
-    for k, c in enumerate(scored):
-        lo, hi = bounds[k], bounds[k + 1]
-        deff[c.cell] = float(stats.design_effect(x[lo:hi], m[lo:hi]))
-    per_cell = {
-        c.cell: {"passed": int(c.passed), "failed": int(c.failed), "unscored": int(c.unscored),
-                 "groups": int(c.groups), "failed_groups": int(c.failed_groups), "deff": deff.get(c.cell, 1.0)}
-        for c in cells.itertuples()
-    }  # fmt: skip
-    reasons = dict(
-        con.execute(
-            f"SELECT coalesce(json_extract_string(hidden, '$.unscored_reason'), 'unscored') AS r, count(*) FROM {src} "
-            "WHERE verdict = 'UNSCORED' GROUP BY r ORDER BY r"
-        ).fetchall()
-    )
-    return {"rows": int(n), "content": f"{int(content or 0):032x}", "full": f"{int(full or 0):032x}",
-            "cells": per_cell, "reasons": {k: int(v) for k, v in reasons.items()}}  # fmt: skip
+    per_cell, digest, rows = {}, 0, 0
+    for c, x, f, u, groups, failed_groups, sxx, sxn, snn, dg in con.execute(SUMMARY.format(src=src)).fetchall():
+        x, f, u = int(x), int(f), int(u)
+        deff = stats.design_effect_from_sums(int(groups), x + f, x, int(sxx), int(sxn), int(snn))
+        per_cell[c] = {"passed": x, "failed": f, "unscored": u, "groups": int(groups),
+                       "failed_groups": int(failed_groups), "deff": deff}  # fmt: skip
+        digest, rows = digest ^ int(dg), rows + x + f + u
+    reasons = con.execute(
+        f"SELECT coalesce(json_extract_string(hidden, '$.unscored_reason'), 'unscored') AS r, count(*) FROM {src} "
+        "WHERE verdict = 'UNSCORED' GROUP BY r ORDER BY r"
+    ).fetchall()
+    return {"rows": rows, "digest": f"{digest:032x}", "cells": per_cell,
+            "reasons": {k: int(v) for k, v in reasons}}  # fmt: skip
 
 
 def write_parquet(con, src: str, path: Path) -> None:

@@ -139,11 +139,11 @@ def _pick_items(rng, data, cell: str, n_passed: int, n_failed: int, taken: set |
 
 
 def data_id(data) -> str:
-    """The identity a dataset's blind ids derive from: a run's :func:`content_hash`, an imported dataset's content
-    digest (kept at import: every item's place, verdict and visible fields)."""
+    """The identity a dataset's blind ids derive from: a run's :func:`content_hash`, an imported dataset's digest
+    (kept at import: every column of every item)."""
     if data.items is None:
         return content_hash(data.attempts, data.visible)
-    return "items:" + data.manifest["items"]["content"]
+    return "items:" + data.manifest["items"]["digest"]
 
 
 def draw(data, per_pile: int, seed: int, *, sizes: dict[str, tuple[int, int]] | None = None) -> Sample:

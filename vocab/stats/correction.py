@@ -88,6 +88,21 @@ def design_effect(level_passes, level_attempts):
     return float(ratio) if x.ndim == 1 else ratio
 
 
+def design_effect_from_sums(levels: int, n: int, x: int, sxx: int, sxn: int, snn: int) -> float:
+    """:func:`design_effect` of one cell from exact integer sums over its levels: ``levels`` (L), ``n`` = Σn (the
+    attempts), ``x`` = Σx (the passes), ``sxx`` = Σx², ``sxn`` = Σxn, ``snn`` = Σn². What a dataset too large to
+    hold its per-level counts keeps (a query sums them, in any order, exactly); computed in exact rational
+    arithmetic, so it is the exact value :func:`design_effect` rounds (the two differ in the last bit or so)."""
+    from fractions import Fraction
+
+    if levels < 2 or n <= 0 or x <= 0 or x >= n:
+        return 1.0
+    ss = Fraction(n * n * sxx - 2 * x * n * sxn + x * x * snn, n * n)  # Σ (x - p·n)², p = x / n
+    p = Fraction(x, n)
+    v_cluster = Fraction(levels, levels - 1) * ss / (n * n)
+    return float(max(v_cluster / (p * (1 - p) / n), 1))
+
+
 def kish_rows(weights):
     """A weighted pile's effective number of rows, (Σw)² / Σw² (Kish): its rows when the weights are equal, fewer
     when they vary; 0 for an empty pile. Over the last axis, so an array of piles gives one value per pile."""

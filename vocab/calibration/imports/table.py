@@ -130,7 +130,7 @@ def _mapping(con, name: str, values: list[tuple[str, Any]]) -> None:
     con.register(name, pd.DataFrame(values, columns=["raw", "out"]).astype({"raw": "object", "out": "object"}))
 
 
-def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | None) -> str:
+def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | None, scored: set) -> str:
     """The raw table checked in DuckDB and given the items' columns; returns the relation's name. A check that
     fails names its first row as the row check would: the row is read back and checked in Python."""
     raw = f"read_parquet({_lit(str(staging / 'raw.parquet'))})"
@@ -234,16 +234,20 @@ def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | N
         said = ", ".join(f"lmap{k}.out" for k in range(len(t.label_cols)))
         any_said = " OR ".join(f"lmap{k}.out <> ''" for k in range(len(t.label_cols)))
         for system, judge, ident, e, *words in con.execute(
-            f"SELECT raw.system, raw.judge, raw.id, {epoch}, {said} FROM raw {' '.join(joins)} WHERE {any_said} "
-            "ORDER BY raw.row"
+            f"SELECT raw.system, raw.judge, raw.id, {epoch}, vmap.out, {said} FROM raw {' '.join(joins)} "
+            f"WHERE {any_said} ORDER BY raw.row"
         ).fetchall():
-            for person, said_word in zip(t.label_cols.values(), words, strict=True):
+            key = (cell_of(system, judge), ident, int(e))
+            for person, said_word in zip(t.label_cols.values(), words[1:], strict=True):
                 if said_word:
-                    labels.setdefault((cell_of(system, judge), ident, int(e)), {})[person] = said_word
+                    labels.setdefault(key, {})[person] = said_word
+            if words[0] != "UNSCORED":
+                scored.add(key)
     return "staged_items"
 
 
-def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path, labels: dict | None) -> list[str]:
+def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path, labels: dict | None,
+                 scored: set) -> list[str]:  # fmt: skip
     """A JSON Lines table, row by row in Python (each row checked as before), in parts of :data:`CHUNK` rows in
     ``staging``; returns the visible fields. Repeated ids are checked over the rows staged in DuckDB: at the end,
     or at the first refused row (a repeat before it is named first, as the row checks would have)."""
@@ -278,11 +282,15 @@ def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path
         if t is None:
             t = layout(path, list(raw), visible, rater, pv, fv, pass_at)
         try:
-            rows.append(check_row(t, n, raw, labels))
+            row = check_row(t, n, raw, labels)
+            rows.append(row)
         except JudgmentImportError:
             flush()  # a row before this one that repeats another is the first refused row
             repeated()
             raise
+        key = (cell_of(row["system"], row["judge"]), row["id"], row["epoch"])
+        if labels and row["verdict"] != "UNSCORED" and key in labels:
+            scored.add(key)
         held += sum(len(v) if isinstance(v, str) else 16 for v in raw.values())
         if len(rows) >= CHUNK or held >= CHUNK_TEXT:
             flush()
@@ -310,13 +318,14 @@ def _source_row(path: Path, index: int) -> int:
 def stage_table(
     path: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION, *, rater: str = "person",
     pass_values=TABLE_PASS, fail_values=TABLE_FAIL, pass_at: float | None = None,
-    labels: dict | None = None,
+    labels: dict | None = None, scored_labels: set | None = None,
 ) -> tuple[Any, str, dict[str, Any], Any]:  # fmt: skip
     """A table (CSV, JSON Lines or Parquet) checked and staged for :func:`vocab.calibration.dataset.write_items`:
     (DuckDB connection, the staged relation, the dataset's metadata, the staging folder to remove after). Raises
     :class:`JudgmentImportError` on the first problem, naming its row and column, and writes nothing in the run.
     People's labels of the overall verdict in ``label`` (one person, ``rater``) or ``label:<name>`` columns go
-    into ``labels`` (row key (cell, id, epoch) -> person -> PASSED/FAILED) when given; ``pass_values``,
+    into ``labels`` (row key (cell, id, epoch) -> person -> PASSED/FAILED) when given, and the keys of those the judge
+    scored into ``scored_labels``; ``pass_values``,
     ``fail_values`` (lowercase) and ``pass_at`` read other words, and a numeric verdict, in the verdict and labels.
     CSV and Parquet are read and checked in DuckDB, in bounded memory at any size; JSON Lines row by row."""
     import shutil
@@ -335,10 +344,11 @@ def stage_table(
     files.check_file(path, "file", JudgmentImportError)
     kind = _kind(path)
     con = items.connect()
+    scored = scored_labels if scored_labels is not None else set()  # the labelled rows the judge scored
     staging = Path(tempfile.mkdtemp(prefix="vocab-import-"))
     try:
         if kind == ".jsonl":
-            vis = _stage_jsonl(con, path, visible, rater, pv, fv, pass_at, staging, labels)
+            vis = _stage_jsonl(con, path, visible, rater, pv, fv, pass_at, staging, labels, scored)
             criteria = json.loads(con.execute("SELECT criteria FROM staged_items LIMIT 1").fetchone()[0])
             names = sorted(criteria) if criteria else []
             if not names:  # the first row was UNSCORED: its criteria are not given
@@ -347,7 +357,7 @@ def stage_table(
         else:
             header = _raw_source(con, path, kind, staging)
             t = layout(path, header, visible, rater, pv, fv, pass_at)
-            _stage_sql(con, t, header, staging, labels)
+            _stage_sql(con, t, header, staging, labels, scored)
             vis, names = t.vis, t.criteria
     except BaseException:
         con.close()
@@ -393,7 +403,8 @@ def import_table(
     from vocab.files import check_writable
 
     labels: dict = {}
-    con, src, meta, staging = stage_table(path, visible, question, labels=labels, **kw)
+    scored_labels: set = set()
+    con, src, meta, staging = stage_table(path, visible, question, labels=labels, scored_labels=scored_labels, **kw)
     try:
         people: dict[str, int] = {}
         for by in labels.values():
@@ -404,11 +415,10 @@ def import_table(
         if labels:
             check_writable(Path(run_dir) / "calibration" / "key.csv", run_dir, JudgmentImportError)
         out = write_items(run_dir, con, src, meta)
-        scored = not items.Items(con, src).where_keys(list(labels)).verdict.eq("UNSCORED").all() if labels else False
     finally:
         con.close()
         shutil.rmtree(staging, ignore_errors=True)
-    if scored:
+    if scored_labels:
         said = write_labels(out, labels, seed=seed, source="people's labels in the table's label columns")
         if notes is not None:
             notes += said
