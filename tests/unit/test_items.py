@@ -193,3 +193,127 @@ def test_a_parquet_table_imports_as_its_csv_does(tmp_path):
                              f"TO '{tmp_path / 't.parquet'}' (FORMAT parquet)")  # fmt: skip
     a, b = import_table(tmp_path / "t.csv", tmp_path / "a"), import_table(tmp_path / "t.parquet", tmp_path / "b")
     assert stored_items(a) == stored_items(b) and len(stored_items(a)) == 60
+
+
+def test_a_dataset_vocab_wrote_before_2026_12_takes_its_table_again(tmp_path, capsys):
+    """data/format1: a labelled table imported by vocab at 3814074 (format 1). The same table again is the same
+    dataset (not "another"), its sample and the person's ratings stay byte for byte, and the audit reads them; a
+    damaged judgments.jsonl is one line and nothing changes."""
+    import shutil
+    from pathlib import Path
+
+    from vocab.cli import main
+
+    here = Path(__file__).resolve().parents[2] / "data" / "format1"
+    d = tmp_path / "labelled"
+    shutil.copytree(here / "labelled", d)
+    before = {p.relative_to(d): p.read_bytes() for p in d.rglob("*") if p.is_file()}
+    assert main(["import", "table", str(here / "labelled.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
+    capsys.readouterr()
+    assert {p.relative_to(d): p.read_bytes() for p in d.rglob("*") if p.is_file()} == before
+    labelled = sum(1 for r in csv_rows(here / "labelled.csv") if r["label"] and r["verdict"])
+    assert main(["audit", str(d)]) == 0
+    assert f"({labelled} of {labelled} labelled rows)" in capsys.readouterr().out
+    (d / "judgments.jsonl").write_bytes(before[Path("judgments.jsonl")][:-40])
+    damaged = (d / "judgments.jsonl").read_bytes()
+    assert main(["import", "table", str(here / "labelled.csv"), "--run-dir", str(d), "--rater", "ann"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert (d / "judgments.jsonl").read_bytes() == damaged
+
+
+def csv_rows(path) -> list[dict]:
+    import csv
+
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def test_the_same_rows_as_csv_and_as_json_lines_are_one_dataset(tmp_path):
+    """A table's text fields are kept as one JSON text whichever reader met them (DuckDB for CSV, Python for JSON
+    Lines): the two imports have the same digest, and a sample of each the same blind ids."""
+    rows = [{"id": f"i{k}", "system": "s", "judge": "j", "verdict": ["PASSED", "FAILED", ""][k % 3],
+             "input": f"q {k} é \u2028 \"quoted\" / \\", "output": "a\nb\tc", "note": f"n{k}"}
+            for k in range(30)]  # fmt: skip
+    a = import_table(write_table(tmp_path / "t.csv", rows), tmp_path / "a")
+    b = import_table(write_table(tmp_path / "t.jsonl", rows), tmp_path / "b")
+    assert stored_items(a) == stored_items(b)
+    da, db = load_dataset(a), load_dataset(b)
+    assert da.manifest["items"]["digest"] == db.manifest["items"]["digest"]
+    assert sm.draw(da, 4, 3).key.equals(sm.draw(db, 4, 3).key)
+
+
+def test_a_column_named_row_is_the_tables_own(tmp_path, capsys):
+    """`row` is a name like any other (vocab numbers the rows under a name of its own): hidden, it is kept; shown
+    with --visible, it is shown; `Row` beside it is another column."""
+    from vocab.cli import main
+
+    path = tmp_path / "t.csv"
+    path.write_text("id,system,judge,verdict,input,row,Row\ni1,s,j,PASSED,q1,r-one,R1\ni2,s,j,FAILED,q2,r-two,R2\n")
+    assert main(["import", "table", str(path), "--run-dir", str(tmp_path / "a"), "--visible", "input"]) == 0
+    assert [r["hidden"] for r in stored_items(tmp_path / "a")] == [{"row": "r-one", "Row": "R1"},
+                                                                   {"row": "r-two", "Row": "R2"}]  # fmt: skip
+    assert main(["import", "table", str(path), "--run-dir", str(tmp_path / "b"), "--visible", "input,row"]) == 0
+    assert [r["visible"] for r in stored_items(tmp_path / "b")] == [{"input": "q1", "row": "r-one"},
+                                                                    {"input": "q2", "row": "r-two"}]  # fmt: skip
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("header", ["case", "empty", "trailing comma", "line break"])
+def test_a_header_pythons_reader_reads_imports(tmp_path, header):
+    """Header names DuckDB's own header reading would not take: two names that differ only in case, an empty name,
+    a trailing comma, a quoted name with a line break in a CRLF file. Each column keeps its name and its values,
+    as Python's csv module reads the file."""
+    extra = {"case": ("Note,note", "A,b"), "empty": ("x,", "1,2"), "trailing comma": ("x,", "1,"),
+             "line break": ('"two\r\nlines"', "v")}[header]  # fmt: skip
+    text = f"id,system,judge,verdict,input,{extra[0]}\r\n" + "".join(
+        f"i{k},s,j,PASSED,q{k},{extra[1]}\r\n" for k in range(3)
+    )
+    path = tmp_path / "t.csv"
+    path.write_bytes(text.encode())
+    got = [r["hidden"] for r in stored_items(import_table(path, tmp_path / "d", visible=["input"]))]
+    expected = [{k: v for k, v in r.items() if k not in ("id", "system", "judge", "verdict", "input")}
+                for r in csv_rows(path)]  # fmt: skip
+    assert got == expected and len(got) == 3 and all(got)
+
+
+def test_paths_with_glob_characters_are_those_files(tmp_path, monkeypatch):
+    """A table named `g[12].csv` or `m*.csv` is that file (not g1.csv, not every m…), a run directory `q[12]` is
+    that directory (not q1), and a JSON Lines table staged where the temporary folder's name holds `[`."""
+    import tempfile
+
+    def table(name: str, n: int, verdict: str):
+        return write_table(tmp_path / name, [{"id": f"i{k}", "system": "s", "judge": "j", "verdict": verdict,
+                                              "input": "q"} for k in range(n)])  # fmt: skip
+
+    table("g1.csv", 5, "FAILED"), table("mx.csv", 7, "FAILED")
+    for name, n in (("g[12].csv", 2), ("m*.csv", 3)):
+        d = import_table(table(name, n, "PASSED"), tmp_path / f"d-{n}", visible=["input"])
+        assert load_dataset(d).cells.passed.tolist() == [n] and len(stored_items(d)) == n
+    import_table(tmp_path / "g1.csv", tmp_path / "q1", visible=["input"])
+    import_table(tmp_path / "g[12].csv", tmp_path / "q[12]", visible=["input"])
+    data = load_dataset(tmp_path / "q[12]")
+    assert data.cells.passed.tolist() == [2] and len(sm.draw(data, 5, 0).key) == 2
+    odd = tmp_path / "tmp[1]"
+    odd.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(odd))
+    d = import_table(table("t.jsonl", 4, "PASSED"), tmp_path / "j", visible=["input"])
+    assert len(stored_items(d)) == 4 and not list(odd.glob("vocab-import-*"))
+
+
+def test_an_interrupted_import_leaves_no_staging_folder(tmp_path, monkeypatch):
+    """Interrupted at its last step (the source's hash), an import removes what it staged and writes nothing."""
+    import tempfile
+
+    from vocab.calibration.imports import table
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def interrupted(path):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(table, "_sha256", interrupted)
+    path = write_table(tmp_path / "t.csv", [{"id": "i", "system": "s", "judge": "j", "verdict": "PASSED",
+                                             "input": "q"}])  # fmt: skip
+    with pytest.raises(KeyboardInterrupt):
+        import_table(path, tmp_path / "d", visible=["input"])
+    assert not list(tmp_path.glob("vocab-import-*")) and not (tmp_path / "d").exists()

@@ -60,6 +60,12 @@ def connect():
     return con
 
 
+def json_text(obj: dict[str, Any]) -> str:
+    """A JSON object as the items keep it: as DuckDB's ``json_object`` writes it (no spaces, text as it is), so a
+    table read in DuckDB and the same rows read in Python are the same items, with the same digest."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
 def rows_frame(rows: Iterable[dict[str, Any]], start: int = 0) -> pd.DataFrame:
     """Judgment rows (the dicts the importers make) in the items' columns."""
     out = {c: [] for c in COLUMNS}
@@ -72,9 +78,9 @@ def rows_frame(rows: Iterable[dict[str, Any]], start: int = 0) -> pd.DataFrame:
         out["judge"].append(str(r["judge"]))
         out["cell"].append(cell_of(r["system"], r["judge"]))
         out["verdict"].append(r["verdict"])
-        out["criteria"].append(json.dumps(r.get("criteria") or {}, ensure_ascii=False))
-        out["visible"].append(json.dumps(r.get("visible") or {}, ensure_ascii=False))
-        out["hidden"].append(json.dumps(r.get("hidden") or {}, ensure_ascii=False))
+        out["criteria"].append(json_text(r.get("criteria") or {}))
+        out["visible"].append(json_text(r.get("visible") or {}))
+        out["hidden"].append(json_text(r.get("hidden") or {}))
     frame = pd.DataFrame(out, columns=list(COLUMNS))
     return frame.astype({"row": "int64", "attempt": "int64"})
 
@@ -131,8 +137,20 @@ def _quote(path: Path | str) -> str:
     return str(path).replace("'", "''")
 
 
+def glob_escaped(path: Path | str) -> str:
+    """A path as DuckDB's readers take it literally: absolute (no ``~``, no ``s3://`` read into a name), and its
+    glob characters (``*``, ``?``, ``[``) each in a class of its own, so `m*.csv` or a folder `q[12]` is that file,
+    not the files the pattern would match."""
+    return "".join(f"[{c}]" if c in "*?[" else c for c in str(Path(path).absolute()))
+
+
+def source_literal(path: Path | str) -> str:
+    """A path to one file, as a SQL string literal for DuckDB's ``read_*`` functions (:func:`glob_escaped`)."""
+    return "'" + _quote(glob_escaped(path)) + "'"
+
+
 def parquet_source(path: Path) -> str:
-    return f"read_parquet('{_quote(path)}')"
+    return f"read_parquet({source_literal(path)})"
 
 
 class Items:

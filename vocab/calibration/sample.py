@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vocab.calibration.dataset import is_imported
+from vocab.calibration.dataset import FORMAT_VERSION, is_imported
 from vocab.calibration.errors import CalibrationError
 from vocab.calibration.quotes import COLUMN as QUOTES
 from vocab.calibration.quotes import judge_quotes
@@ -140,8 +140,9 @@ def _pick_items(rng, data, cell: str, n_passed: int, n_failed: int, taken: set |
 
 def data_id(data) -> str:
     """The identity a dataset's blind ids derive from: a run's :func:`content_hash`, an imported dataset's digest
-    (kept at import: every column of every item)."""
-    if data.items is None:
+    (kept at import: every column of every item). A dataset imported before 2026-12 (``judgments.jsonl``, no
+    ``items`` in its ``dataset.json``) keeps the content hash its sample's ids were drawn with."""
+    if data.items is None or data.manifest.get("format_version") != FORMAT_VERSION:
         return content_hash(data.attempts, data.visible)
     return "items:" + data.manifest["items"]["digest"]
 

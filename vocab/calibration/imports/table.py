@@ -81,7 +81,7 @@ def _csv_header(path: Path) -> list[str]:
 
 
 def _duckdb_error(path: Path, e: Exception) -> JudgmentImportError:
-    """DuckDB's reading error as one line naming the file and the row."""
+    """DuckDB's reading error as one line naming the file, the row and what DuckDB found there."""
     import re
 
     text = str(e)
@@ -91,29 +91,45 @@ def _duckdb_error(path: Path, e: Exception) -> JudgmentImportError:
     if found:
         more = int(found.group(2)) > int(found.group(1))
         return JudgmentImportError(f"{where}: {'more' if more else 'fewer'} fields than the header has columns")
+    size = re.search(r"Maximum line size of (\d+) bytes exceeded", text)
+    if size:
+        return JudgmentImportError(f"{where}: longer than {int(size.group(1)):,} bytes (a field holds at most "
+                                   f"{common.MAX_FIELD:,} characters)")  # fmt: skip
     if "unicode" in text.lower() or "utf-8" in text.lower() or "utf8" in text.lower():
         return JudgmentImportError(f"{path}: not UTF-8 text")
-    return JudgmentImportError(f"{where}: cannot be read as a table ({first_line(text.splitlines()[0], 120)})")
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    said = next((lines[k + 1] for k, x in enumerate(lines[:-1]) if x.startswith("Original Line:")), lines[0])
+    return JudgmentImportError(f"{where}: cannot be read as a table ({first_line(said, 120)})")
+
+
+ROW = "r"  # the raw table's row number (from 0); its columns are c0, c1, ... in the header's order, whatever names
 
 
 def _raw_source(con, path: Path, kind: str, staging: Path) -> list[str]:
-    """The table as text columns in ``staging/raw.parquet`` (``row`` from 0 in the file's order); its columns."""
+    """The table as text columns in ``staging/raw.parquet``: :data:`ROW` (from 0 in the file's order), then the
+    header's columns as ``c0``, ``c1``, ... (a column of any name, `row` or `Row` or none, is the table's own);
+    returns the header."""
     if kind == ".csv":
         header = _csv_header(path)
-        cols = "{" + ", ".join(f"{_lit(c)}: 'VARCHAR'" for c in header) + "}"
-        src = (f"read_csv({_lit(str(path))}, header=true, delim=',', quote='\"', escape='\"', strict_mode=true, "
-               f"null_padding=false, auto_detect=false, max_line_size={common.MAX_FIELD * 8}, "
+        cols = "{" + ", ".join(f"'c{k}': 'VARCHAR'" for k in range(len(header))) + "}"
+        # the header read as a row (its names checked above, by Python's reader) and dropped: DuckDB's own header
+        # reading would take a name with a line break in it for the end of the header
+        src = (f"read_csv({items.source_literal(path)}, header=false, delim=',', quote='\"', escape='\"', "
+               f"strict_mode=true, null_padding=false, auto_detect=false, max_line_size={common.MAX_FIELD * 8}, "
                f"columns={cols})")  # fmt: skip
+        names = [f"c{k}" for k in range(len(header))]
+        first = 1
     else:
-        src = f"read_parquet({_lit(str(path))})"
+        src = f"read_parquet({items.source_literal(path)})"
         try:
             header = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()]
         except Exception as e:  # noqa: BLE001 - duckdb's errors have no common base beyond Exception
             raise JudgmentImportError(f"{path}: not a Parquet file DuckDB reads ({first_line(e, 120)})") from None
-    body = ", ".join(f"coalesce(CAST({_ident(c)} AS VARCHAR), '') AS {_ident(c)}" for c in header)
+        names, first = header, 0
+    body = ", ".join(f"coalesce(CAST({_ident(c)} AS VARCHAR), '') AS c{k}" for k, c in enumerate(names))
     try:
-        con.execute(f"COPY (SELECT row_number() OVER () - 1 AS row, {body} FROM {src}) TO "
-                    f"{_lit(str(staging / 'raw.parquet'))} (FORMAT parquet)")  # fmt: skip
+        con.execute(f"COPY (SELECT * FROM (SELECT row_number() OVER () - 1 - {first} AS {ROW}, {body} FROM {src}) "
+                    f"WHERE {ROW} >= 0) TO {_lit(str(staging / 'raw.parquet'))} (FORMAT parquet)")  # fmt: skip
     except JudgmentImportError:
         raise
     except Exception as e:  # noqa: BLE001
@@ -133,8 +149,9 @@ def _mapping(con, name: str, values: list[tuple[str, Any]]) -> None:
 def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | None, scored: set) -> str:
     """The raw table checked in DuckDB and given the items' columns; returns the relation's name. A check that
     fails names its first row as the row check would: the row is read back and checked in Python."""
-    raw = f"read_parquet({_lit(str(staging / 'raw.parquet'))})"
+    raw = f"read_parquet({items.source_literal(staging / 'raw.parquet')})"
     con.execute(f"CREATE VIEW raw AS SELECT * FROM {raw}")
+    at = {name: f"raw.c{k}" for k, name in enumerate(header)}  # a column of the table, by its name there
     n_rows = con.execute("SELECT count(*) FROM raw").fetchone()[0]
     if not n_rows:
         raise JudgmentImportError(f"{t.path}: no rows")
@@ -142,18 +159,19 @@ def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | N
     if missing:
         raise JudgmentImportError(f"{t.path}: row 1: no column {missing[0]!r}")
 
-    def first_row(sql: str) -> dict[str, str]:
-        return dict(zip(["row", *header], con.execute(sql).fetchone(), strict=True))
+    def row_at(row: int) -> dict[str, str]:
+        """The table's row (from 0) as the row check reads one: its header's names, its values."""
+        got = con.execute(f"SELECT * FROM raw WHERE {ROW} = {int(row)}").fetchone()
+        return dict(zip(header, got[1:], strict=True))
 
     def fail_at(row: int) -> None:
-        check_row(t, row + 1, {k: v for k, v in first_row(f"SELECT * FROM raw WHERE row = {row}").items()
-                                if k != "row"}, None)  # fmt: skip
+        check_row(t, row + 1, row_at(row), None)
         raise JudgmentImportError(f"{t.path}: row {row + 1}: cannot be imported")  # the SQL and the row check differ
 
     # each small column's distinct values, mapped by the row check's own functions (None: refused)
     def distinct(col: str, fn) -> list[tuple[str, Any]]:
         out = []
-        for (v,) in con.execute(f"SELECT DISTINCT {_ident(col)} FROM raw").fetchall():
+        for (v,) in con.execute(f"SELECT DISTINCT {at[col]} FROM raw").fetchall():
             try:
                 out.append((v, fn(v)))
             except JudgmentImportError:
@@ -168,64 +186,64 @@ def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | N
         _mapping(con, f"cmap{k}", distinct(f"criterion:{c}", lambda v: _text(v).strip().upper()))
     for k, col in enumerate(t.label_cols):
         _mapping(con, f"lmap{k}", distinct(col, lambda v: word(v, t.pass_values, t.fail_values, None, "", "")))
-    pairs = con.execute("SELECT DISTINCT system, judge FROM raw").fetchall()
+    pairs = con.execute(f"SELECT DISTINCT {at['system']}, {at['judge']} FROM raw").fetchall()
     bad_pairs = []
     for system, judge in pairs:
         try:
             check_cell_names([{"system": system, "judge": judge, "id": ""}])
         except CalibrationError:
             bad_pairs.append(f"{system}\x1f{judge}")
-    joins = ["JOIN vmap ON vmap.raw = raw.verdict"]
+    joins = [f"JOIN vmap ON vmap.raw = {at['verdict']}"]
     epoch = "1"
     if has_epoch:
-        joins.append("JOIN emap ON emap.raw = raw.epoch")
+        joins.append(f"JOIN emap ON emap.raw = {at['epoch']}")
         epoch = "emap.out"
-    bad = [f"regexp_full_match(raw.{c}, '{_SPACE}*')" for c in ("id", "system", "judge")]
+    bad = [f"regexp_full_match({at[c]}, '{_SPACE}*')" for c in ("id", "system", "judge")]
     bad += ["vmap.out IS NULL", f"{epoch} IS NULL" if has_epoch else "false"]
     crit_ok = []
     for k, c in enumerate(t.criteria):
-        joins.append(f"JOIN cmap{k} ON cmap{k}.raw = raw.{_ident('criterion:' + c)}")
+        joins.append(f"JOIN cmap{k} ON cmap{k}.raw = {at['criterion:' + c]}")
         bad.append(f"(cmap{k}.out NOT IN ('PASSED', 'FAILED') AND NOT (vmap.out = 'UNSCORED' AND cmap{k}.out = ''))")
         crit_ok.append(f"cmap{k}.out = 'PASSED'")
     if t.criteria:
         bad.append(f"(vmap.out <> 'UNSCORED' AND (vmap.out = 'PASSED') <> ({' AND '.join(crit_ok)}))")
     for k, col in enumerate(t.label_cols):
-        joins.append(f"JOIN lmap{k} ON lmap{k}.raw = raw.{_ident(col)}")
+        joins.append(f"JOIN lmap{k} ON lmap{k}.raw = {at[col]}")
         bad.append(f"lmap{k}.out IS NULL")
-    long = [f"length(raw.{_ident(c)}) > {common.MAX_FIELD}"
+    long = [f"length({at[c]}) > {common.MAX_FIELD}"
             for c in ("id", "system", "judge", *t.vis, *(f"criterion:{c}" for c in t.criteria))]  # fmt: skip
     bad += long
     if bad_pairs:
-        bad.append("(raw.system || chr(31) || raw.judge) IN (SELECT unnest(?::VARCHAR[]))")
+        bad.append(f"({at['system']} || chr(31) || {at['judge']}) IN (SELECT unnest(?::VARCHAR[]))")
     where = " OR ".join(bad)
-    first_bad = con.execute(f"SELECT min(raw.row) FROM raw {' '.join(joins)} WHERE {where}",
+    first_bad = con.execute(f"SELECT min(raw.{ROW}) FROM raw {' '.join(joins)} WHERE {where}",
                             [bad_pairs] if bad_pairs else []).fetchone()[0]  # fmt: skip
     dup = con.execute(
-        f"SELECT row, first FROM (SELECT raw.row, min(raw.row) OVER w AS first, row_number() OVER w AS k FROM raw "
-        f"{joins[1] if has_epoch else ''} WINDOW w AS (PARTITION BY raw.system, raw.judge, raw.id, {epoch} "
-        "ORDER BY raw.row)) WHERE k > 1 ORDER BY row LIMIT 1"
+        f"SELECT {ROW}, first FROM (SELECT raw.{ROW}, min(raw.{ROW}) OVER w AS first, row_number() OVER w AS k "
+        f"FROM raw {joins[1] if has_epoch else ''} WINDOW w AS (PARTITION BY {at['system']}, {at['judge']}, "
+        f"{at['id']}, {epoch} ORDER BY raw.{ROW})) WHERE k > 1 ORDER BY {ROW} LIMIT 1"
     ).fetchone()
     if first_bad is not None and (dup is None or first_bad <= dup[0]):
         fail_at(first_bad)
     if dup is not None:
-        r = first_row(f"SELECT * FROM raw WHERE row = {dup[0]}")
+        r = row_at(dup[0])
         raise JudgmentImportError(f"{t.path}: row {dup[0] + 1}, column 'id': {r['id']!r} repeats row {dup[1] + 1} "
                                   "(same system, judge, epoch)")  # fmt: skip
     known = {"id", "system", "judge", "verdict", "group", "epoch", "unscored_reason", *t.vis, *t.label_cols}
     hidden_cols = [c for c in header if c not in known and not c.startswith("criterion:")]
-    pairs_sql = lambda cols: ", ".join(f"{_lit(c)}, raw.{_ident(c)}" for c in cols)  # noqa: E731
+    pairs_sql = lambda cols: ", ".join(f"{_lit(c)}, {at[c]}" for c in cols)  # noqa: E731
     hidden = f"json_object({pairs_sql(hidden_cols)})"
-    reason = ("coalesce(nullif(regexp_replace(raw.unscored_reason, '^" + _SPACE + "+|" + _SPACE + "+$', '', 'g'), "
-              "''), 'unscored')") if "unscored_reason" in header else "'unscored'"  # fmt: skip
+    trimmed = lambda col: f"nullif(regexp_replace({at[col]}, '^{_SPACE}+|{_SPACE}+$', '', 'g'), '')"  # noqa: E731
+    reason = f"coalesce({trimmed('unscored_reason')}, 'unscored')" if "unscored_reason" in header else "'unscored'"
     hidden_u = f"json_object({pairs_sql(hidden_cols)}{', ' if hidden_cols else ''}'unscored_reason', {reason})"
-    group = (f"coalesce(nullif(regexp_replace(raw.\"group\", '^{_SPACE}+|{_SPACE}+$', '', 'g'), ''), raw.id)"
-             if "group" in header else "raw.id")  # fmt: skip
+    group = f"coalesce({trimmed('group')}, {at['id']})" if "group" in header else at["id"]
     crit = ", ".join(f"{_lit(c)}, cmap{k}.out" for k, c in enumerate(t.criteria))
     criteria = f"CASE WHEN vmap.out = 'UNSCORED' THEN '{{}}' ELSE json_object({crit}) END" if crit else "'{}'"
-    visible = f"json_object({', '.join(f'{_lit(f)}, raw.{_ident(f)}' for f in t.vis)})"
+    visible = f"json_object({pairs_sql(t.vis)})"
     con.execute(
-        f"CREATE VIEW staged_items AS SELECT raw.row, raw.id, {group} AS level, CAST({epoch} AS BIGINT) AS attempt, "
-        f"raw.system, raw.judge, raw.system || '__' || raw.judge AS cell, vmap.out AS verdict, "
+        f"CREATE VIEW staged_items AS SELECT raw.{ROW} AS row, {at['id']} AS id, {group} AS level, "
+        f"CAST({epoch} AS BIGINT) AS attempt, {at['system']} AS system, {at['judge']} AS judge, "
+        f"{at['system']} || '__' || {at['judge']} AS cell, vmap.out AS verdict, "
         f"CAST({criteria} AS VARCHAR) AS criteria, CAST({visible} AS VARCHAR) AS visible, "
         f"CAST(CASE WHEN vmap.out = 'UNSCORED' THEN {hidden_u} ELSE {hidden} END AS VARCHAR) AS hidden "
         f"FROM raw {' '.join(joins)}"
@@ -234,8 +252,8 @@ def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | N
         said = ", ".join(f"lmap{k}.out" for k in range(len(t.label_cols)))
         any_said = " OR ".join(f"lmap{k}.out <> ''" for k in range(len(t.label_cols)))
         for system, judge, ident, e, *words in con.execute(
-            f"SELECT raw.system, raw.judge, raw.id, {epoch}, vmap.out, {said} FROM raw {' '.join(joins)} "
-            f"WHERE {any_said} ORDER BY raw.row"
+            f"SELECT {at['system']}, {at['judge']}, {at['id']}, {epoch}, vmap.out, {said} FROM raw "
+            f"{' '.join(joins)} WHERE {any_said} ORDER BY raw.{ROW}"
         ).fetchall():
             key = (cell_of(system, judge), ident, int(e))
             for person, said_word in zip(t.label_cols.values(), words[1:], strict=True):
@@ -254,6 +272,7 @@ def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path
     t = None
     rows: list[dict] = []
     parts = 0
+    parts_glob = _lit(items.glob_escaped(staging) + "/part-*.parquet")  # the parts, wherever the staging folder is
     start = 0
 
     def flush():
@@ -270,7 +289,7 @@ def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path
             return
         dup = con.execute(
             "SELECT row, first, id FROM (SELECT row, id, min(row) OVER w AS first, row_number() OVER w AS k FROM "
-            f"read_parquet({_lit(str(staging / 'part-*.parquet'))}) WINDOW w AS (PARTITION BY system, judge, id, "
+            f"read_parquet({parts_glob}) WINDOW w AS (PARTITION BY system, judge, id, "
             "attempt ORDER BY row)) WHERE k > 1 ORDER BY row LIMIT 1"
         ).fetchone()
         if dup is not None:
@@ -299,7 +318,7 @@ def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path
     if t is None:
         raise JudgmentImportError(f"{path}: no rows")
     repeated()
-    con.execute(f"CREATE VIEW staged_items AS SELECT * FROM read_parquet({_lit(str(staging / 'part-*.parquet'))})")
+    con.execute(f"CREATE VIEW staged_items AS SELECT * FROM read_parquet({parts_glob})")
     return t.vis
 
 
@@ -359,17 +378,17 @@ def stage_table(
             t = layout(path, header, visible, rater, pv, fv, pass_at)
             _stage_sql(con, t, header, staging, labels, scored)
             vis, names = t.vis, t.criteria
-    except BaseException:
+        rub = declared_criteria(names, question) if names else single_verdict(question)
+        meta = {
+            "name": path.stem,
+            "source": {"kind": "table", "path": str(path), "sha256": _sha256(path)},
+            "rubric": rub.as_dict(),
+            "visible": list(vis),
+        }
+    except BaseException:  # an interrupt too: the staging folder is not left behind
         con.close()
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    rub = declared_criteria(names, question) if names else single_verdict(question)
-    meta = {
-        "name": path.stem,
-        "source": {"kind": "table", "path": str(path), "sha256": _sha256(path)},
-        "rubric": rub.as_dict(),
-        "visible": list(vis),
-    }
     return con, "staged_items", meta, staging
 
 
