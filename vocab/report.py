@@ -38,6 +38,7 @@ class Report:
     sections: list[tuple[str, str, pd.DataFrame | None]] = field(default_factory=list)  # (title, text, table)
     figure_png: bytes | None = None
     provenance: dict = field(default_factory=dict)
+    table: pd.DataFrame | None = None  # the corrected-rate table at full precision (``corrected.csv``)
 
 
 def _num(x: float) -> str:
@@ -126,7 +127,7 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
     study = data.kind == "run"  # a Vocabscapes run speaks of the critic and levels; an imported dataset of its judge
     headline = headline_lines(run_dir, c)
     labelled = labels_note(run_dir) is not None
-    rep = Report(f"Judge audit: {data.name}", headline)
+    rep = Report(f"Judge audit: {data.name}", headline, table=corr.reset_index(drop=True))
     table = pd.DataFrame(
         {
             "rater": corr.rater,
@@ -315,7 +316,7 @@ def to_markdown(rep: Report, figure_name: str | None = None) -> str:
     return "\n".join(out)
 
 
-REPORT_FILES = ("report.html", "report.md", "report.png")
+REPORT_FILES = ("report.html", "report.md", "report.png", "corrected.csv")
 
 
 class ReportError(InputError):
@@ -324,10 +325,11 @@ class ReportError(InputError):
 
 def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | Path | None = None, *,
           force: bool = False) -> list[Path]:  # fmt: skip
-    """Write ``report.html``, ``report.md`` and the figure the Markdown links (``report.png``) into ``out_dir``
-    (default ``<run_dir>/report``, remade on every call); returns the paths. A named ``out_dir`` that already holds
-    a report (perhaps another dataset's) is refused unless ``force``; the directory is locked while it is written,
-    and each file is written whole or not at all."""
+    """Write ``report.html``, ``report.md``, the figure the Markdown links (``report.png``) and the corrected-rate
+    table at full precision (``corrected.csv``: what the report rounds, and the bounds ``vocab gate`` holds to) into
+    ``out_dir`` (default ``<run_dir>/report``, remade on every call); returns the paths. A named ``out_dir`` that
+    already holds a report (perhaps another dataset's) is refused unless ``force``; the directory is locked while
+    it is written, and each file is written whole or not at all."""
     from vocab.records import dir_lock, write_bytes_atomic, write_text_atomic
 
     out = Path(out_dir) if out_dir is not None else Path(run_dir) / "report"
@@ -344,4 +346,5 @@ def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | P
         write_bytes_atomic(out / "report.png", rep.figure_png or b"")
         write_text_atomic(out / "report.html", to_html(rep))
         write_text_atomic(out / "report.md", to_markdown(rep, "report.png"))
-    return [out / f for f in ("report.html", "report.md", "report.png")]
+        write_text_atomic(out / "corrected.csv", rep.table.to_csv(index=False))
+    return [out / f for f in REPORT_FILES]

@@ -13,7 +13,6 @@ import pandas as pd
 import pytest
 
 from tests.stored import stored_items
-from vocab.calibration.correct import corrected
 from vocab.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -42,17 +41,25 @@ def _gate(argv, capsys) -> tuple[int, list[str], list[str]]:
     return rc, out.out.splitlines(), out.err.splitlines()
 
 
-def test_the_gate_opens_and_shuts_on_either_side_of_each_bound(audited, capsys):
-    """The report's lower bounds (same seed, same draws) with a threshold a hair below (exit 0) and above (exit 1)."""
-    row = corrected(audited).table.query("rater == 'ann'").iloc[0]
-    assert 0 < row.ci_low < 1 and 0 < row.q1_low < 1 and 0 < row.q0_low < 1  # ann's verdicts are mixed
-    for flag, bound in (("--min-rate", row.ci_low), ("--min-q1", row.q1_low), ("--min-q0", row.q0_low)):
-        rc, out, err = _gate([audited, flag, round(bound - 0.001, 6)], capsys)
+def test_the_gate_opens_and_shuts_on_either_side_of_each_bound(audited, tmp_path, capsys):
+    """The bounds `vocab report` writes at full precision (report/corrected.csv, another command): the gate says
+    the same value, and holds with a threshold 1e-9 below it (exit 0), not 1e-9 above (exit 1)."""
+    assert main(["report", str(audited), "--out", str(tmp_path / "report")]) == 0
+    table = pd.read_csv(tmp_path / "report" / "corrected.csv", float_precision="round_trip")
+    row = table.query("rater == 'ann'").iloc[0].to_dict()
+    row = {k: (float(v) if isinstance(v, float) else v) for k, v in row.items()}  # repr: a plain float's digits
+    assert 0 < row["ci_low"] < 1 and 0 < row["q1_low"] < 1 and 0 < row["q0_low"] < 1  # ann's verdicts are mixed
+    for flag, bound, check in (("--min-rate", row["ci_low"], "rate"), ("--min-q1", row["q1_low"], "q1"),
+                               ("--min-q0", row["q0_low"], "q0")):  # fmt: skip
+        rc, out, _ = _gate([audited, flag, repr(bound), "--json"], capsys)
+        said = json.loads(out[0])["cells"][0]["checks"][0]
+        assert said["check"] == check and said["lower_bound"] == bound, (said, bound)
+        rc, out, err = _gate([audited, flag, repr(bound - 1e-9)], capsys)
         assert rc == 0 and len(out) == 1 and out[0].startswith("PASS ") and "holds" in out[0] and not err, out
-        rc, out, err = _gate([audited, flag, round(bound + 0.001, 6)], capsys)
+        rc, out, err = _gate([audited, flag, repr(bound + 1e-9)], capsys)
         assert rc == 1 and out[0].startswith("FAIL ") and "does not hold" in out[0] and f"{bound:.3f}" in out[0], out
     # several thresholds: one that fails shuts the gate, and the line says which
-    rc, out, _ = _gate([audited, "--min-rate", 0, "--min-q1", round(row.q1_low + 0.001, 6)], capsys)
+    rc, out, _ = _gate([audited, "--min-rate", 0, "--min-q1", repr(row["q1_low"] + 1e-9)], capsys)
     assert rc == 1 and "rate's lower bound" in out[0] and out[0].count("does not hold") == 1
 
 

@@ -41,12 +41,37 @@ def test_the_answer_holds_in_vocab_coverage_and_does_not_hinge_on_the_seed():
     assert coverage("fiducial", piles=int(a.per_pile * 0.8), **kw).mean_width / 2 > 0.045
 
 
+def _non_increasing_fit(y: list[float]) -> list[float]:
+    """The least-squares non-increasing fit of ``y`` (pool adjacent violators, written here: not scipy's)."""
+    blocks: list[list[float]] = []  # [mean, weight]
+    for v in y:
+        blocks.append([v, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] < blocks[-1][0]:
+            (m1, w1), (m2, w2) = blocks.pop(-2), blocks.pop()
+            blocks.append([(m1 * w1 + m2 * w2) / (w1 + w2), w1 + w2])
+    return [m for m, w in blocks for _ in range(int(w))]
+
+
 def test_the_simulated_half_width_is_fitted_non_increasing():
-    p = plan(theta=0.3, q1=0.8, q0=0.7, attempts=400, half_width=0.1, sims=300, seed=3)
+    """The plan's half-width is the non-increasing least-squares fit of the simulated half-widths at every request
+    searched, at the smallest request whose fit meets the target; the request searched before it misses."""
+    p = plan(theta=0.3, q1=0.8, q0=0.7, attempts=400, half_width=0.1, sims=40, seed=1, n_boot=200)
     ns = sorted(p.searched)
-    assert ns[:3] == [1, 2, 3] and p.per_pile in ns and p.half_width <= 0.1
+    assert ns[:3] == [1, 2, 3] and p.per_pile in ns
+    fit = dict(zip(ns, _non_increasing_fit([p.searched[n] for n in ns]), strict=True))
+    # 40 studies: the simulated half-width rises at the answer, so the fit is not the raw value there
+    assert abs(fit[p.per_pile] - p.searched[p.per_pile]) > 1e-6
+    assert all(fit[a] >= fit[b] for a, b in zip(ns, ns[1:], strict=False))
+    assert p.half_width == pytest.approx(fit[p.per_pile], rel=1e-12) and p.half_width <= 0.1
+    assert p.per_pile == min(n for n in ns if fit[n] <= 0.1)
     below = [n for n in ns if n < p.per_pile]
-    assert below and all(p.searched[n] > 0.1 for n in below[-1:])  # the request before it misses
+    assert below and fit[below[-1]] > 0.1
+
+
+def test_pool_adjacent_violators_fits_as_least_squares():
+    """The test's own fit, on a case worked by hand: 3, 1, 2 -> 3, 1.5, 1.5."""
+    assert _non_increasing_fit([3.0, 1.0, 2.0]) == [3.0, 1.5, 1.5]
+    assert _non_increasing_fit([1.0, 2.0, 3.0]) == [2.0, 2.0, 2.0]
 
 
 def test_a_target_the_attempts_cannot_reach_says_so_and_names_the_best():

@@ -154,7 +154,7 @@ def draw(data, per_pile: int, seed: int, *, sizes: dict[str, tuple[int, int]] | 
         return draw_sample(data.attempts, per_pile, seed, data.visible, sizes=sizes)
     if per_pile < 1:
         raise CalibrationError(f"per_pile must be positive, got {per_pile}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # the sample's stream (not stats.stream: it would redraw every sample)
     rows = []
     for cell in data.cells.index[data.cells.attempts > 0]:
         rows += _pick_items(rng, data, cell, *(sizes[cell] if sizes else (per_pile, per_pile)))
@@ -182,7 +182,7 @@ def draw_sample(
     ``sizes``: per cell, (passed, failed) rows (:func:`pile_sizes`) instead of ``per_pile`` each."""
     if per_pile < 1:
         raise CalibrationError(f"per_pile must be positive, got {per_pile}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # the sample's stream (not stats.stream: it would redraw every sample)
     att = attempts.sort_values(["cell", "level", "attempt"], kind="stable").reset_index(drop=True)
     rows = []
     for cell in sorted(att.cell.unique()):

@@ -246,6 +246,7 @@ def clustered_point(
         raise ValueError(f"unknown method {unknown[0]!r} (known: {', '.join(POINT_METHODS)})")
     st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
                             sims=sims, rng=np.random.default_rng(seed))  # fmt: skip
+    # (the simulator's stream from the seed alone, not stats.stream: that would move every committed grid point)
     target = population_theta(theta, q1, q0, spread, max_attempts)
     out = []
     for m in methods:

@@ -176,7 +176,7 @@ def coverage(
 ) -> Coverage:
     check_point(method, theta=theta, q1=q1, q0=q0, attempts=attempts, piles=piles, sims=sims, seed=seed,
                 n_boot=n_boot, rater_error=rater_error)  # fmt: skip
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # the simulator's stream (not stats.stream: it would move every grid point)
     st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error)
     est, lo, hi = interval(method, st, n_boot, rng)
     return coverage_of(method, est, lo, hi, theta, st.defined)

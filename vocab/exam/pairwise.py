@@ -51,7 +51,7 @@ def draw_pairs(pool: list[Source], n: int, seed: int) -> list[Pair]:
     pool = sorted(pool, key=lambda s: s.source_id)
     if len(pool) < 2:
         raise exam.ExamError(f"a pairwise exam needs at least 2 answers; the pool has {len(pool)}")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # the exam's draw (not stats.stream: a committed exam keeps its pairs)
     n = min(n, len(pool))
     nulls = [pool[i] for i in sorted(rng.choice(len(pool), size=n, replace=False))]
     pairs = [Pair(f"null-{s.source_id}", "null", s.level, s, s) for s in nulls]

@@ -334,7 +334,7 @@ def draw_sources(pool: list[Source], n: int, seed: int) -> list[Source]:
     """``n`` sources drawn without replacement under ``seed``: the run's own answers first, then reference
     answers to fill up; each group sorted by id before its draw, and only sources whose variants build.
     Returned in id order."""
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # the exam's draw (not stats.stream: a committed exam keeps its items)
     chosen: list[Source] = []
     for kind in ("run", "reference"):
         group = sorted((s for s in pool if s.kind == kind), key=lambda s: s.source_id)

@@ -66,7 +66,7 @@ def tournament_pairs(run_dir, n_levels: int, seed: int, reference_answers: bool)
     answers = writer_answers(run_dir)
     writers = sorted({w for w, _ in answers})
     common = sorted(lv for lv in {lv for _, lv in answers} if all((w, lv) in answers for w in writers))
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # the tournament's own draw (not stats.stream: a committed one keeps its games)
     chosen = sorted(common[i] for i in rng.choice(len(common), size=min(n_levels, len(common)), replace=False))
     pairs = []
     for lv in chosen:

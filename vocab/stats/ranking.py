@@ -118,7 +118,7 @@ def bradley_terry_bootstrap(
     for g, game in zip(keys, games, strict=True):
         by_group.setdefault(g, []).append(game)
     names = sorted(by_group, key=str)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)  # one estimate's stream: its caller's seed, for this fit alone
     draws: dict[str, list[float]] = {p: [] for p in fit.players}
     failed = 0
     for _ in range(n_resamples):
