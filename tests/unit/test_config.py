@@ -142,3 +142,12 @@ def test_a_data_parallel_rpc_port_is_range_checked_and_owned_by_one_model(tmp_pa
     with pytest.raises(ConfigError, match=words):
         load_config(write(tmp_path, text))
     load_config(Path(__file__).resolve().parents[2] / "configs" / "gpu-2node.toml")
+
+
+def test_the_assets_a_config_names_are_the_assets_serving_makes():
+    """A config's embedded assets are named in vocab.config (reading a config imports no serving code): they are
+    the assets vocab.serving.models knows how to prepare, in its order."""
+    from vocab.config.types import EMBEDDED_ASSETS
+    from vocab.serving.models import ASSETS
+
+    assert tuple(ASSETS) == EMBEDDED_ASSETS

@@ -22,6 +22,7 @@ from xml.sax.saxutils import escape, quoteattr
 import pandas as pd
 
 from vocab.calibration.errors import CalibrationError
+from vocab.calibration.values import as_text
 
 FORMATS = ("form", "label-studio")
 VERDICT_CHOICES = ("PASSED", "FAILED")
@@ -64,7 +65,6 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
     """``packets/NAME-label-studio/``: tasks.json, label_config.xml and README.txt for one rater (rows in their own
     order, :func:`vocab.calibration.packet.rater_order`). A folder already there for another sample is refused."""
     from vocab.calibration.dataset import read_rubric
-    from vocab.calibration.imports.common import _text
     from vocab.calibration.packet import check_packet_folder, check_rater_name, rater_order, rubric_text
     from vocab.calibration.sample import read_sheet, sheet_sha256
     from vocab.records import write_text_atomic
@@ -94,7 +94,7 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
                                    "stays (move it away to make a new one)")  # fmt: skip
     visible = tuple(c for c in sheet.columns if c != "blind_id")
     keys = _fields(visible)
-    tasks = [{"data": {"blind_id": bid, **{keys[f]: _text(by_id[bid][f]) for f in visible}, "vocab_rater": rater,
+    tasks = [{"data": {"blind_id": bid, **{keys[f]: as_text(by_id[bid][f]) for f in visible}, "vocab_rater": rater,
                        "vocab_sample_sha256": sample}} for bid in order]  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "rubric.txt", rubric_text(rub))

@@ -10,11 +10,11 @@ input may name a verdict for reasons of its own.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pandas as pd
 
+from vocab.calibration.values import as_text
 from vocab.prompts import RETRY_PHRASES
 
 ANSWER_FIELDS = ("sentence", "answer_key", "output")
@@ -27,17 +27,9 @@ MARKERS = (
 )
 
 
-def _text(value) -> str:
-    if isinstance(value, str):
-        return value
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return ""
-    return json.dumps(value, ensure_ascii=False)
-
-
 def judge_quotes(row: dict) -> str:
     """What of the judge an answer quotes, as ``"; "``-joined marker names ("" for none)."""
-    text = "\n".join(_text(row.get(f)) for f in ANSWER_FIELDS if f in row)
+    text = "\n".join(as_text(row.get(f)) for f in ANSWER_FIELDS if f in row)
     return "; ".join(name for name, rx in MARKERS if rx.search(text))
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from vocab.config.types import (
+    EMBEDDED_ASSETS,
     MODEL_KINDS,
     PROFILES,
     Config,
@@ -209,8 +210,6 @@ def _check_replicas(r: _Reader, o: ServeOptions) -> None:
 
 
 def _read_model(name: str, r: _Reader) -> ModelConfig:
-    from vocab.serving.models import ASSETS  # local import: models imports nothing from here at module level
-
     kind = r.get("kind", str, required=True)
     if kind not in MODEL_KINDS:
         raise r.error("kind", f"must be one of {', '.join(MODEL_KINDS)}, got {kind!r}")
@@ -221,9 +220,9 @@ def _read_model(name: str, r: _Reader) -> ModelConfig:
     api_key_env = r.get("api_key_env", str)
     if kind == "embedded":
         if asset is None:
-            raise r.error("asset", f"missing (required for kind 'embedded'; one of {', '.join(ASSETS)})")
-        if asset not in ASSETS:
-            raise r.error("asset", f"unknown asset {asset!r} (known: {', '.join(ASSETS)})")
+            raise r.error("asset", f"missing (required for kind 'embedded'; one of {', '.join(EMBEDDED_ASSETS)})")
+        if asset not in EMBEDDED_ASSETS:
+            raise r.error("asset", f"unknown asset {asset!r} (known: {', '.join(EMBEDDED_ASSETS)})")
     if kind == "vllm" and model is None:
         raise r.error("model", "missing (required for kind 'vllm': a model id or path for vllm serve)")
     if kind in ("embedded", "vllm"):

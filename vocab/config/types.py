@@ -10,6 +10,9 @@ from vocab.errors import InputError
 
 PROFILES = ("cpu", "gpu")
 MODEL_KINDS = ("embedded", "vllm", "endpoint")
+# the embedded assets a config may name: vocab.serving.models.ASSETS holds how each is made (a test checks the two
+# agree); named here so that reading a config does not import the serving package
+EMBEDDED_ASSETS = ("smollm2-135m-instruct", "gemma-3-270m")
 # Sampling keys the OpenAI API accepts as top-level parameters; the rest go through ``extra_body``.
 OPENAI_SAMPLING_KEYS = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "seed")
 VLLM_SAMPLING_KEYS = ("top_k", "min_p", "repetition_penalty")

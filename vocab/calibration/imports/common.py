@@ -4,8 +4,6 @@ line of an imported dataset."""
 from __future__ import annotations
 
 import hashlib
-import json
-import math
 from pathlib import Path
 from typing import Any
 
@@ -55,12 +53,6 @@ def load_json(path: Path) -> Any:
     (:func:`vocab.files.parse_json`); any damage (not JSON, not UTF-8, nested too deep) one line naming the file."""
     files.check_file(path, "file", JudgmentImportError)
     return files.read_json(path, MAX_JSON_LOG, "JSON file", JudgmentImportError)
-
-
-def _text(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 LEFT_OUT = {  # what an import leaves out: the rows that do not ask the judge at all

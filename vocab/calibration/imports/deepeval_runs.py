@@ -15,7 +15,8 @@ from typing import Any
 
 from vocab.calibration.dataset import single_verdict, write_dataset
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _sha256, _text, first_line
+from vocab.calibration.imports.common import JudgmentImportError, _sha256, first_line
+from vocab.calibration.values import as_text
 
 DEEPEVAL_QUESTION = "Does the output meet the metric's criterion for this input (see the target, if given)?"
 
@@ -102,9 +103,9 @@ def read_deepeval(
         name = named[n - 1]
         item = name if name and named.count(name) == 1 else f"{name or 'test case'} #{c.get('order', n - 1)}"
         context = c.get("retrievalContext") or c.get("context") or []
-        visible = {"input": _text(c.get("input")), "target": _text(c.get("expectedOutput")),
-                   "context": "\n\n".join(map(_text, context)) if isinstance(context, list) else _text(context),
-                   "output": _text(c.get("actualOutput"))}  # fmt: skip
+        visible = {"input": as_text(c.get("input")), "target": as_text(c.get("expectedOutput")),
+                   "context": "\n\n".join(map(as_text, context)) if isinstance(context, list) else as_text(context),
+                   "output": as_text(c.get("actualOutput"))}  # fmt: skip
         hidden = {"score": m.get("score"), "threshold": m.get("threshold"), "reason": m.get("reason"),
                   "strict_mode": m.get("strictMode"), "deepeval_success": c.get("success"),
                   "order": c.get("order"), "error": m.get("error")}  # fmt: skip

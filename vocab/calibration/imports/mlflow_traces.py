@@ -25,7 +25,8 @@ from typing import Any
 from vocab import files
 from vocab.calibration.dataset import single_verdict
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _sha256, _text, first_line
+from vocab.calibration.imports.common import JudgmentImportError, _sha256, first_line
+from vocab.calibration.values import as_text
 
 MLFLOW_PASS = ("yes", "true", "pass", "passed", "correct")
 MLFLOW_FAIL = ("no", "false", "fail", "failed", "incorrect")
@@ -227,7 +228,7 @@ def _shown(v: Any) -> str:
             return message["content"]
     if isinstance(v, dict) and len(v) == 1:
         v = next(iter(v.values()))
-    return _text(v)
+    return as_text(v)
 
 
 def rater_name(source_id: str) -> str:

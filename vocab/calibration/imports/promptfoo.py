@@ -9,7 +9,8 @@ from typing import Any
 
 from vocab.calibration.dataset import single_verdict, write_dataset
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _sha256, _text, first_line
+from vocab.calibration.imports.common import JudgmentImportError, _sha256, first_line
+from vocab.calibration.values import as_text
 
 # promptfoo's assertion types whose verdict a model gives (a "not-" prefix negates one); the others are checks
 # a script decides (contains, equals, is-json, ...), not a judge
@@ -179,8 +180,8 @@ def read_promptfoo(
                 "judge": grader,
                 "verdict": verdict,
                 "criteria": {},
-                "visible": {"input": _text((r.get("prompt") or {}).get("raw") if isinstance(r.get("prompt"), dict)
-                                           else None), "output": _text(output), "rubric": _text(rubric)},
+                "visible": {"input": as_text((r.get("prompt") or {}).get("raw") if isinstance(r.get("prompt"), dict)
+                                           else None), "output": as_text(output), "rubric": as_text(rubric)},
                 "hidden": hidden,
             }
         )  # fmt: skip

@@ -24,7 +24,7 @@ from vocab.calibration.dataset import (
 )
 from vocab.calibration.errors import CalibrationError
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _sha256, _text, first_line
+from vocab.calibration.imports.common import JudgmentImportError, _sha256, first_line
 from vocab.calibration.imports.table_rows import (
     RESERVED,
     TABLE_FAIL,
@@ -37,6 +37,7 @@ from vocab.calibration.imports.table_rows import (
     verdict_of,
     word,
 )
+from vocab.calibration.values import as_text
 
 # Python's str.strip() whitespace, for the SQL that checks a whole column as the row check checks one value
 _SPACE = r"[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
@@ -183,7 +184,7 @@ def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | N
     if has_epoch:
         _mapping(con, "emap", distinct("epoch", lambda v: epoch_of(t, v, "")))
     for k, c in enumerate(t.criteria):
-        _mapping(con, f"cmap{k}", distinct(f"criterion:{c}", lambda v: _text(v).strip().upper()))
+        _mapping(con, f"cmap{k}", distinct(f"criterion:{c}", lambda v: as_text(v).strip().upper()))
     for k, col in enumerate(t.label_cols):
         _mapping(con, f"lmap{k}", distinct(col, lambda v: word(v, t.pass_values, t.fail_values, None, "", "")))
     pairs = con.execute(f"SELECT DISTINCT {at['system']}, {at['judge']} FROM raw").fetchall()

@@ -13,7 +13,8 @@ from typing import Any
 
 from vocab.calibration.dataset import cell_of, check_cell_names
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import VERDICT_WORDS, JudgmentImportError, _text
+from vocab.calibration.imports.common import VERDICT_WORDS, JudgmentImportError
+from vocab.calibration.values import as_text
 
 
 def table_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -65,7 +66,7 @@ TABLE_PASS, TABLE_FAIL = ("passed",), ("failed",)
 
 def word(value: Any, pass_values, fail_values, pass_at: float | None, where: str, empty: str) -> str:
     """PASSED, FAILED, or ``empty`` for a blank: a verdict word, or a number against ``pass_at``."""
-    text = _text(value).strip()
+    text = as_text(value).strip()
     if not text:
         return empty
     if text.upper() in ("PASSED", "FAILED", "UNSCORED") and empty == "UNSCORED":
@@ -122,13 +123,13 @@ def layout(path: Path, columns: list[str], visible, rater: str, pv, fv, pass_at)
 
 
 def verdict_of(t: Table, value: Any, where: str) -> str:
-    verdict = VERDICT_WORDS.get(_text(value).strip().upper())
+    verdict = VERDICT_WORDS.get(as_text(value).strip().upper())
     return verdict if verdict is not None else word(value, t.pass_values, t.fail_values, t.pass_at, where,
                                                      "UNSCORED")  # fmt: skip
 
 
 def epoch_of(t: Table, value: Any, where: str) -> int:
-    epoch_text = _text(value).strip() or "1"
+    epoch_text = as_text(value).strip() or "1"
     whole = epoch_text.isascii() and epoch_text.isdigit() and len(epoch_text) <= 7
     if not whole or not 1 <= int(epoch_text) <= 10**6:
         raise JudgmentImportError(f"{where}: {epoch_text[:40]!r} is not a whole number >= 1")
@@ -148,7 +149,7 @@ def check_row(t: Table, n: int, raw: dict[str, Any], labels: dict | None) -> dic
         if col not in raw:
             raise JudgmentImportError(f"{path}: row {n}: no column {col!r}")
     for col in ("id", "system", "judge"):
-        if not _text(raw[col]).strip():
+        if not as_text(raw[col]).strip():
             raise JudgmentImportError(f"{path}: row {n}, column {col!r}: empty")
     verdict = verdict_of(t, raw["verdict"], f"{path}: row {n}, column 'verdict'")
     epoch = epoch_of(t, raw.get("epoch", "1"), f"{path}: row {n}, column 'epoch'")
@@ -157,7 +158,7 @@ def check_row(t: Table, n: int, raw: dict[str, Any], labels: dict | None) -> dic
         col = f"criterion:{c}"
         if col not in raw:
             raise JudgmentImportError(f"{path}: row {n}: no column {col!r}")
-        value = _text(raw[col]).strip().upper()
+        value = as_text(raw[col]).strip().upper()
         if value not in ("PASSED", "FAILED") and not (verdict == "UNSCORED" and value == ""):
             raise JudgmentImportError(f"{path}: row {n}, column {col!r}: {value[:40]!r} is not PASSED or FAILED")
         crit[c] = value
@@ -167,9 +168,9 @@ def check_row(t: Table, n: int, raw: dict[str, Any], labels: dict | None) -> dic
             "(PASSED exactly when every criterion is)"
         )
     for col in ("id", "system", "judge", *t.vis, *(f"criterion:{c}" for c in t.criteria)):
-        if len(_text(raw[col])) > common.MAX_FIELD:
+        if len(as_text(raw[col])) > common.MAX_FIELD:
             raise JudgmentImportError(f"{path}: row {n}, column {col!r}: longer than {common.MAX_FIELD:,} characters")
-    ident = (_text(raw["system"]), _text(raw["judge"]), _text(raw["id"]), epoch)
+    ident = (as_text(raw["system"]), as_text(raw["judge"]), as_text(raw["id"]), epoch)
     check_cell_names([{"system": ident[0], "judge": ident[1], "id": ident[2]}])
     for col, person in t.label_cols.items():
         said = word(raw.get(col, ""), t.pass_values, t.fail_values, None, label_where(t, n, col), "")
@@ -178,15 +179,15 @@ def check_row(t: Table, n: int, raw: dict[str, Any], labels: dict | None) -> dic
     known = {"id", "system", "judge", "verdict", "group", "epoch", "unscored_reason", *t.vis, *t.label_cols}
     hidden = {k: raw[k] for k in raw if k not in known and not k.startswith("criterion:")}
     if verdict == "UNSCORED":
-        hidden["unscored_reason"] = _text(raw.get("unscored_reason", "")).strip() or "unscored"
+        hidden["unscored_reason"] = as_text(raw.get("unscored_reason", "")).strip() or "unscored"
     return {
         "id": ident[2],
-        "group": _text(raw.get("group", "")).strip() or ident[2],
+        "group": as_text(raw.get("group", "")).strip() or ident[2],
         "epoch": ident[3],
         "system": ident[0],
         "judge": ident[1],
         "verdict": verdict,
         "criteria": crit if verdict != "UNSCORED" else {},
-        "visible": {f: _text(raw[f]) for f in t.vis},
+        "visible": {f: as_text(raw[f]) for f in t.vis},
         "hidden": hidden,
     }
