@@ -309,7 +309,8 @@ def run_grid(
     on a Dask cluster (``scheduler``: its address, or ``local`` for a local one of ``jobs`` workers). Every point
     has its own seed, so the result depends on neither. Refuses to replace an existing file unless ``force``;
     validated before any work starts."""
-    from vocab.records import dir_lock, versions, write_text_atomic
+    from vocab.machine import machine
+    from vocab.records import dir_lock, git_commit, versions, write_text_atomic
 
     out = Path(out)
     meta_path = out.with_suffix(".json")
@@ -325,6 +326,7 @@ def run_grid(
         if not force and (out.exists() or meta_path.exists()):  # written by another between the check and the lock
             raise GridRequestError(f"{out if out.exists() else meta_path} exists; pass --force to replace it")
         t0 = time.perf_counter()
+        started_on = git_commit()
         points = grid_points(spec)
         if scheduler is None:
             with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, jobs)) as pool:
@@ -347,6 +349,8 @@ def run_grid(
             "seconds": round(time.perf_counter() - t0, 1),
             "python": platform.python_version(),
             "versions": versions(),
+            "commit": started_on or "not recorded",  # the code that ran (read as it started)
+            "machine": machine(),
         }
         # each file whole or not at all, under a name of its own (two writers never share a temporary file)
         write_text_atomic(out, table.to_csv(index=False, float_format="%.6f"))

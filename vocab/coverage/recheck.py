@@ -36,7 +36,8 @@ def run_recheck(grid_csv: str | Path, *, sims: int = RECHECK_SIMS, seed: int = R
     """Recheck the grid's chosen interval (:func:`vocab.coverage.choose_interval`) and write the two files."""
     from vocab.coverage.choice import choose_interval, recheck_bar
     from vocab.files import check_writable
-    from vocab.records import dir_lock, versions, write_text_atomic
+    from vocab.machine import machine
+    from vocab.records import dir_lock, git_commit, versions, write_text_atomic
 
     grid_csv = Path(grid_csv)
     meta_path = grid_csv.with_suffix(".json")
@@ -58,10 +59,12 @@ def run_recheck(grid_csv: str | Path, *, sims: int = RECHECK_SIMS, seed: int = R
         check_writable(path, error=InputError)
     with dir_lock(out.parent):
         t0 = time.perf_counter()
+        started_on = git_commit()
         rechecked = recheck_bar(grid, method, sims=sims, n_boot=n_boot, seed=seed, max_attempts=max_attempts)
         meta = {"command": command, "grid": grid_csv.name, "grid_sha256": _sha256(grid_csv), "method": method,
                 "sims": sims, "n_boot": n_boot, "seed": seed, "rows": len(rechecked),
-                "seconds": round(time.perf_counter() - t0, 1), "versions": versions()}  # fmt: skip
+                "seconds": round(time.perf_counter() - t0, 1), "versions": versions(),
+                "commit": started_on or "not recorded", "machine": machine()}  # fmt: skip
         write_text_atomic(out, rechecked.to_csv(index=False, float_format="%.6f"))
         write_text_atomic(out_meta, json.dumps(meta, indent=1) + "\n")
     return out

@@ -4,9 +4,10 @@ On the ``cpu`` profile a model whose config leaves ``dtype`` out is served in th
 The recipes are measured, not assumed (benchmarks/results/, docs/serving.md): vLLM's CPU kernels for one dtype differ
 by instruction set, and so do both what a rerun repeats and how fast it runs.
 
-- **AVX-512** (with AMX on the machines measured): float32. bfloat16 runs AMX brgemm kernels picked per step's batch
-  size, so a request's logits depend on the requests beside it and a rerun repeated 82.9 % of attempts; float32
-  repeated 346 of 346 (``rerun.json``, row ``committed``).
+- **AVX-512**: float32, from rows measured on a faster machine whose instruction sets were not recorded
+  (``rerun.json``, rows ``reference-bf16`` and ``committed``, ``+dirty``: their ``provenance`` says so; they are
+  evidence for no machine kind). There a bfloat16 rerun repeated 82.9 % of attempts (its kernels depend on the
+  requests beside one) and float32 346 of 346; float32 repeated on every machine measured since.
 - **AVX2 only** (no AVX-512: most laptops' and many cloud CPUs): float32 too. There bfloat16 runs PyTorch's
   reference GEMM (``at::native::cpublas``, a dot product per output; ``profile_gemma3_bfloat16_avx2.svg``); float32
   runs oneDNN's AVX2 brgemm kernels (``profile_gemma3_float32_avx2.svg``). Giving gemma both cores gained 1.09x,
@@ -34,8 +35,8 @@ RECIPES = {
     "avx512": CpuRecipe(
         "avx512",
         "float32",
-        "bfloat16's AMX kernels depend on the batch (a rerun repeated 82.9 %); float32 repeated 346 of 346 at "
-        "1,834 attempts/h (benchmarks/results/rerun.json)",
+        "on a machine whose instruction sets were not recorded, a bfloat16 rerun repeated 82.9 % and float32 346 of "
+        "346 at 1,834 attempts/h (benchmarks/results/rerun.json, +dirty rows: their provenance says so)",
     ),
     "avx2": CpuRecipe(
         "avx2",
