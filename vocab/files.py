@@ -306,3 +306,11 @@ def iter_lines(path: str | Path, limit: int, max_line: int, what: str = "file",
             if len(line) > max_line and not line.endswith(b"\n"):
                 raise error(f"{path}: line {n} is over {max_line:,} bytes")
             yield n, line.rstrip(b"\n")
+
+
+def sha256_file(path: str | Path) -> str:
+    """The SHA-256 of a file's bytes (hex), read in blocks: the one hash of a file every record names."""
+    import hashlib
+
+    with open(path, "rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()

@@ -311,7 +311,7 @@ def test_an_interrupted_import_leaves_no_staging_folder(tmp_path, monkeypatch):
     def interrupted(path):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(table, "_sha256", interrupted)
+    monkeypatch.setattr(table, "sha256_file", interrupted)
     path = write_table(tmp_path / "t.csv", [{"id": "i", "system": "s", "judge": "j", "verdict": "PASSED",
                                              "input": "q"}])  # fmt: skip
     with pytest.raises(KeyboardInterrupt):

@@ -97,6 +97,8 @@ def test_the_cpu_profile_serves_in_the_recipe_for_the_machines_instruction_set(e
 
     assert all(m.serve.dtype is None for m in embedded.models.values())
     assert recipes.family(["avx2", "avx512f", "amx_bf16"]) == "avx512" and recipes.family(["avx2"]) == "avx2"
+    assert recipes.family(["neon", "asimd"]) == recipes.family([]) == "unmeasured"  # ARM: no recipe measured there
+    assert "no recipe was measured" in recipes.cpu_recipe(["neon"]).why
     assert recipes.served_dtype(None, "cpu", ["avx2", "avx512f"]) == "float32"
     assert recipes.served_dtype(None, "cpu", ["avx2"]) == "float32"  # bfloat16 there: PyTorch's reference GEMM
     assert recipes.served_dtype("float16", "cpu", ["avx2"]) == "float16"

@@ -306,10 +306,9 @@ def read_meta(run_dir: str | Path) -> dict[str, Any]:
 
 
 def _file_sha256(path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
+    from vocab.files import sha256_file
+
+    return sha256_file(path) if path.is_file() else None
 
 
 def _judgments_match(path: Path, sha256: str) -> bool:

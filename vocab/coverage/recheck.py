@@ -9,7 +9,6 @@ it was made from.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from vocab.errors import InputError
+from vocab.files import sha256_file
 
 RECHECK_SIMS, RECHECK_SEED = 8000, 1
 
@@ -25,10 +25,6 @@ def recheck_paths(grid_csv: str | Path) -> tuple[Path, Path]:
     grid_csv = Path(grid_csv)
     stem = grid_csv.with_suffix("")
     return Path(f"{stem}_recheck.csv"), Path(f"{stem}_recheck.json")
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def run_recheck(grid_csv: str | Path, *, sims: int = RECHECK_SIMS, seed: int = RECHECK_SEED, force: bool = False,
@@ -61,7 +57,7 @@ def run_recheck(grid_csv: str | Path, *, sims: int = RECHECK_SIMS, seed: int = R
         t0 = time.perf_counter()
         started_on = git_commit()
         rechecked = recheck_bar(grid, method, sims=sims, n_boot=n_boot, seed=seed, max_attempts=max_attempts)
-        meta = {"command": command, "grid": grid_csv.name, "grid_sha256": _sha256(grid_csv), "method": method,
+        meta = {"command": command, "grid": grid_csv.name, "grid_sha256": sha256_file(grid_csv), "method": method,
                 "sims": sims, "n_boot": n_boot, "seed": seed, "rows": len(rechecked),
                 "seconds": round(time.perf_counter() - t0, 1), "versions": versions(),
                 "commit": started_on or "not recorded", "machine": machine()}  # fmt: skip
@@ -129,7 +125,7 @@ def read_recheck(grid_csv: str | Path) -> tuple[pd.DataFrame | None, str]:
     if not out.exists() or not out_meta.exists():
         return None, f"no recheck of {grid_csv.name} yet: vocab coverage-recheck {grid_csv} writes it"
     meta = json.loads(out_meta.read_text())
-    if meta.get("grid_sha256") != _sha256(grid_csv):
+    if meta.get("grid_sha256") != sha256_file(grid_csv):
         return None, f"{out.name} was made from another {grid_csv.name}: vocab coverage-recheck {grid_csv} --force"
     said = (f"{out.name}: {meta['rows']} points of {meta['method']} simulated again with {meta['sims']:,} fresh "
             f"studies each (seed {meta['seed']}; made by: {meta['command']})")  # fmt: skip

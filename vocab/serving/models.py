@@ -9,7 +9,6 @@ Preparing is idempotent: a folder whose record matches its source GGUF is left a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
@@ -18,6 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
+
+from vocab.files import sha256_file
 
 log = logging.getLogger(__name__)
 
@@ -83,14 +84,6 @@ ASSETS: dict[str, Asset] = {
         notes="base model without a chat template: the config supplies a Gemma turn template",
     ),
 }
-
-
-def sha256_file(path: Path, chunk: int = 1 << 20) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def prepared_dir(cache_dir: Path, asset: str) -> Path:

@@ -26,7 +26,7 @@ from vocab.machine import machine
 
 @dataclass(frozen=True)
 class CpuRecipe:
-    family: str  # the instruction-set family it is for: avx512 | avx2
+    family: str  # the instruction-set family it is for: avx512 | avx2 | unmeasured
     dtype: str  # what a model whose config leaves dtype out is served in
     why: str  # the measurement behind it, in one line
 
@@ -45,13 +45,21 @@ RECIPES = {
         "float32 gave the same text alone and among 15 others (needle.json, committed@avx2), and no other layout "
         "gained more than 1.09x (avx2_recipes.json)",
     ),
+    "unmeasured": CpuRecipe(
+        "unmeasured",
+        "float32",
+        "no recipe was measured on this instruction set (neither AVX-512 nor AVX2: an ARM CPU, say); float32 is "
+        "the dtype that repeated on every machine measured (rerun.json)",
+    ),
 }
 
 
 def family(isa: list[str] | tuple[str, ...]) -> str:
-    """``avx512`` when the CPU has AVX-512 (foundation), else ``avx2``: the kernels vLLM and PyTorch pick differ
-    between the two."""
-    return "avx512" if "avx512f" in isa else "avx2"
+    """``avx512`` when the CPU has AVX-512 (foundation), ``avx2`` when it has AVX2 only (the kernels vLLM and
+    PyTorch pick differ between the two), else ``unmeasured`` (no recipe was measured there: ARM, an old x86)."""
+    if "avx512f" in isa:
+        return "avx512"
+    return "avx2" if "avx2" in isa else "unmeasured"
 
 
 def cpu_recipe(isa: list[str] | tuple[str, ...] | None = None) -> CpuRecipe:

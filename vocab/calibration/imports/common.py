@@ -3,7 +3,6 @@ line of an imported dataset."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +25,6 @@ VERDICT_WORDS = {"PASSED": "PASSED", "FAILED": "FAILED", "UNSCORED": "UNSCORED",
 
 class JudgmentImportError(CalibrationError):
     """A file that cannot be imported: one line naming the file, the row and the column."""
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _check_file(path: Path) -> None:

@@ -15,8 +15,9 @@ from typing import Any
 
 from vocab.calibration.dataset import single_verdict, write_dataset
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _sha256, first_line
+from vocab.calibration.imports.common import JudgmentImportError, first_line
 from vocab.calibration.values import as_text
+from vocab.files import sha256_file
 
 DEEPEVAL_QUESTION = "Does the output meet the metric's criterion for this input (see the target, if given)?"
 
@@ -129,7 +130,7 @@ def read_deepeval(
         "source": {
             "kind": "deepeval",
             "path": str(path),
-            "sha256": _sha256(path),
+            "sha256": sha256_file(path),
             "metric": metric,
             "judge": sorted(judges),
             "test_cases": len(cases),

@@ -12,7 +12,8 @@ from typing import Any
 from vocab import files
 from vocab.calibration.dataset import single_verdict, write_dataset
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _check_file, _sha256
+from vocab.calibration.imports.common import JudgmentImportError, _check_file
+from vocab.files import sha256_file
 
 INSPECT_PASS, INSPECT_FAIL = ("C",), ("I", "P", "N")  # Inspect's CORRECT; INCORRECT, PARTIAL, NOANSWER
 INSPECT_QUESTION = "Does the output (the submission) meet the target (the criterion) for the input (the task)?"
@@ -197,7 +198,7 @@ def read_inspect(
         "source": {
             "kind": "inspect",
             "path": str(path),
-            "sha256": _sha256(path),
+            "sha256": sha256_file(path),
             "status": header.status,
             "task": spec.task,
             "eval_id": spec.eval_id,

@@ -25,8 +25,9 @@ from typing import Any
 from vocab import files
 from vocab.calibration.dataset import single_verdict
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _sha256, first_line
+from vocab.calibration.imports.common import JudgmentImportError, first_line
 from vocab.calibration.values import as_text
+from vocab.files import sha256_file
 
 MLFLOW_PASS = ("yes", "true", "pass", "passed", "correct")
 MLFLOW_FAIL = ("no", "false", "fail", "failed", "incorrect")
@@ -398,7 +399,7 @@ def import_mlflow(
     if path is not None:
         path = Path(path)
         traces = load_traces(path)
-        origin = {"path": str(path), "sha256": _sha256(path), "name": path.stem}
+        origin = {"path": str(path), "sha256": sha256_file(path), "name": path.stem}
     else:
         if not experiment_id:
             raise JudgmentImportError("--tracking-uri needs --experiment-id")

@@ -9,8 +9,9 @@ from typing import Any
 
 from vocab.calibration.dataset import single_verdict, write_dataset
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _sha256, first_line
+from vocab.calibration.imports.common import JudgmentImportError, first_line
 from vocab.calibration.values import as_text
+from vocab.files import sha256_file
 
 # promptfoo's assertion types whose verdict a model gives (a "not-" prefix negates one); the others are checks
 # a script decides (contains, equals, is-json, ...), not a judge
@@ -198,7 +199,7 @@ def read_promptfoo(
         "source": {
             "kind": "promptfoo",
             "path": str(path),
-            "sha256": _sha256(path),
+            "sha256": sha256_file(path),
             "eval_id": doc.get("evalId"),
             "promptfoo": meta_doc.get("promptfooVersion"),
             "results_version": summary_.get("version"),

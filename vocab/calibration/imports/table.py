@@ -24,7 +24,7 @@ from vocab.calibration.dataset import (
 )
 from vocab.calibration.errors import CalibrationError
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _sha256, first_line
+from vocab.calibration.imports.common import JudgmentImportError, first_line
 from vocab.calibration.imports.table_rows import (
     RESERVED,
     TABLE_FAIL,
@@ -38,6 +38,7 @@ from vocab.calibration.imports.table_rows import (
     word,
 )
 from vocab.calibration.values import as_text
+from vocab.files import sha256_file
 
 # Python's str.strip() whitespace, for the SQL that checks a whole column as the row check checks one value
 _SPACE = r"[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
@@ -382,7 +383,7 @@ def stage_table(
         rub = declared_criteria(names, question) if names else single_verdict(question)
         meta = {
             "name": path.stem,
-            "source": {"kind": "table", "path": str(path), "sha256": _sha256(path)},
+            "source": {"kind": "table", "path": str(path), "sha256": sha256_file(path)},
             "rubric": rub.as_dict(),
             "visible": list(vis),
         }
