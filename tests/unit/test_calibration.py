@@ -345,7 +345,7 @@ def _ratings(fail_map: dict[str, list[str]], ids):
 
 
 def test_agreement_tables():
-    from vocab.calibration import checks_table, kappa_table, krippendorff_alpha, script_adjudication
+    from vocab.calibration import agreement_table, checks_table, kappa_table, script_adjudication
     from vocab.stats import cohens_kappa
 
     ids = [f"b{i}" for i in range(8)]
@@ -365,7 +365,8 @@ def test_agreement_tables():
     assert list(adj.blind_id) == ["b0", "b3"] and set(adj.matched_script) == {"llm"}
     # by hand, units (human, llm): 1 of (0, 0), 5 mixed, 2 of (1, 1): o00 = 2, o01 = o10 = 5, o11 = 4; n0 = 7,
     # n1 = 9, n = 16; alpha = 1 - (n - 1)(o01 + o10) / (2 n0 n1) = 1 - 15 * 10 / 126 = -4/21
-    assert krippendorff_alpha(ratings) == pytest.approx(-4 / 21)
+    alpha = agreement_table(ratings, n_boot=50, seed=0).set_index("statistic").loc["Krippendorff's alpha"]
+    assert alpha.value == pytest.approx(-4 / 21) and alpha.n == 8
 
 
 def test_rank_table_and_self_preference_on_a_table_worked_by_hand():

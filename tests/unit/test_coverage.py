@@ -82,12 +82,12 @@ def test_ppi_equals_seed_estimate_and_ppi_py():
     """At lambda = 1 the prediction-powered estimate is seed 000's theta; its interval is ppi_py's."""
     import ppi_py
 
-    from vocab.coverage import point_estimate
+    from vocab.coverage.simulate import study_piles
 
     rng = np.random.default_rng(7)
     st = simulate_studies(0.4, 0.85, 0.7, 300, 12, 40, rng)
     est, lo, hi = interval("ppi", st, 1, rng)
-    np.testing.assert_allclose(est[st.defined], point_estimate(st)[st.defined])
+    np.testing.assert_allclose(est[st.defined], study_piles(st).estimate()[st.defined])
     for s in np.flatnonzero(st.defined)[:10]:
         ya, yb = st.passed[s][~np.isnan(st.passed[s])], st.failed[s][~np.isnan(st.failed[s])]
         y = np.concatenate([ya, yb])

@@ -137,6 +137,16 @@ def test_a_plan_from_a_pilot_plugs_in_its_estimates_per_cell(capsys, tmp_path):
         assert c["theta"] == pytest.approx(committed.theta[c["cell"]], abs=1e-6) == 0
         assert c["q1"] == 0.5 and "without effect" in c["note"] and c["design_effect"] >= 1
         assert c["labels"] <= c["attempts"] and "design effect" in c["assumed"]
+    # beyond the rows gemma3 rated already (counted from key.csv and its ratings file): how many more a pile
+    key = pd.read_csv(REFERENCE / "calibration" / "key.csv")
+    rated_ids = set(pd.read_csv(REFERENCE / "calibration" / "ratings_gemma3.csv").blind_id)
+    for c in d["cells"]:
+        mine = key[(key.cell == c["cell"]) & key.blind_id.isin(rated_ids)]
+        rated = {k: int((mine.pile == k).sum()) for k in ("passed", "failed")}
+        assert c["rated"] == rated and sum(rated.values()) > 0
+        more = sum(max(0, round(c["pile_rows"][k]) - rated[k]) for k in rated)
+        assert c["more_labels"] == more and f"about {more} more labels" in c["plan_text"]
+    assert sum(c["rated"]["passed"] + c["rated"]["failed"] for c in d["cells"]) == 67
     # a pilot without blind ratings is no pilot
     bare = tmp_path / "bare"
     bare.mkdir()

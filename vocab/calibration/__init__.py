@@ -9,7 +9,6 @@ from vocab.calibration.agreement import (
     agreement_table,
     checks_table,
     kappa_table,
-    krippendorff_alpha,
     script_adjudication,
 )
 from vocab.calibration.chain import (
@@ -109,7 +108,6 @@ __all__ = [
     "invert_rater_error",
     "inverted_rater_error_table",
     "kappa_table",
-    "krippendorff_alpha",
     "rank_table",
     "rate_until_complete",
     "rate_with_model",

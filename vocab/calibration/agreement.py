@@ -144,10 +144,3 @@ def script_adjudication(ratings: dict[str, pd.DataFrame], script: pd.DataFrame |
                 }
             )
     return pd.DataFrame(rows)
-
-
-def krippendorff_alpha(ratings: dict[str, pd.DataFrame]) -> float:
-    """Krippendorff's alpha (nominal) on the overall verdict across all non-script raters."""
-    names = sorted(n for n in ratings if n != "script")
-    passes = pd.DataFrame({n: rater_passes(ratings[n]) for n in names})
-    return stats.krippendorff_alpha_nominal(passes.T.astype(float).to_numpy())

@@ -35,7 +35,6 @@ from vocab.coverage.simulate import (
     Studies,
     coverage,
     interval,
-    point_estimate,
     simulate_studies,
     study_piles,
 )
@@ -66,7 +65,6 @@ __all__ = [
     "interval",
     "method_summary",
     "parse_values",
-    "point_estimate",
     "rater_error_table",
     "recheck_below",
     "recheck_bar",

@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
-from vocab.coverage.simulate import Coverage, coverage_of
+from vocab.coverage.simulate import AS_INTERVAL, Coverage, coverage_of
 from vocab.stats import Piles
 
 CLUSTERED_METHODS = ("seed", "attempt-boot", "level-boot", "jeffreys", "jeffreys-cluster", "ppi", "fiducial")
@@ -172,18 +172,6 @@ def _level_boot(st: ClusteredStudies, n_boot: int):
     return draw
 
 
-# each simulator method: the interval of vocab.stats.intervals it is, and its model of p (None: the interval's own)
-_AS_INTERVAL = {
-    "seed": ("seed", None),
-    "attempt-boot": ("seed", "binomial"),
-    "level-boot": ("seed", "levels"),
-    "jeffreys": ("jeffreys", None),
-    "jeffreys-cluster": ("jeffreys", "beta-deff"),
-    "ppi": ("ppi", None),
-    "fiducial": ("fiducial", None),
-}
-
-
 def clustered_interval(
     method: str, st: ClusteredStudies, n_boot: int, rng: np.random.Generator, *, unanimous_scale: float = 1.0
 ):
@@ -192,7 +180,7 @@ def clustered_interval(
     interval keeps where both piles are unanimous; 1 is the method as it stands."""
     if method not in CLUSTERED_METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(CLUSTERED_METHODS)})")
-    interval, p_model = _AS_INTERVAL[method]
+    interval, p_model = AS_INTERVAL[method]
     if p_model == "levels":
         p_model = _level_boot(st, n_boot)
     r = stats.correction_intervals(interval, clustered_piles(st), n_draws=n_boot, rng=rng, p_model=p_model,

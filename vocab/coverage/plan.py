@@ -137,8 +137,10 @@ def plan_from_pilot(
     b = blind_raters(run_dir, [rater] if rater else None, purpose="no pilot to plan from")
     lead = b.lead
     grader, groups = ("critic", "levels") if data.kind == "run" else ("judge", "groups")
-    corr = correct.correction_table(data, read_key(run_dir), {lead: b.passes(lead, rubric=data.rubric)},
-                                    n_boot=n_boot, seed=seed)  # fmt: skip
+    key = read_key(run_dir)
+    passes = b.passes(lead, rubric=data.rubric)
+    corr = correct.correction_table(data, key, {lead: passes}, n_boot=n_boot, seed=seed)
+    rated_rows = key[key.blind_id.isin(set(passes.dropna().index))]
     counts = data.cells
     cells = []
     for r in corr[corr.rater == lead].itertuples():
@@ -165,7 +167,17 @@ def plan_from_pilot(
             if data.kind != "run":
                 p = dataclasses.replace(p, unit="items")
             est.update(p.as_dict())
-            est["plan_text"] = p.text()
+            # what the lead rater has rated of each pile already, and what the plan asks beyond it
+            mine = rated_rows[rated_rows.cell == r.cell].pile.value_counts()
+            rated = {k: int(mine.get(k, 0)) for k in ("passed", "failed")}
+            more = {k: max(0, round(p.pile_rows[k]) - rated[k]) for k in rated}
+            est.update(rated=rated, more_labels=more["passed"] + more["failed"])
+            est["plan_text"] = p.text() + (
+                f"; rated so far {rated['passed']} passed + {rated['failed']} failed: about {est['more_labels']} "
+                f"more labels ({more['passed']} passed + {more['failed']} failed)"
+                if p.per_pile is not None
+                else ""
+            )
         if set_q1 or set_q0:
             est["note"] = "q1 undefined at theta 0 (q0 at theta 1) and without effect there: 0.5 simulated"
         cells.append({k: _json_number(v) for k, v in est.items()})

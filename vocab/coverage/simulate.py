@@ -75,15 +75,14 @@ def study_piles(st: Studies) -> Piles:
                  np.ones(s))  # fmt: skip
 
 
-def point_estimate(st: Studies) -> np.ndarray:
-    return study_piles(st).estimate()
-
-
-# each simulator method: the interval of vocab.stats.intervals it is, and its model of p (None: the interval's own)
-_AS_INTERVAL = {
+# each simulator method (this module's and the clustered simulator's): the interval of vocab.stats.intervals it is,
+# and its model of p (None: the interval's own)
+AS_INTERVAL = {
     "seed": ("seed", None),
     "attempt-boot": ("seed", "binomial"),
+    "level-boot": ("seed", "levels"),
     "jeffreys": ("jeffreys", None),
+    "jeffreys-cluster": ("jeffreys", "beta-deff"),
     "ppi": ("ppi", None),
     "fiducial": ("fiducial", None),
 }
@@ -93,7 +92,7 @@ def piles_interval(method: str, piles: Piles, n_boot: int, rng: np.random.Genera
     """(estimate, low, high) per study of ``piles`` by ``method``, from :func:`vocab.stats.correction_intervals`."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
-    name, p_model = _AS_INTERVAL[method]
+    name, p_model = AS_INTERVAL[method]
     r = stats.correction_intervals(name, piles, n_draws=n_boot, confidence=confidence, rng=rng, p_model=p_model)
     return r.theta, r.low, r.high
 

@@ -99,15 +99,3 @@ def agreement_bootstrap(
     boot = np.array([statistic(x[:, j]) for j in idx])
     lo, hi = percentile_interval(boot, (1 - confidence) / 2)
     return AgreementInterval(statistic(x), lo, hi, n, n_resamples)
-
-
-def kappa_from_counts(n: int, pass_1: int, pass_2: int, agree: int) -> float:
-    """Cohen's kappa for two binary raters from n, each rater's passes and the number of agreements."""
-    both_pass2 = pass_1 + pass_2 - (n - agree)
-    if both_pass2 % 2:
-        raise ValueError("inconsistent counts")
-    both_pass = both_pass2 // 2
-    both_fail = agree - both_pass
-    r1 = np.array([1] * both_pass + [1] * (pass_1 - both_pass) + [0] * (pass_2 - both_pass) + [0] * both_fail)
-    r2 = np.array([1] * both_pass + [0] * (pass_1 - both_pass) + [1] * (pass_2 - both_pass) + [0] * both_fail)
-    return cohens_kappa(r1, r2)

@@ -60,16 +60,6 @@ def correct(p: float, a: float, b: float) -> Correction:
     return Correction(p, a, b, float(corrected_rate(p, a, b)), float(sensitivity(p, a, b)), float(specificity(p, a, b)))
 
 
-def pile_shares(passed_pile: np.ndarray, failed_pile: np.ndarray, failed_weights: np.ndarray) -> tuple[float, float]:
-    """(a, b) from the rater's 0/1 verdicts on each pile; b weighted."""
-    passed_pile = np.asarray(passed_pile, dtype=float)
-    failed_pile = np.asarray(failed_pile, dtype=float)
-    w = np.asarray(failed_weights, dtype=float)
-    a = float(passed_pile.mean()) if passed_pile.size else float("nan")
-    b = float((failed_pile * w).sum() / w.sum()) if w.sum() > 0 else float("nan")
-    return a, b
-
-
 def design_effect(level_passes, level_attempts):
     """The critic's pass rate p over levels (clusters of retried attempts): the variance of p as a ratio
     estimator over levels divided by the binomial variance p(1 − p)/N; at least 1 (1 when it cannot be

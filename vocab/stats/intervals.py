@@ -312,7 +312,7 @@ def correction_intervals(
 
 
 @dataclass(frozen=True)
-class BootstrapCorrection:
+class CorrectionInterval:
     """One cell's correction with the intervals of theta, q1 and q0 (:func:`correction_interval`)."""
 
     point: Correction
@@ -337,7 +337,7 @@ def correction_interval(
     n_draws: int = 4000,
     confidence: float = 0.95,
     rng: np.random.Generator,
-) -> BootstrapCorrection:
+) -> CorrectionInterval:
     """The corrected rate of one cell with its interval by ``method`` (one of :data:`INTERVALS`): the entry point
     of 03's tables and the report, for the overall verdict and for each check alike. ``level_passes`` and
     ``level_attempts``: the cell's counts per level, for p's design effect (fiducial; 1 without them); or ``deff``, that
@@ -349,21 +349,16 @@ def correction_interval(
     piles = Piles.one(p, attempts, passed_pile, failed_pile, failed_weights, deff=deff)
     r = correction_intervals(method, piles, n_draws=n_draws, confidence=confidence, rng=rng, with_q=True)
     point = Correction(float(p), float(r.a[0]), float(r.b[0]), float(r.theta[0]), float(r.q1[0]), float(r.q0[0]))
-    return BootstrapCorrection(point, (float(r.low[0]), float(r.high[0])), (float(r.q1_low[0]), float(r.q1_high[0])),
+    return CorrectionInterval(point, (float(r.low[0]), float(r.high[0])), (float(r.q1_low[0]), float(r.q1_high[0])),
                                (float(r.q0_low[0]), float(r.q0_high[0])), n_draws, r.draws[0])  # fmt: skip
 
 
-def fiducial_correction(p, attempts, passed_pile, failed_pile, failed_weights, **kw) -> BootstrapCorrection:
+def fiducial_correction(p, attempts, passed_pile, failed_pile, failed_weights, **kw) -> CorrectionInterval:
     """:func:`correction_interval` by the fiducial method (03's default)."""
     return correction_interval("fiducial", p, attempts, passed_pile, failed_pile, failed_weights, **kw)
 
 
-def jeffreys_correction(p, attempts, passed_pile, failed_pile, failed_weights, **kw) -> BootstrapCorrection:
-    """:func:`correction_interval` by Jeffreys posteriors."""
-    return correction_interval("jeffreys", p, attempts, passed_pile, failed_pile, failed_weights, **kw)
-
-
 def bootstrap_correction(p, passed_pile, failed_pile, failed_weights, *, n_resamples: int = 4000,
-                         **kw) -> BootstrapCorrection:  # fmt: skip
+                         **kw) -> CorrectionInterval:  # fmt: skip
     """:func:`correction_interval` by seed 000's bootstrap (p fixed, so the attempts behind it do not enter)."""
     return correction_interval("seed", p, 1, passed_pile, failed_pile, failed_weights, n_draws=n_resamples, **kw)
