@@ -7,8 +7,9 @@ its present values: the run that wrote that version measured it, so the row's co
 own, else the file's) and its machine that version's, where the version recorded one with its instruction sets
 and memory. What cannot be established so is said in the row's ``provenance`` (a machine recorded without them
 is kept as recorded, and is evidence for no machine kind; one never recorded is "not recorded"); a commit
-measured on a tree with uncommitted changes (``+dirty``) says so too. Only the fields ``commit``, ``machine`` and
-``provenance`` are written; every measured value stays as the harness wrote it.
+measured on a tree with uncommitted changes (``+dirty``) says so too. Only the fields ``commit``, ``machine``,
+``when`` (a merged row's: its run's) and ``provenance`` are written; every measured value stays as the harness wrote
+it.
 
     python benchmarks/provenance.py          # rewrite the files' provenance fields (idempotent)
     python benchmarks/provenance.py --check  # exit 1 if a file would change
@@ -30,7 +31,7 @@ COVERAGE = ROOT / "data" / "coverage"
 MERGED = {"needle.json": "configs", "rerun.json": "configurations", "avx2_recipes.json": "configurations"}
 COMPLETE = ("cpu", "cores", "isa", "memory_gib")  # what a machine names: its cpu, cores, instruction sets, memory
 NOT_RECORDED = "not recorded"
-OWN = ("commit", "machine", "provenance")
+OWN = ("commit", "machine", "when", "provenance")
 
 
 def files() -> list[Path]:
@@ -88,7 +89,8 @@ def row_origin(versions: list[tuple[str, dict]], key: str, name: str, row: dict)
             commit = old.get("commit") or doc.get("commit")
             machine = old.get("machine") if isinstance(old.get("machine"), dict) else doc.get("machine")
             said = note(commit, machine, f"first written in git {sha[:7]}")
-            out = {"commit": commit or NOT_RECORDED, "machine": machine or NOT_RECORDED}
+            out = {"commit": commit or NOT_RECORDED, "machine": machine or NOT_RECORDED,
+                   "when": old.get("when") or doc.get("when") or NOT_RECORDED}  # fmt: skip
             return {**out, "provenance": said} if said else out
     # not in any committed version (a row measured since the last commit): as the harness wrote it
     return {k: row[k] for k in OWN if k in row}

@@ -25,6 +25,19 @@ def test_the_make_test_line_is_made_from_the_committed_record():
     assert record["commit"] and not record["commit"].endswith("+dirty"), record["commit"]
 
 
+def test_the_results_table_is_made_from_the_result_files():
+    """docs/benchmarks.md's table of results is what benchmarks/results_page.py makes from the committed files."""
+    import sys
+
+    spec = importlib.util.spec_from_file_location("results_page", ROOT / "benchmarks" / "results_page.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["results_page"] = mod  # a dataclass looks its module up there
+    spec.loader.exec_module(mod)
+    page = mod.PAGE.read_text()
+    assert mod.page_with_table(page, mod.table()) == page, "run: python benchmarks/results_page.py --write"
+    assert len(mod.ROWS) >= 20 and mod.table().count("\n") == len(mod.ROWS) + 1
+
+
 def test_the_row_says_what_a_record_holds():
     mod = _row_module()
     record = {"seconds_total": 1750.4, "setup_seconds": 450.0, "counts": {"passed": 600, "failed": 1, "skipped": 0},
