@@ -13,7 +13,7 @@ import pytest
 from tests.stored import stored_items, write_table
 from vocab.calibration import correct
 from vocab.calibration import sample as sm
-from vocab.calibration.dataset import _cells_of, judgment_rows, load_dataset, write_dataset
+from vocab.calibration.dataset import cells_table, judgment_rows, load_dataset, write_dataset
 from vocab.calibration.imports.table import import_table
 
 
@@ -75,7 +75,7 @@ def test_counts_and_design_effect_are_the_frames(tmp_path):
     rows = _rows(5, 400)
     d = write_dataset(tmp_path / "d", rows, _meta())
     data = load_dataset(d)
-    expected = _cells_of(data.attempts)
+    expected = cells_table(data.attempts)
     got = data.cells.loc[expected.index]
     for col in ("passed", "failed", "groups", "failed_groups"):
         assert got[col].tolist() == expected[col].tolist(), col

@@ -151,9 +151,9 @@ def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int 
 
     lines = []
     if "verdict" in attempts.columns:  # a frame of attempts (each with a verdict)
-        from vocab.calibration.dataset import _cells_of
+        from vocab.calibration.dataset import cells_table
 
-        attempts = _cells_of(attempts).assign(attempts=lambda c: c.passed + c.failed)
+        attempts = cells_table(attempts).assign(attempts=lambda c: c.passed + c.failed)
     for cell, c in attempts[attempts.attempts > 0].iterrows():
         n, k = int(c.attempts), int(c.passed)
         p = k / n

@@ -97,9 +97,9 @@ def cell_counts(attempts) -> pd.DataFrame:
     if not isinstance(attempts, pd.DataFrame):  # a Dataset
         return attempts.cells
     if "verdict" in attempts.columns:
-        from vocab.calibration.dataset import _cells_of
+        from vocab.calibration.dataset import cells_table
 
-        c = _cells_of(attempts)
+        c = cells_table(attempts)
         return c.assign(attempts=c.passed + c.failed)
     return attempts
 

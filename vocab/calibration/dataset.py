@@ -189,7 +189,7 @@ class Dataset:
                 per = self.manifest["items"]["cells"]
                 frame = pd.DataFrame.from_dict(per, orient="index")
             else:
-                frame = _cells_of(self.attempts)
+                frame = cells_table(self.attempts)
                 lost = self.lost().set_index("cell").lost
                 frame = frame.reindex(sorted(set(frame.index) | set(lost.index)))
                 frame["unscored"] = lost.reindex(frame.index).fillna(0)
@@ -234,7 +234,7 @@ class Dataset:
         return "abandoned_levels" if self.kind == "run" else "unscored_items"
 
 
-def _cells_of(attempts: pd.DataFrame) -> pd.DataFrame:
+def cells_table(attempts: pd.DataFrame) -> pd.DataFrame:
     """Per cell of a frame of attempts (each with a verdict): passed, failed, groups, failed_groups and deff, as
     :attr:`Dataset.cells` holds them (the level counts as :func:`vocab.calibration.correct.level_counts` makes
     them, so the design effect is the same number)."""

@@ -27,7 +27,7 @@ class JudgmentImportError(CalibrationError):
     """A file that cannot be imported: one line naming the file, the row and the column."""
 
 
-def _check_file(path: Path) -> None:
+def check_log_file(path: Path) -> None:
     """A regular file within :data:`MAX_BYTES` (a folder, a FIFO or a device is refused by what it is)."""
     st = files.check_file(path, "file", JudgmentImportError)
     if st.st_size > MAX_BYTES:

@@ -12,7 +12,7 @@ from typing import Any
 from vocab import files
 from vocab.calibration.dataset import single_verdict, write_dataset
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, _check_file
+from vocab.calibration.imports.common import JudgmentImportError, check_log_file
 from vocab.files import sha256_file
 
 INSPECT_PASS, INSPECT_FAIL = ("C",), ("I", "P", "N")  # Inspect's CORRECT; INCORRECT, PARTIAL, NOANSWER
@@ -101,7 +101,7 @@ def read_inspect(
             "inspect-ai is not installed (pip install inspect-ai; `make setup` installs it)"
         ) from None
     path = Path(path)
-    _check_file(path)
+    check_log_file(path)
     if zipfile.is_zipfile(path):
         _check_eval_members(path)
     elif path.stat().st_size > common.MAX_JSON_LOG:
