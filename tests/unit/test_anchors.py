@@ -137,6 +137,19 @@ def test_the_committed_side_by_side_holds_the_issues_bar():
     assert (rows[rows.method == "vocab"].coverage >= 0.93).all()
     table = an.anchors_table(result)
     assert table.loc["vocab", "under_93"] == 0 and table.loc["vocab", "median_width_vs_vocab"] == 1.0
+    # every method's counts, as the file's rows give them (counted here, point by point)
+    for method, g in rows.groupby("method"):
+        answers = g[g.defined >= g.sims / 2]
+        assert table.loc[method, "answers_at"] == len(answers), method
+        assert table.loc[method, "under_93"] == int((answers.coverage < 0.93).sum()), method
+        assert table.loc[method, "worst_coverage"] == pytest.approx(answers.coverage.min()), method
+    narrowest: dict[str, int] = {}
+    for _, point in rows.groupby(keys):
+        fine = [r for r in point.itertuples() if r.defined >= r.sims / 2 and r.coverage >= 0.93 and r.mean_width > 0]
+        if fine:
+            best = min(fine, key=lambda r: r.mean_width).method
+            narrowest[best] = narrowest.get(best, 0) + 1
+    assert {m: int(v) for m, v in table.narrowest_covering.items() if v} == narrowest
     # a zero-width interval (ppi_py at theta 0) is never the narrowest that covers
     zero = rows[(rows.mean_width == 0)]
     assert set(zero.method) <= {"ppi_py"} and (zero.theta == 0).all()
