@@ -21,6 +21,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -340,6 +341,23 @@ def git_commit(paths: tuple[str, ...] = ()) -> str | None:
         return None
 
 
+LOGGED_DTYPE = re.compile(rb"Initializing a V1 LLM engine .*?\bdtype=torch\.(\w+)")
+
+
+def logged_dtype(log: Path) -> str | None:
+    """The dtype a vLLM server logged as it last started (its ``Initializing a V1 LLM engine ... dtype=torch.X``
+    line; the log is appended to on each start), or None: no log, or no such line."""
+    found = None
+    try:
+        with log.open("rb") as f:
+            for line in f:
+                if b"Initializing a V1 LLM engine" in line and (m := LOGGED_DTYPE.search(line)):
+                    found = m.group(1).decode()
+    except OSError:
+        return None
+    return found
+
+
 def model_records(cfg: Config, names: list[str], deployments: dict[str, dict]) -> dict[str, Any]:
     """Each model's record for a manifest; ``deployments``: what each model's endpoint said it serves (its caller
     asked: storage never calls the network)."""
@@ -360,6 +378,18 @@ def model_records(cfg: Config, names: list[str], deployments: dict[str, dict]) -
             rec["serve"] = {"profile": cfg.profile, "dtype": served_dtype(m.serve.dtype, cfg.profile)}
             if cfg.profile == "cpu" and not m.serve.dtype:
                 rec["serve"]["recipe"] = cpu_recipe().family
+            # what the engine itself says it loaded (vLLM logs its config as it starts; no endpoint says it)
+            names_ = [f"{n}.r{i}" for i in range(len(m.serve.replica_ports))] if m.serve.replicated else [n]
+            logged = {logged_dtype(cfg.cache_dir / "logs" / f"vllm_{x}.log") for x in names_}
+            if len(logged) == 1 and None not in logged:
+                rec["serve"]["dtype_served"] = logged.pop()
+            else:
+                rec["serve"]["dtype_served"] = None
+                rec["serve"]["dtype_served_note"] = (
+                    f"not in the server's log under {cfg.cache_dir / 'logs'} (a server started elsewhere)"
+                    if logged == {None}
+                    else f"its replicas logged {sorted(map(str, logged))}"
+                )
         rec["server"] = deployments[n]  # which deployment answered: its models and vLLM version, where it says
         out[n] = rec
     return out

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -179,3 +181,39 @@ def test_busy_time_is_the_union_of_overlapping_intervals():
     start = pd.Series([ts(0), ts(30), ts(50), ts(200)])
     end = pd.Series([ts(40), ts(60), ts(55), ts(210)])
     assert tables.busy_seconds(start, end) == 70.0  # [0, 60) and [200, 210)
+
+
+LOG = Path(__file__).resolve().parents[1] / "logs" / "vllm_gemma3_start.log"  # a real vLLM 0.32.0 start, as logged
+
+
+def test_the_dtype_a_server_logged_is_read_from_its_log(tmp_path):
+    """tests/logs/vllm_gemma3_start.log is the start of a server's log as `vocab serve` wrote it (vLLM 0.32.0,
+    gemma3 started with --dtype float32): the engine's own line says float32. A log appended by a later start says
+    that start's; no log, or no engine line, says nothing."""
+    from vocab.records import logged_dtype
+
+    text = LOG.read_text()
+    assert "--dtype float32" in text and logged_dtype(LOG) == "float32"
+    again = tmp_path / "vllm_gemma3.log"
+    again.write_text(text + text.replace("dtype=torch.float32", "dtype=torch.bfloat16"))
+    assert logged_dtype(again) == "bfloat16"
+    assert logged_dtype(tmp_path / "none.log") is None
+    (tmp_path / "other.log").write_text("\n".join(text.splitlines()[:5]))
+    assert logged_dtype(tmp_path / "other.log") is None
+
+
+def test_the_manifest_records_the_dtype_served_beside_the_one_asked(tmp_path):
+    """A run's model record: the dtype vocab asked for and the one the engine logged; without a log, None and why."""
+    import shutil
+
+    from vocab.config import load_config
+    from vocab.records import model_records
+
+    cfg = load_config(Path(__file__).resolve().parents[2] / "configs" / "embedded.toml")
+    cfg = dataclasses.replace(cfg, cache_dir=tmp_path)
+    (tmp_path / "logs").mkdir()
+    shutil.copy(LOG, tmp_path / "logs" / "vllm_gemma3.log")
+    recs = model_records(cfg, ["gemma3", "smollm2"], {"gemma3": {}, "smollm2": {}})
+    assert recs["gemma3"]["serve"]["dtype"] == "float32" and recs["gemma3"]["serve"]["dtype_served"] == "float32"
+    assert recs["smollm2"]["serve"]["dtype_served"] is None
+    assert "not in the server's log" in recs["smollm2"]["serve"]["dtype_served_note"]
