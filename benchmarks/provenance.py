@@ -14,7 +14,8 @@ it.
     python benchmarks/provenance.py          # rewrite the files' provenance fields (idempotent)
     python benchmarks/provenance.py --check  # exit 1 if a file would change
 
-``tests/unit/test_results.py`` holds every committed row to what this script establishes.
+``tests/unit/test_results.py`` fails on a committed record without commit and machine or a note saying why, and on
+a file that differs from what this script establishes (where the checkout holds its history).
 """
 
 from __future__ import annotations
@@ -80,8 +81,39 @@ def note(commit: str | None, machine, where: str) -> str | None:
     return f"{where}: {'; '.join(said)}" if said else None
 
 
+def runs_origin(row: dict) -> dict | None:
+    """A row made from committed runs (``source``: ``data/runs/A and data/runs/B``, ``bench_rerun --from-runs``):
+    the runs measured it, so its commit, machine and date are theirs, from their manifests."""
+    import re
+
+    dirs = re.findall(r"data/runs/[\w.-]+", str(row.get("source", "")))
+    manifests = [
+        json.loads((ROOT / d / "manifest.json").read_text()) for d in dirs if (ROOT / d / "manifest.json").exists()
+    ]
+    if not dirs or len(manifests) != len(dirs):
+        return None
+    commits = [m.get("git_commit") or NOT_RECORDED for m in manifests]
+    short = [c if c == NOT_RECORDED else c[:7] + ("+dirty" if c.endswith("+dirty") else "") for c in commits]
+    machines = [m.get("machine") for m in manifests]
+    machine = machines[0] if all(x == machines[0] for x in machines) and machines[0] else None
+    said = note(
+        short[0],
+        machine,
+        "measured by the runs "
+        + ", ".join(
+            f"{d} ({c}, started {m.get('started', '?')[:10]})" for d, c, m in zip(dirs, short, manifests, strict=True)
+        ),
+    )
+    out = {"commit": short[0], "machine": machine or NOT_RECORDED, "when": manifests[0].get("started", NOT_RECORDED)}
+    return {**out, "provenance": said} if said else out
+
+
 def row_origin(versions: list[tuple[str, dict]], key: str, name: str, row: dict) -> dict:
-    """A merged row's commit, machine and provenance, from the first version holding it with these values."""
+    """A merged row's commit, machine and provenance: the runs' it was made from (:func:`runs_origin`), else the
+    first version's holding it with these values."""
+    made = runs_origin(row)
+    if made is not None:
+        return made
     values = _values(row)
     for sha, doc in versions:
         old = (doc.get(key) or {}).get(name)

@@ -13,7 +13,8 @@ def stored_items(run_dir: str | Path) -> list[dict]:
     """Each item as an importer made it (id, group, epoch, system, judge, verdict, criteria, visible, hidden), in the
     source's order."""
     path = str(Path(run_dir) / "items.parquet").replace("'", "''")
-    rows = duckdb.connect().execute(f"SELECT * FROM read_parquet('{path}') ORDER BY row").fetchall()
+    sql = f"SELECT * FROM read_parquet('{path}', hive_partitioning=false) ORDER BY row"  # a key=value folder: a name
+    rows = duckdb.connect().execute(sql).fetchall()
     names = ("row", "id", "group", "epoch", "system", "judge", "cell", "verdict", "criteria", "visible", "hidden")
     out = []
     for r in rows:

@@ -317,3 +317,31 @@ def test_an_interrupted_import_leaves_no_staging_folder(tmp_path, monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         import_table(path, tmp_path / "d", visible=["input"])
     assert not list(tmp_path.glob("vocab-import-*")) and not (tmp_path / "d").exists()
+
+
+def test_a_folder_named_key_value_is_a_name_not_a_column(tmp_path):
+    """`verdict=FAILED/` or `judge=gpt4/` on a path (a sweep's folders) adds no column to what DuckDB reads: the
+    items keep their own verdicts, and a table's hidden fields are its own columns."""
+    rows = [{"id": "1", "system": "s", "judge": "j", "verdict": "PASSED", "input": "q"},
+            {"id": "2", "system": "s", "judge": "j", "verdict": "FAILED", "input": "q"}]  # fmt: skip
+    (tmp_path / "verdict=PASSED").mkdir()
+    table = write_table(tmp_path / "verdict=PASSED" / "t.csv", rows)
+    d = import_table(table, tmp_path / "verdict=FAILED" / "judge=x" / "run", visible=["input"])
+    data = load_dataset(d)
+    assert data.cells.passed.tolist() == [1] and data.cells.failed.tolist() == [1]
+    assert [(r["id"], r["verdict"], r["judge"], r["hidden"]) for r in judgment_rows(d)] == [
+        ("1", "PASSED", "j", {}), ("2", "FAILED", "j", {})]  # fmt: skip
+    assert [r["verdict"] for r in stored_items(d)] == ["PASSED", "FAILED"]
+
+
+@pytest.mark.parametrize("char", ["\x1f", "\u202e"])
+def test_a_criterion_named_with_a_control_character_is_one_line(tmp_path, capsys, char):
+    """`criterion:a<U+001F>b` (or a right-to-left override) is refused at import, in one line, nothing written: it
+    would print as another name, and U+001F joins the names of the per-check audit's streams."""
+    from vocab.cli import main
+
+    path = tmp_path / "t.csv"
+    path.write_text(f"id,system,judge,verdict,input,criterion:a{char}b\ni1,s,j,PASSED,q,PASSED\n")
+    assert main(["import", "table", str(path), "--run-dir", str(tmp_path / "d"), "--visible", "input"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"U+{ord(char):04X}" in err[0] and not (tmp_path / "d").exists()

@@ -92,3 +92,15 @@ def test_a_note_says_what_is_not_established():
     assert said.startswith("first written in git 1234567: measured on a tree with uncommitted changes over abc")
     assert "(no isa, memory_gib)" in said
     assert "its commit was not recorded" in provenance.note(None, None, "w")
+
+
+def test_the_files_hold_what_their_history_establishes(capsys):
+    """benchmarks/provenance.py --check: each record's commit, machine, date and note are what the files' git
+    history (or, for a row made from committed runs, their manifests) establishes."""
+    import subprocess
+
+    shallow = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--is-shallow-repository"], capture_output=True,
+                             text=True)  # fmt: skip
+    if shallow.returncode != 0 or shallow.stdout.strip() != "false":
+        pytest.skip("not a full git checkout: the results' history is not here to read")
+    assert provenance.main(["--check"]) == 0, capsys.readouterr().out

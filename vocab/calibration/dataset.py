@@ -125,7 +125,14 @@ def single_verdict(question: str = DEFAULT_QUESTION, name: str = "judge's questi
 
 
 def declared_criteria(names: list[str], question: str = DEFAULT_QUESTION) -> JudgeRubric:
-    """The criteria a source declares, one column each; every one must pass for the overall verdict."""
+    """The criteria a source declares, one column each; every one must pass for the overall verdict. A name with a
+    control or format character is refused in one line (it prints as something else, and names a stream of its
+    own in the per-check audit)."""
+    for n in names:
+        bad = _unprintable(str(n))
+        if bad is not None:
+            raise CalibrationError(f"criterion {str(n)[:60]!r} holds the control character U+{ord(bad):04X}, which "
+                                   "prints as something else in tables and files; rename it")  # fmt: skip
     crit = tuple(Criterion(n, n, n, f"{question} Criterion: {n}.") for n in names)
     return JudgeRubric("declared criteria", "1", crit, tuple(names), instructions=question)
 

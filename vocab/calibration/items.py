@@ -149,8 +149,13 @@ def source_literal(path: Path | str) -> str:
     return "'" + _quote(glob_escaped(path)) + "'"
 
 
+# every read of a file in DuckDB: a folder named `key=value` on its path (`judge=gpt4/`, `seed=3/`) is a name, not a
+# column DuckDB adds to the rows (or puts over a column of that name)
+NO_HIVE = "hive_partitioning=false"
+
+
 def parquet_source(path: Path) -> str:
-    return f"read_parquet({source_literal(path)})"
+    return f"read_parquet({source_literal(path)}, {NO_HIVE})"
 
 
 class Items:

@@ -116,13 +116,14 @@ def _raw_source(con, path: Path, kind: str, staging: Path) -> list[str]:
         cols = "{" + ", ".join(f"'c{k}': 'VARCHAR'" for k in range(len(header))) + "}"
         # the header read as a row (its names checked above, by Python's reader) and dropped: DuckDB's own header
         # reading would take a name with a line break in it for the end of the header
-        src = (f"read_csv({items.source_literal(path)}, header=false, delim=',', quote='\"', escape='\"', "
+        src = (f"read_csv({items.source_literal(path)}, {items.NO_HIVE}, header=false, delim=',', quote='\"', "
+               "escape='\"', "
                f"strict_mode=true, null_padding=false, auto_detect=false, max_line_size={common.MAX_FIELD * 8}, "
                f"columns={cols})")  # fmt: skip
         names = [f"c{k}" for k in range(len(header))]
         first = 1
     else:
-        src = f"read_parquet({items.source_literal(path)})"
+        src = f"read_parquet({items.source_literal(path)}, {items.NO_HIVE})"
         try:
             header = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {src}").fetchall()]
         except Exception as e:  # noqa: BLE001 - duckdb's errors have no common base beyond Exception
@@ -151,7 +152,7 @@ def _mapping(con, name: str, values: list[tuple[str, Any]]) -> None:
 def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | None, scored: set) -> str:
     """The raw table checked in DuckDB and given the items' columns; returns the relation's name. A check that
     fails names its first row as the row check would: the row is read back and checked in Python."""
-    raw = f"read_parquet({items.source_literal(staging / 'raw.parquet')})"
+    raw = items.parquet_source(staging / "raw.parquet")
     con.execute(f"CREATE VIEW raw AS SELECT * FROM {raw}")
     at = {name: f"raw.c{k}" for k, name in enumerate(header)}  # a column of the table, by its name there
     n_rows = con.execute("SELECT count(*) FROM raw").fetchone()[0]
@@ -291,7 +292,7 @@ def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path
             return
         dup = con.execute(
             "SELECT row, first, id FROM (SELECT row, id, min(row) OVER w AS first, row_number() OVER w AS k FROM "
-            f"read_parquet({parts_glob}) WINDOW w AS (PARTITION BY system, judge, id, "
+            f"read_parquet({parts_glob}, {items.NO_HIVE}) WINDOW w AS (PARTITION BY system, judge, id, "
             "attempt ORDER BY row)) WHERE k > 1 ORDER BY row LIMIT 1"
         ).fetchone()
         if dup is not None:
@@ -320,7 +321,7 @@ def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path
     if t is None:
         raise JudgmentImportError(f"{path}: no rows")
     repeated()
-    con.execute(f"CREATE VIEW staged_items AS SELECT * FROM read_parquet({parts_glob})")
+    con.execute(f"CREATE VIEW staged_items AS SELECT * FROM read_parquet({parts_glob}, {items.NO_HIVE})")
     return t.vis
 
 
