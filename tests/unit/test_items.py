@@ -345,3 +345,17 @@ def test_a_criterion_named_with_a_control_character_is_one_line(tmp_path, capsys
     assert main(["import", "table", str(path), "--run-dir", str(tmp_path / "d"), "--visible", "input"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"U+{ord(char):04X}" in err[0] and not (tmp_path / "d").exists()
+
+
+@pytest.mark.parametrize("before", ["", "\n\n", 'i0,s,j,PASSED,"two\nlines"\n\n'])
+def test_a_refused_csv_row_is_numbered_as_the_row_checks_number_it(tmp_path, capsys, before):
+    """DuckDB counts a blank line as a record, and a quoted line break as none; the one line names the row as the
+    row checks do (blank lines are not rows), so after blank lines and a two-line field it is still the data row."""
+    from vocab.cli import main
+
+    path = tmp_path / "t.csv"
+    path.write_text(f"id,system,judge,verdict,input\n{before}i1,s,j,PASSED,q\ni2,s,j\n")
+    rows_before = sum(1 for r in csv_rows(path) if r["id"] != "i2")
+    assert main(["import", "table", str(path), "--run-dir", str(tmp_path / "d"), "--visible", "input"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"row {rows_before + 1}: fewer fields" in err[0], err

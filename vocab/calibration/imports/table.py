@@ -82,13 +82,31 @@ def _csv_header(path: Path) -> list[str]:
     return header
 
 
+def _row_of_record(path: Path, record: int) -> int:
+    """The row number (from 1, as the row checks count: blank lines are not rows) of a CSV's ``record``-th record
+    as DuckDB counts them in its errors (from 1, the header first, a blank line one record, a quoted line break
+    none). Read again with Python's reader, on this error path only."""
+    csv.field_size_limit(common.MAX_FIELD)
+    rows = 0
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            for k, fields in enumerate(csv.reader(f), start=1):
+                if k > 1 and fields:
+                    rows += 1
+                if k == record:
+                    return rows if fields else rows + 1
+    except (csv.Error, UnicodeDecodeError):
+        pass
+    return record - 1
+
+
 def _duckdb_error(path: Path, e: Exception) -> JudgmentImportError:
     """DuckDB's reading error as one line naming the file, the row and what DuckDB found there."""
     import re
 
     text = str(e)
     line = re.search(r"CSV Error on Line: (\d+)", text)
-    where = f"{path}: row {int(line.group(1)) - 1}" if line else f"{path}"
+    where = f"{path}: row {_row_of_record(path, int(line.group(1)))}" if line else f"{path}"
     found = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
     if found:
         more = int(found.group(2)) > int(found.group(1))
