@@ -537,6 +537,17 @@ def test_the_recheck_is_made_once_and_read_only_beside_its_own_grid(tmp_path, ca
     # the same points and numbers as recheck_bar computes in place (the notebook's former way)
     again = recheck_bar(pd.read_csv(g), "fiducial", sims=40, n_boot=50, seed=1)
     pd.testing.assert_frame_equal(found, again.round(6), check_dtype=False)
+    # which points, by the rule docs/statistics.md states, applied here to the grid's own rows: the fiducial points
+    # answering in at least half their studies whose coverage is under 0.935 (0.93 and one standard error), and,
+    # where the critic errs (q1 and q0 under 0.95), over 0.97 or within 0.005 of either edge
+    grid = pd.read_csv(g)
+    grid = grid[(grid.method == "fiducial") & (grid.defined >= grid.sims / 2)]
+    errs = (grid.q1 < 0.95) & (grid.q0 < 0.95)
+    near = ((grid.coverage - 0.93).abs() <= 0.005 + 1e-9) | ((grid.coverage - 0.97).abs() <= 0.005 + 1e-9)
+    picked = grid[(grid.coverage < 0.935 + 1e-9) | (errs & ((grid.coverage > 0.97 + 1e-9) | near))]
+    keys = ["piles", "theta", "q1", "q0"]
+    assert sorted(map(tuple, found[keys].to_numpy().tolist())) == sorted(map(tuple, picked[keys].to_numpy().tolist()))
+    assert 1 <= len(found) == meta["rows"] and ((found.coverage * 40).round(6) % 1 == 0).all()  # shares of 40 studies
     capsys.readouterr()
     assert main(["coverage-recheck", str(g), "--sims", "40"]) == 2
     assert "exists; pass --force" in capsys.readouterr().err
