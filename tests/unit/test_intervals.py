@@ -66,8 +66,9 @@ def test_the_placeholder_pile_moves_no_printed_digit_where_the_committed_runs_ha
     """A critic that passed nothing (p = 0) has no PASSED pile; the correction gives it a placeholder row that p's
     weight 0 cancels in the estimate, but its share's draws still enter the interval's draws through p's. Measured
     on the committed cells that have one (reference-v1's gemma3 → gemma3, every rater variant, 411 attempts), with
-    the same draws of b and p over five seeds: the interval with the placeholder's draws and with that share held
-    at 0 (out of the draws) print the same three decimals."""
+    the same draws of b and p over five seeds: the interval with the placeholder's draws (checked to be the
+    correction's own interval, draw for draw, to 1e-12) and with that share held at 0 (out of the draws) print the
+    same three decimals."""
     from pathlib import Path
 
     from vocab import calibration
@@ -98,5 +99,9 @@ def test_the_placeholder_pile_moves_no_printed_digit_where_the_committed_runs_ha
             p = binomial_cd_draws([0.0], [n_p], [rng.random()], 4000, rng)[0]
             with_it = holding_rows([b_hat], (p * a + (1 - p) * b)[None, :], 0.025)
             without = holding_rows([b_hat], ((1 - p) * b)[None, :], 0.025)
+            # the draws rebuilt here are the correction's own: its interval for the cell, from the same stream
+            own = correct._estimate(c, ok, "fiducial", 4000, 0.95, np.random.default_rng(seed))
+            # (to the last bits: the correction adds the two shares' draws in another order)
+            assert own.theta_ci == pytest.approx((with_it[0][0], with_it[1][0]), rel=1e-12, abs=1e-15), (variant, seed)
             assert np.round(with_it, 3).tolist() == np.round(without, 3).tolist(), (variant, seed)
     assert cells == 4
