@@ -33,8 +33,9 @@ from pathlib import Path
 import pandas as pd
 from common import result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
 
+from vocab.cluster import LOCAL_WORKER_CONFIG, local_cluster
 from vocab.coverage import GridSpec, parse_values, run_grid
-from vocab.coverage.grid import GRID_METHODS, LOCAL_WORKER_CONFIG, grid_points, local_cluster
+from vocab.coverage.grid import GRID_METHODS, grid_points
 
 POOL, DASK = "process pool", "local dask"
 

@@ -17,8 +17,9 @@ import time
 
 from common import result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
 
+from vocab.cluster import LOCAL_WORKER_CONFIG, local_cluster
 from vocab.coverage import GridSpec
-from vocab.coverage.grid import GRID_METHODS, LOCAL_WORKER_CONFIG, grid_point, grid_points, local_cluster
+from vocab.coverage.grid import GRID_METHODS, grid_point, grid_points
 
 QS = (0.1, 0.5, 0.8, 0.95, 1.0)
 SPEC = GridSpec(GRID_METHODS, (10, 20, 40), (0.5,), QS, QS, (2.0, float("inf")), sims=2000)

@@ -6,8 +6,9 @@ elapsed seconds, maximum resident memory):
 - ``number_pile``: one cell's PASSED pile numbered in (group, epoch, row) order (the order the sample draws
   positions in) and 10 rows picked at positions, reading the Parquet.
 
-pyarrow is not one of vocab's dependencies: it runs from ``--pyarrow-python`` (a Python with pyarrow installed,
-e.g. a venv of its own). DuckDB runs with vocab's memory limit (:data:`vocab.calibration.items.MEMORY_LIMIT`).
+pyarrow runs from ``--pyarrow-python`` (a Python with pyarrow installed, e.g. a venv of its own), so each engine's
+process loads its own library only. DuckDB runs with vocab's memory limit
+(:data:`vocab.calibration.items.MEMORY_LIMIT`).
 
 Run: .venv/bin/python benchmarks/bench_store_engines.py --pyarrow-python /tmp/pa/bin/python [--items 10000000];
 writes benchmarks/results/store_engines.json.

@@ -14,9 +14,11 @@ from vocab.config import load_config
 
 def cmd_sample(args) -> int:
     from vocab.calibration.chain import sample_step
+    from vocab.cluster import check_scheduler
 
+    jobs = check_scheduler(args.scheduler, args.jobs)
     for line in sample_step(args.run_dir, per_pile=args.per_pile, budget=args.budget, allocation=args.allocation,
-                            rater=args.rater, seed=args.seed):  # fmt: skip
+                            rater=args.rater, seed=args.seed, scheduler=args.scheduler, jobs=jobs):  # fmt: skip
         print(line)
     return 0
 
@@ -69,6 +71,18 @@ def cmd_import_table(args) -> int:
     words = {k: names(v, f"--{k.replace('_', '-')}") for k in ("pass_values", "fail_values")
              if (v := getattr(args, k)) is not None}  # fmt: skip
     notes: list[str] = []
+    if args.file.is_dir():  # a table held as Parquet parts: imported on Dask
+        from vocab.calibration.imports.parts import import_parts
+        from vocab.cluster import check_scheduler
+
+        jobs = check_scheduler(args.scheduler or "local", args.jobs)
+        out = import_parts(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION, seed=args.seed,
+                           notes=notes, scheduler=args.scheduler or "local", jobs=jobs, rater=args.rater,
+                           pass_at=args.pass_at, **words)  # fmt: skip
+        return _imported(out, args, notes)
+    if args.scheduler is not None or args.jobs is not None:
+        raise UsageError(f"--scheduler, --jobs: for a folder of Parquet parts; {args.file} is one file "
+                         "(imported on this machine)")  # fmt: skip
     out = import_table(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION, seed=args.seed,
                        notes=notes, rater=args.rater, pass_at=args.pass_at, **words)  # fmt: skip
     return _imported(out, args, notes)

@@ -167,6 +167,7 @@ def add_commands(sub, cli) -> None:
         "--rater", type=rater, help="pilot: whose ratings allocate the budget (default: the rater with most rows)"
     )
     sm.add_argument("--seed", type=int, default=0)
+    _dask(sm, "number an imported dataset's piles on a Dask cluster")
     sm.set_defaults(func=cli.cmd_sample, writes_run_dir=True)
 
     cal = sub.add_parser("calibrate", help="draw the blind sample and rate it: the script (if any) and LLM raters")
@@ -190,7 +191,8 @@ def add_commands(sub, cli) -> None:
                    cli.cmd_import_promptfoo)  # fmt: skip
     ip.add_argument("--assertion", help="the judge's assertion, by metric or type (default: the one model-graded)")
     ip.add_argument("--judge", help="the judge's name (default: the assertion's grading provider)")
-    it = _importer(isub, "table", "a CSV, JSON Lines or Parquet table (columns: vocab/calibration/imports/__init__.py)",
+    it = _importer(isub, "table", "a CSV, JSON Lines or Parquet table, or a folder of Parquet parts (columns: "
+                   "vocab/calibration/imports/__init__.py)",
                    "file", cli.cmd_import_table)  # fmt: skip
     it.add_argument("--visible", help="columns a blind rater sees (default input,output[,target])")
     it.add_argument(
@@ -203,6 +205,7 @@ def add_commands(sub, cli) -> None:
     it.add_argument("--fail-values", help="other words that mean FAILED, in the verdict and label columns")
     it.add_argument("--pass-at", type=finite, help="a numeric verdict passes at this value or above")
     it.add_argument("--seed", type=int, default=0, help="seed of the labelled sample's blind ids and order")
+    _dask(it, "a folder of Parquet parts is imported on a Dask cluster (default local)")
     ml = _importer(isub, "mlflow", "MLflow traces with their feedback (mlflow traces search --output json, or "
                    "Trace.to_json() a line)", "traces", cli.cmd_import_mlflow, nargs="?",
                    help="the exported traces (or --tracking-uri)")  # fmt: skip
@@ -420,3 +423,8 @@ def add_commands(sub, cli) -> None:
 
     ck = sub.add_parser("check", help="the script adjudicator: JSON Lines on stdin, one verdict line per input")
     ck.set_defaults(func=cli.cmd_check)
+
+
+def _dask(parser, what: str) -> None:
+    parser.add_argument("--scheduler", help=f"{what}: its scheduler's address (tcp://HOST:8786), or local")
+    parser.add_argument("--jobs", type=int, default=None, help="with --scheduler local: its workers (default 2)")

@@ -42,7 +42,7 @@ def test_a_local_clusters_workers_run_without_the_shared_cluster_defaults(monkey
     import dask
     from dask.distributed import Client
 
-    from vocab.coverage.grid import local_cluster
+    from vocab.cluster import local_cluster
 
     monkeypatch.setenv("MALLOC_TRIM_THRESHOLD_", "65536")
     monkeypatch.delenv("MALLOC_ARENA_MAX", raising=False)
@@ -64,7 +64,7 @@ def test_a_local_clusters_workers_run_without_the_shared_cluster_defaults(monkey
 
 
 def test_a_worker_with_other_packages_is_named():
-    from vocab.coverage.grid import package_mismatch
+    from vocab.cluster import package_mismatch
 
     me = {"packages": {"vocab": "0.1.0", "numpy": "2.3.5", "scipy": "1.16", "pandas": "3.1.1"},
           "host": {"python": "3.11.7.final.0"}}  # fmt: skip

@@ -54,10 +54,34 @@ def calibrate_run(
 
 
 def sample_step(run_dir, *, per_pile: int | None, budget: int | None, allocation: str | None, rater: str | None,
-                seed: int) -> list[str]:  # fmt: skip
+                seed: int, scheduler: str | None = None, jobs: int = 2) -> list[str]:  # fmt: skip
     """`vocab sample`: draw the blind sample (``per_pile`` rows a pile, or a ``budget`` of rows per cell split by
     ``allocation``), or with allocation ``pilot`` extend a rated pilot by ``rater``'s ratings; record how in
-    ``calibration/sample.json``. Returns what to tell the user."""
+    ``calibration/sample.json``. With ``scheduler``, an imported dataset's items are read and its piles numbered on
+    that Dask cluster (:class:`vocab.calibration.dask_items.DaskItems`): the same rows. Returns what to tell the
+    user."""
+    from vocab.calibration.errors import CalibrationError
+
+    if scheduler is None:
+        return _sample_step(run_dir, per_pile, budget, allocation, rater, seed, None)
+    from vocab.calibration import dask_items
+    from vocab.calibration.dataset import is_imported, item_files, read_meta
+    from vocab.cluster import dask_client
+
+    meta = read_meta(run_dir) if is_imported(run_dir) else {}
+    if "items" not in meta:
+        raise CalibrationError(f"--scheduler: {run_dir} is not a dataset imported since 2026-12 (its items are not "
+                               "Parquet): sample it without --scheduler")  # fmt: skip
+    paths = [str(p) for p in item_files(run_dir, meta["items"])]
+    with dask_client(scheduler, jobs, dask_items.CHECKED_PACKAGES) as (_, ran):
+        said = _sample_step(run_dir, per_pile, budget, allocation, rater, seed,
+                            dask_items.DaskItems(dask_items.read_parts(paths)))  # fmt: skip
+    return [*said, f"(the piles numbered on {ran['scheduler']}, {len(ran['worker_packages'])} workers)"]
+
+
+def _sample_step(run_dir, per_pile, budget, allocation, rater, seed, on_dask) -> list[str]:
+    import dataclasses
+
     from vocab.calibration import sample as sm
     from vocab.calibration.dataset import load_dataset
     from vocab.calibration.errors import CalibrationError
@@ -70,6 +94,8 @@ def sample_step(run_dir, *, per_pile: int | None, budget: int | None, allocation
         raise CalibrationError("--rater is the pilot's rater: only with --allocation pilot")
     allocation = allocation or "equal"
     data = load_dataset(run_dir)
+    if on_dask is not None:
+        data = dataclasses.replace(data, items=on_dask)
     cal = Path(run_dir) / "calibration"
     record = {"seed": seed, "allocation": allocation, "budget": budget}
     said = []

@@ -376,14 +376,42 @@ def load_dataset(run_dir: str | Path) -> Dataset:
         store, summary = _legacy_items(run_dir, meta)
         meta = {**meta, "items": summary}
     else:
-        path = run_dir / items.ITEMS_FILE
-        if _file_sha256(path) != meta["items"]["sha256"]:
-            raise CalibrationError(f"{path} is not the file {DATASET_FILE} describes (missing, cut or replaced): "
-                                   "import again into a new directory")  # fmt: skip
-        store = items.Items(items.connect(), items.parquet_source(path))
+        store = items.Items(items.connect(), _items_source(run_dir, meta["items"]))
     rub = JudgeRubric.from_dict(meta["rubric"])
     return Dataset(run_dir, "judgments", meta["name"], "complete", rub, tuple(meta["visible"]), None, None, meta,
                    items=store)  # fmt: skip
+
+
+def item_files(run_dir: str | Path, held: dict[str, Any]) -> list[Path]:
+    """An imported dataset's items files (``dataset.json``'s ``items``: ``items.parquet``, or the parts of a table
+    imported on Dask), each checked against the SHA-256 ``dataset.json`` keeps of it (a read of the file, not of
+    its rows into memory)."""
+    from vocab.calibration import items
+
+    parts = held.get("parts")
+    if isinstance(parts, list):
+        named = [(p.get("file"), p.get("sha256")) if isinstance(p, dict) else (None, None) for p in parts]
+    else:
+        named = [(held.get("file", items.ITEMS_FILE), held["sha256"])]
+    paths = []
+    for name, sha256 in named:
+        path = Path(run_dir) / str(name)
+        if (not isinstance(name, str) or Path(name).is_absolute() or ".." in Path(name).parts
+                or _file_sha256(path) != sha256):  # fmt: skip
+            raise CalibrationError(f"{path} is not the file {DATASET_FILE} describes (missing, cut or replaced): "
+                                   "import again into a new directory")  # fmt: skip
+        paths.append(path)
+    return paths
+
+
+def _items_source(run_dir: Path, held: dict[str, Any]) -> str:
+    """The dataset's items for DuckDB: its items files (:func:`item_files`) read as one table."""
+    from vocab.calibration import items
+
+    paths = item_files(run_dir, held)
+    if "parts" not in held:
+        return items.parquet_source(paths[0])
+    return f"read_parquet([{', '.join(items.source_literal(p) for p in paths)}], {items.NO_HIVE})"
 
 
 def write_dataset(run_dir: str | Path, rows: list[dict[str, Any]], meta: dict[str, Any]) -> Path:
@@ -431,7 +459,7 @@ def write_items(run_dir: str | Path, con, src: str, meta: dict[str, Any]) -> Pat
             existing = old["items"]["digest"] if "items" in old else _legacy_items(run_dir, old)[1]["digest"]
             if existing != summary["digest"]:
                 raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
-            if "items" not in old or _file_sha256(target) == old["items"]["sha256"]:
+            if "items" not in old or "parts" in old["items"] or _file_sha256(target) == old["items"]["sha256"]:
                 return run_dir  # the same import again
         summary["sha256"] = _file_sha256(staged)
         os.replace(staged, target)

@@ -38,6 +38,8 @@ COLUMNS = ("row", "id", "level", "attempt", "system", "judge", "cell", "verdict"
 ITEMS_FILE = "items.parquet"
 MEMORY_LIMIT = "512MB"  # DuckDB's own bound; the command's Python and its sample come on top (<= 1 GiB in all)
 CELL_JOIN = "__"  # a cell's name: its system and its judge, joined
+# a row's columns as its digest joins them (chr(31) between; the cell is its system and judge)
+DIGESTED = ("row", "id", "level", "attempt", "system", "judge", "verdict", "criteria", "visible", "hidden")
 
 
 def cell_of(system: str, judge: str) -> str:
@@ -95,14 +97,16 @@ SUMMARY = """WITH g AS (
   SELECT cell, level,
     count(*) FILTER (verdict = 'PASSED') AS x, count(*) FILTER (verdict = 'FAILED') AS f,
     count(*) FILTER (verdict = 'UNSCORED') AS u,
-    bit_xor(md5_number(concat_ws(chr(31), row::VARCHAR, id, level, attempt::VARCHAR, system, judge, verdict, criteria,
-                                 visible, hidden))) AS digest
+    bit_xor(md5_number(concat_ws(chr(31), {digested}))) AS digest
   FROM {src} GROUP BY cell, level)
 SELECT cell, sum(x)::HUGEINT AS passed, sum(f)::HUGEINT AS failed, sum(u)::HUGEINT AS unscored,
   count(*) FILTER (x + f > 0) AS groups, count(*) FILTER (f > 0) AS failed_groups,
   sum(x * x)::HUGEINT AS sxx, sum(x * (x + f))::HUGEINT AS sxn, sum((x + f) * (x + f))::HUGEINT AS snn,
   bit_xor(digest) AS digest
 FROM g GROUP BY cell ORDER BY cell"""
+
+
+_DIGESTED_SQL = ", ".join(f"{c}::VARCHAR" if c in ("row", "attempt") else c for c in DIGESTED)
 
 
 def summarize(con, src: str) -> dict[str, Any]:
@@ -112,7 +116,8 @@ def summarize(con, src: str) -> dict[str, Any]:
     from vocab import stats
 
     per_cell, digest, rows = {}, 0, 0
-    for c, x, f, u, groups, failed_groups, sxx, sxn, snn, dg in con.execute(SUMMARY.format(src=src)).fetchall():
+    got = con.execute(SUMMARY.format(src=src, digested=_DIGESTED_SQL)).fetchall()
+    for c, x, f, u, groups, failed_groups, sxx, sxn, snn, dg in got:
         x, f, u = int(x), int(f), int(u)
         deff = stats.design_effect_from_sums(int(groups), x + f, x, int(sxx), int(sxn), int(snn))
         per_cell[c] = {"passed": x, "failed": f, "unscored": u, "groups": int(groups),

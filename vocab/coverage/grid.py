@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
+from vocab.cluster import CHECKED_PACKAGES, dask_client
 from vocab.coverage.clustered import ORACLES, POINT_METHODS, clustered_point
 from vocab.errors import InputError
 
@@ -175,124 +176,21 @@ def grid_point(spec: GridSpec, point: tuple[int, float, float, float, float]) ->
     )  # fmt: skip
 
 
-class SchedulerError(InputError):
-    """The Dask scheduler named by ``--scheduler`` could not be reached, or its workers' packages differ."""
-
-
-CHECKED_PACKAGES = ("vocab", "numpy", "scipy", "pandas", "python")  # what a point's numbers depend on
-
-# The workers of a local cluster share this machine's cores with the grid's tasks, and distributed's defaults are
-# made for long-lived workers of a shared cluster: a statistical profiler sampling the task's thread every 10 ms, system
-# and memory monitors every 0.5 s and 0.1 s, an event-loop health tick every 20 ms, and glibc told to hand freed
-# memory back at 64 KiB (``MALLOC_TRIM_THRESHOLD_``, which also pins the mmap threshold at 128 KiB, so each of a
-# point's large arrays is a fresh mmap). With them a task here took 5-15 % more CPU than in the process pool and its
-# thread had up to 4x the page faults (it runs off the main thread, in a malloc arena of its own). So a local cluster's
-# workers get these instead: no profiler, slower monitors, one malloc arena (the pool's workers' allocator), no
-# trim threshold. None of it changes a number; a cluster at a --scheduler address keeps its own settings.
-LOCAL_WORKER_CONFIG = {
-    "distributed.worker.profile.enabled": False,
-    "distributed.admin.system-monitor.interval": "2s",
-    "distributed.worker.memory.monitor-interval": "1s",
-    "distributed.admin.tick.interval": "500ms",
-    "distributed.nanny.pre-spawn-environ": {
-        "OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1, "MALLOC_ARENA_MAX": 1,
-    },
-}  # fmt: skip
-
-
-def local_cluster(jobs: int):
-    """A LocalCluster of ``jobs`` one-thread worker processes on 127.0.0.1, no dashboard, with
-    :data:`LOCAL_WORKER_CONFIG` (each nanny keeps it for the worker it spawns, and again if it respawns one).
-
-    A worker inherits this process's environment, into which each nanny writes its pre-spawn variables (and which
-    an earlier cluster with distributed's defaults leaves ``MALLOC_TRIM_THRESHOLD_`` in): that one is held out
-    while the workers start, and the environment is as it was afterwards."""
-    import dask
-    from dask.distributed import LocalCluster
-
-    before = dict(os.environ)
-    os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
-    try:
-        with dask.config.set(LOCAL_WORKER_CONFIG):
-            return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                dashboard_address=None)  # fmt: skip
-    finally:
-        os.environ.clear()
-        os.environ.update(before)
-
-
 def _on_dask(spec: GridSpec, points: list, scheduler: str, jobs: int) -> tuple[list[pd.DataFrame], dict]:
-    """The points as one Dask task each, on the cluster at ``scheduler`` (``local``: a LocalCluster of ``jobs``
-    one-thread worker processes on 127.0.0.1). Returns the frames in ``points``' order and what ran them: the
-    scheduler, each worker's count of tasks, and the packages every worker reports. A cluster with no worker, or
-    one whose workers' :data:`CHECKED_PACKAGES` differ from this process's, is refused before any task is sent
-    (distributed's own ``get_versions(check=True)`` only warns)."""
-    try:
-        from dask.distributed import Client
-    except ImportError:
-        raise SchedulerError("--scheduler needs Dask: pip install -e '.[cluster]'") from None
-
-    cluster = None
-    try:
-        if scheduler == "local":
-            cluster = local_cluster(jobs)
-            client = Client(cluster)
-        else:
-            client = Client(scheduler, timeout=10)
-    except (OSError, TimeoutError, ValueError, EOFError, MemoryError) as e:
-        # MemoryError: a server that answers but is not Dask (an HTTP server, say) sends bytes distributed reads as
-        # a frame length of exabytes, which numpy refuses to allocate
-        if cluster is not None:
-            cluster.close()
-        why = f"{type(e).__name__}: not a Dask scheduler there?" if isinstance(e, MemoryError) else str(e)[:200]
-        raise SchedulerError(f"--scheduler {scheduler}: cannot reach the Dask scheduler ({why})") from None
-    try:
-        try:
-            client.wait_for_workers(1, timeout=30)
-        except TimeoutError:
-            raise SchedulerError(f"--scheduler {scheduler}: the cluster has no worker after 30 s") from None
-        found = client.get_versions(packages=["vocab", "scipy"])
-        problem = package_mismatch(found)
-        if problem:
-            raise SchedulerError(f"--scheduler {scheduler}: {problem}")
+    """The points as one Dask task each, on the cluster at ``scheduler`` (:func:`vocab.cluster.dask_client`).
+    Returns the frames in ``points``' order and what ran them: the scheduler, each worker's count of tasks, and the
+    packages every worker reports."""
+    with dask_client(scheduler, jobs, CHECKED_PACKAGES) as (client, info):
         futures = client.map(grid_point, [spec] * len(points), points, pure=False)
         frames = client.gather(futures)
         ran: dict[str, int] = {}
         for addrs in client.who_has(futures).values():
             for a in addrs[:1]:
                 ran[a] = ran.get(a, 0) + 1
-        info = {
-            "scheduler": "local Dask cluster" if cluster is not None else scheduler,
-            **({"local_worker_config": LOCAL_WORKER_CONFIG} if cluster is not None else {}),
-            "tasks_by_worker": dict(sorted(ran.items())),
-            "worker_packages": {
-                a: {k: _packages(v).get(k) for k in CHECKED_PACKAGES} for a, v in sorted(found["workers"].items())
-            },  # fmt: skip
-        }
+        info = {**info, "tasks_by_worker": dict(sorted(ran.items()))}
+        info = {k: info[k] for k in ("scheduler", "local_worker_config", "tasks_by_worker", "worker_packages")
+                if k in info}  # the grid's .json keeps its keys' order  # fmt: skip
         return frames, info
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
-
-
-def package_mismatch(found: dict) -> str | None:
-    """What differs between this process's :data:`CHECKED_PACKAGES` and the first worker's that differ, in
-    ``Client.get_versions``' answer; None when every worker matches."""
-    mine = _packages(found["client"])
-    for address, report in sorted(found["workers"].items()):
-        theirs = _packages(report)
-        differ = [k for k in CHECKED_PACKAGES if mine.get(k) != theirs.get(k)]
-        if differ:
-            k = differ[0]
-            return f"worker {address} has {k} {theirs.get(k)}, this process {mine.get(k)} ({len(differ)} differ)"
-    return None
-
-
-def _packages(report: dict) -> dict:
-    """A ``get_versions`` entry's packages, with its Python version as ``python``."""
-    host = dict(report.get("host", {}))
-    return {**report.get("packages", {}), "python": host.get("python")}
 
 
 def run_grid(
