@@ -80,7 +80,7 @@ def cmd_import_table(args) -> int:
                            notes=notes, scheduler=args.scheduler or "local", jobs=jobs, rater=args.rater,
                            pass_at=args.pass_at, **words)  # fmt: skip
         return _imported(out, args, notes)
-    if args.scheduler is not None or args.jobs is not None:
+    if (args.scheduler is not None or args.jobs is not None) and args.file.is_file():
         raise UsageError(f"--scheduler, --jobs: for a folder of Parquet parts; {args.file} is one file "
                          "(imported on this machine)")  # fmt: skip
     out = import_table(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION, seed=args.seed,

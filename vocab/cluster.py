@@ -53,8 +53,10 @@ def local_cluster(jobs: int):
     os.environ.pop("MALLOC_TRIM_THRESHOLD_", None)
     try:
         with dask.config.set(LOCAL_WORKER_CONFIG):
+            # dashboard_address=None still serves the scheduler's HTTP routes, on 8787, warning when another
+            # cluster holds it: any free port instead
             return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                dashboard_address=None)  # fmt: skip
+                                dashboard_address="127.0.0.1:0")  # fmt: skip
     finally:
         os.environ.clear()
         os.environ.update(before)
@@ -85,7 +87,7 @@ def check_scheduler(scheduler: str | None, jobs: int | None) -> int:
     if scheduler is not None and scheduler != "local" and not scheduler.startswith("tcp://"):
         raise SchedulerError(f"--scheduler: an address such as tcp://HOST:8786 (tcp only), or local; got "
                              f"{scheduler[:80]!r}")  # fmt: skip
-    if jobs is not None and (scheduler not in (None, "local") or jobs < 1):
+    if jobs is not None and (scheduler != "local" or jobs < 1):
         raise SchedulerError("--jobs: a local cluster's workers (1 or more), with --scheduler local only"
                              if jobs >= 1 else f"--jobs: at least 1 worker; got {jobs}")  # fmt: skip
     return 2 if jobs is None else jobs

@@ -6,6 +6,7 @@ cluster (DaskItems) draw the rows DuckDB's numbering draws. A refused part is na
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import dask.distributed  # noqa: F401 - make setup installs it: a broken install fails here, never skips
 import numpy as np
@@ -15,6 +16,7 @@ import pytest
 from vocab.calibration import dask_items
 from vocab.calibration import sample as sm
 from vocab.calibration.dataset import item_files, judgment_rows, load_dataset, read_meta
+from vocab.calibration.errors import CalibrationError
 from vocab.calibration.imports.common import JudgmentImportError
 from vocab.calibration.imports.parts import import_parts
 from vocab.calibration.imports.table import import_table
@@ -222,3 +224,99 @@ def test_a_folder_without_parts_or_a_wrong_scheduler_is_one_line(tmp_path, capsy
         "vocab: error: --jobs: a local cluster's workers (1 or more), with --scheduler local only",
     ]
     assert not (tmp_path / "d").exists()
+
+
+def test_the_same_import_again_keeps_its_parts_repairs_a_damaged_one_and_takes_changed_labels(tmp_path, scheduler):
+    """As the one-file import: the same parts again change nothing and leave no staging folder; a damaged part is
+    written anew; labels changed in the source are refused as another sample, as one file's are."""
+    t = _table(6)
+    _parts(t, tmp_path / "parts")
+    d = import_parts(tmp_path / "parts", tmp_path / "d", scheduler=scheduler)
+    before = sorted(p.relative_to(d).as_posix() for p in d.rglob("*"))
+    meta = (d / "dataset.json").read_bytes()
+    assert import_parts(tmp_path / "parts", d, scheduler=scheduler) == d
+    assert sorted(p.relative_to(d).as_posix() for p in d.rglob("*")) == before  # no .items.*.tmp left
+    assert (d / "dataset.json").read_bytes() == meta
+    (d / "items" / "part-00002.parquet").write_bytes(b"damaged")
+    with pytest.raises(Exception, match="not the file dataset.json describes"):
+        load_dataset(d)
+    import_parts(tmp_path / "parts", d, scheduler=scheduler)
+    assert len(judgment_rows(d)) == len(t)  # read again, whole
+    # labels changed in the source: the parts' import answers as the one-file import answers the same change
+    t.to_parquet(tmp_path / "first.parquet", index=False)
+    one = import_table(tmp_path / "first.parquet", tmp_path / "one")
+    said = t[(t.label != "") & (t.verdict != "")].index[0]
+    t.loc[said, "label"] = "failed" if t.loc[said, "label"] == "passed" else "passed"  # one label's value
+    for k, (table, folder) in enumerate(((t, "changed"), (t.assign(label=t.label.where(t.label != "", "passed")),
+                                                          "more"))):  # fmt: skip
+        _parts(table, tmp_path / folder)
+        table.to_parquet(tmp_path / f"{folder}.parquet", index=False)
+        outcomes = []
+        for go in (lambda f=folder: import_parts(tmp_path / f, d, scheduler=scheduler),
+                   lambda f=folder: import_table(tmp_path / f"{f}.parquet", one)):  # fmt: skip
+            try:
+                go()
+                outcomes.append("imported")
+            except CalibrationError as e:
+                outcomes.append(str(e).replace(str(d), "D").replace(str(one), "D"))
+        assert outcomes[0] == outcomes[1] and outcomes[0] == ("imported" if k == 0 else outcomes[1])
+        if k == 0:  # the changed label is the person's now, the earlier file kept
+            for name in ("ratings_person.csv", "key.csv"):
+                assert (d / "calibration" / name).read_bytes() == (one / "calibration" / name).read_bytes()
+            assert len(list((d / "calibration" / "history").iterdir())) == 1
+        else:
+            assert "another sample" in outcomes[0]
+
+
+def test_parts_named_as_dask_numbers_them_and_empty_ones_are_the_tables_order(tmp_path, scheduler):
+    """Dask writes part.0 ... part.11 (and may write parts with no rows): read in their numbers' order, they are
+    the table the one-file import numbers alike."""
+    t = _table(8, labels=False)
+    folder = tmp_path / "dask"
+    folder.mkdir()
+    cuts = np.linspace(0, len(t), 12).astype(int).tolist()
+    for k in range(11):
+        t.iloc[cuts[k] : cuts[k + 1]].to_parquet(folder / f"part.{k}.parquet", index=False)
+    t.iloc[:0].to_parquet(folder / "part.11.parquet", index=False)  # no rows
+    t.to_parquet(tmp_path / "whole.parquet", index=False)
+    many = import_parts(folder, tmp_path / "many", scheduler=scheduler)
+    one = import_table(tmp_path / "whole.parquet", tmp_path / "one")
+    assert read_meta(many)["items"]["digest"] == read_meta(one)["items"]["digest"]
+    assert judgment_rows(many) == judgment_rows(one)
+
+
+def test_what_an_import_of_parts_refuses_up_front(tmp_path, scheduler, capfd):
+    """A run directory inside the table's folder, parts of one table in another column order or of another type,
+    a link to a missing part, a leftover items/ without dataset.json: one line each, nothing written. A refused
+    row is one line on the terminal, the workers' logs included."""
+    from vocab.cli import main
+
+    t = _table(3, labels=False)
+    parts = _parts(t, tmp_path / "parts")
+    with pytest.raises(JudgmentImportError, match="inside the table's folder"):
+        import_parts(tmp_path / "parts", tmp_path / "parts" / "out", scheduler=scheduler)
+    cols = list(t.columns)
+    t.iloc[CUTS[1] : CUTS[2]][cols[::-1]].to_parquet(parts[1], index=False)
+    assert "in another order" in _refused(tmp_path, scheduler)
+    t.iloc[CUTS[1] : CUTS[2]].assign(trace=1.5).to_parquet(parts[1], index=False)
+    assert re.search(r"column 'trace' is double here and \w*string in .*one schema$", _refused(tmp_path, scheduler))
+    t.iloc[CUTS[1] : CUTS[2]].to_parquet(parts[1], index=False)
+    parts[2].unlink()
+    parts[2].symlink_to(tmp_path / "gone.parquet")
+    assert "a part of the table is missing" in _refused(tmp_path, scheduler)
+    t.iloc[CUTS[2] : CUTS[3]].to_parquet(parts[2].with_name("x.parquet"), index=False)
+    parts[2].unlink()
+    parts[2].with_name("x.parquet").rename(parts[2])
+    (tmp_path / "d" / "items").mkdir(parents=True)
+    with pytest.raises(Exception, match="without dataset.json"):
+        import_parts(tmp_path / "parts", tmp_path / "d", scheduler=scheduler)
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == ["items"]
+    (tmp_path / "d" / "items").rmdir()
+    bad = t.copy()
+    bad.loc[CUTS[4] + 1, "verdict"] = "maybe"
+    bad.iloc[CUTS[4] : CUTS[5]].to_parquet(parts[4], index=False)
+    capfd.readouterr()
+    assert main(["import", "table", str(tmp_path / "parts"), "--run-dir", str(tmp_path / "d"), "--scheduler",
+                 scheduler]) == 2  # fmt: skip
+    err = [line for line in capfd.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith(f"vocab: error: {parts[4]}: row 2, column 'verdict'"), err

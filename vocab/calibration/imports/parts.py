@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 from pathlib import Path
@@ -33,36 +34,56 @@ PARTS_DIR = "items"  # the dataset's parts, in its folder
 CHECKED_PACKAGES = ("vocab", "duckdb", "pandas", "pyarrow", "dask", "python")
 
 
+def _natural(rel: str) -> list:
+    """A part's path as a sort key: its numbers as numbers (Dask names its parts part.0 ... part.11, Spark
+    part-00000 ...), so the parts come in the order their writer numbered them."""
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", rel)]
+
+
 def part_files(folder: Path) -> list[Path]:
-    """The table's parts: the ``*.parquet`` files under ``folder``, in their relative paths' order."""
+    """The table's parts: the ``.parquet`` files under ``folder`` (any case), in their relative paths' natural
+    order; a link to nothing is refused (a part gone missing on a shared file system), never skipped."""
     found = []
-    for path in folder.rglob("*.parquet"):
+    for path in folder.rglob("*"):
         rel = path.relative_to(folder)
-        if any(p.startswith(("_", ".")) for p in rel.parts) or not path.is_file():
+        if any(p.startswith(("_", ".")) for p in rel.parts) or path.suffix.lower() != ".parquet" or path.is_dir():
             continue
-        found.append((rel.as_posix(), path))
+        if not path.is_file():
+            raise JudgmentImportError(f"{path}: not a file (a link to nothing?): a part of the table is missing")
+        found.append((_natural(rel.as_posix()), path))
     if not found:
         raise JudgmentImportError(f"{folder}: no .parquet files (a table held as Parquet parts)")
     return [p for _, p in sorted(found)]
 
 
 def _layout(parts: list[Path]) -> list[int]:
-    """Each part's rows, from its footer; every part has the first one's columns."""
+    """Each part's rows, from its footer; every part has the first one's columns, in its order (the hidden
+    fields are kept in it) and of its types (a column with no value in a part may have none)."""
     import pyarrow.parquet as pq
 
     rows, first = [], None
     for path in parts:
         try:
-            meta = pq.read_metadata(path)
+            schema = pq.read_schema(path)
+            n = pq.read_metadata(path).num_rows
         except Exception as e:  # noqa: BLE001 - pyarrow's errors differ by what is wrong with the file
             raise JudgmentImportError(f"{path}: not a Parquet file ({first_line(e, 120)})") from None
-        names = sorted(meta.schema.names)
+        cols = [(f.name, str(f.type)) for f in schema]
         if first is None:
-            first = (path, names)
-        elif names != first[1]:
-            other = sorted(set(names) ^ set(first[1]))
-            raise JudgmentImportError(f"{path}: its columns are not those of {first[0]} (column {other[0]!r})")
-        rows.append(meta.num_rows)
+            first = (path, cols)
+        else:
+            names, were = [c for c, _ in cols], [c for c, _ in first[1]]
+            if sorted(names) != sorted(were):
+                other = sorted(set(names) ^ set(were))
+                raise JudgmentImportError(f"{path}: its columns are not those of {first[0]} (column {other[0]!r})")
+            if names != were:
+                raise JudgmentImportError(f"{path}: its columns are those of {first[0]} in another order; write the "
+                                          "parts with one order")  # fmt: skip
+            for (c, t), (_, t0) in zip(cols, first[1], strict=True):
+                if t != t0 and "null" not in (t, t0):
+                    raise JudgmentImportError(f"{path}: column {c!r} is {t} here and {t0} in {first[0]}; write the "
+                                              "parts with one schema")  # fmt: skip
+        rows.append(n)
     return rows
 
 
@@ -74,7 +95,10 @@ def stage_part(path: str, offset: int, out: str, options: dict[str, Any]) -> dic
 
     labels: dict = {}
     scored: set = set()
-    con, src, meta, staging = stage_table(path, labels=labels, scored_labels=scored, **options)
+    try:
+        con, src, meta, staging = stage_table(path, labels=labels, scored_labels=scored, **options)
+    except JudgmentImportError as e:  # returned, not raised: a worker logs a raised one as a failed task
+        return {"refused": str(e)}
     try:
         cols = ", ".join(f"row + {int(offset)} AS row" if c == "row" else c for c in items.COLUMNS)
         quoted = str(out).replace("'", "''")
@@ -132,28 +156,39 @@ def import_parts(
     from vocab.files import check_writable, make_dir, write_text_atomic
 
     folder, run_dir = Path(folder), Path(run_dir)
+    if run_dir.resolve() == folder.resolve() or folder.resolve() in run_dir.resolve().parents:
+        raise JudgmentImportError(f"--run-dir {run_dir} is inside the table's folder {folder}: the dataset's parts "
+                                  "would be read as the table's; import into a directory outside it")  # fmt: skip
     parts = part_files(folder)
     counts = _layout(parts)
     offsets = [sum(counts[:k]) for k in range(len(counts))]
+    if not sum(counts):
+        raise JudgmentImportError(f"{folder}: no rows in any part")
     if (run_dir / "manifest.json").exists():
         raise CalibrationError(f"{run_dir} holds a run; import into a directory of its own")
     old = read_meta(run_dir) if (run_dir / DATASET_FILE).exists() else None
+    if old is None and (run_dir / PARTS_DIR).exists():
+        raise CalibrationError(f"{run_dir / PARTS_DIR} is there without {DATASET_FILE} (an import that was "
+                               "interrupted?): move it away, then import again")  # fmt: skip
     made = not run_dir.exists()
     make_dir(run_dir, None, CalibrationError)
     check_writable(run_dir / DATASET_FILE, run_dir, CalibrationError)
+    for stale in run_dir.glob(f".{PARTS_DIR}.*.tmp"):  # what a killed import left: its staging folder
+        shutil.rmtree(stale, ignore_errors=True)
     staged = run_dir / f".{PARTS_DIR}.{secrets.token_hex(4)}.tmp"
     options = {"visible": visible, "question": question or DEFAULT_QUESTION, **kw}
+    # parts with no rows are part of the table (Dask and Spark write them), with nothing to check or write
+    filled = [k for k, n in enumerate(counts) if n]
     try:
         staged.mkdir()
-        outs = [str(staged / f"part-{k:05d}.parquet") for k in range(len(parts))]
+        outs = [str(staged / f"part-{k:05d}.parquet") for k in range(len(filled))]
         with dask_client(scheduler, jobs, CHECKED_PACKAGES) as (client, ran):
-            futures = client.map(stage_part, [str(p) for p in parts], offsets, outs, [options] * len(parts),
-                                 pure=False)  # fmt: skip
-            client.gather(futures, errors="skip")
-            for f in futures:  # the first refused part in the table's order, whichever worker finished first
-                if f.status == "error":
-                    raise f.exception()
-            staged_parts = [f.result() for f in futures]
+            futures = client.map(stage_part, [str(parts[k]) for k in filled], [offsets[k] for k in filled], outs,
+                                 [options] * len(filled), pure=False)  # fmt: skip
+            staged_parts = client.gather(futures)
+            for got in staged_parts:  # the first refused part in the table's order, whichever finished first
+                if "refused" in got:
+                    raise JudgmentImportError(got["refused"])
             ran["tasks_by_worker"] = {}
             for addrs in client.who_has(futures).values():
                 for a in addrs[:1]:
@@ -162,16 +197,12 @@ def import_parts(
             _repeat_across(frame, parts, offsets)
             summary = dask_items.summarize(frame)
         first = staged_parts[0]
-        for path, got in zip(parts, staged_parts, strict=True):
+        for k, got in zip(filled, staged_parts, strict=True):
             if (got["rubric"], got["visible"]) != (first["rubric"], first["visible"]):
-                raise JudgmentImportError(f"{path}: its criteria or visible fields are not those of {parts[0]}")
+                raise JudgmentImportError(f"{parts[k]}: its criteria or visible fields are not those of "
+                                          f"{parts[filled[0]]}")  # fmt: skip
         if not summary["rows"]:
             raise CalibrationError("no judged items to import")
-        if old is not None:
-            existing = old.get("items", {}).get("digest")
-            if existing != summary["digest"]:
-                raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
-            return run_dir  # the same import again
         labels: dict = {}
         scored: set = set()
         for got in staged_parts:
@@ -180,46 +211,65 @@ def import_parts(
         check_labels_fit(run_dir, labels)
         if labels:
             check_writable(run_dir / "calibration" / "key.csv", run_dir, JudgmentImportError)
-        os.replace(staged, run_dir / PARTS_DIR)
+        written = [{"file": f"{PARTS_DIR}/{Path(o).name}", "sha256": g["sha256_out"]}
+                   for o, g in zip(outs, staged_parts, strict=True)]  # fmt: skip
+        if old is not None:
+            if old.get("items", {}).get("digest") != summary["digest"]:
+                raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
+            held = old["items"].get("parts")
+            if not isinstance(held, list) or _intact(run_dir, held):  # the same import again: its items stay
+                shutil.rmtree(staged)
+            else:  # the same import again over damaged parts: written anew
+                shutil.rmtree(run_dir / PARTS_DIR, ignore_errors=True)
+                os.replace(staged, run_dir / PARTS_DIR)
+                items_meta = {**old["items"], "parts": written, "sha256": parts_sha256(written)}
+                write_text_atomic(
+                    run_dir / DATASET_FILE,
+                    json.dumps({**old, "items": items_meta}, indent=2, ensure_ascii=False) + "\n",
+                )
+        else:
+            os.replace(staged, run_dir / PARTS_DIR)
     except BaseException:
         shutil.rmtree(staged, ignore_errors=True)
         if made and run_dir.exists() and not any(run_dir.iterdir()):  # a folder this import made is not left behind
             run_dir.rmdir()
         raise
-    people: dict[str, int] = {}
-    for by in labels.values():
-        for name in by:
-            people[name] = people.get(name, 0) + 1
-    sources = [{"path": p.relative_to(folder).as_posix(), "sha256": g["sha256"], "rows": n}
-               for p, g, n in zip(parts, staged_parts, counts, strict=True)]  # fmt: skip
-    written = [{"file": f"{PARTS_DIR}/{Path(o).name}", "sha256": g["sha256_out"]}
-               for o, g in zip(outs, staged_parts, strict=True)]  # fmt: skip
-    meta = {
-        "name": folder.name,
-        "source": {
-            "kind": "table",
-            "path": str(folder),
-            "parts": sources,
-            "human_labels": dict(sorted(people.items())),
-        },
-        "rubric": first["rubric"],
-        "visible": first["visible"],
-        "format_version": FORMAT_VERSION,
-        "counts": {c: sum(v[c.lower()] for v in summary["cells"].values()) for c in CLASSES},
-        "items": {
-            "file": PARTS_DIR,
-            "parts": written,
-            "sha256": parts_sha256(written),
-            **summary,
-            "imported_on": {k: ran[k] for k in ("scheduler", "tasks_by_worker", "worker_packages")},
-        },  # fmt: skip
-    }
-    write_text_atomic(run_dir / DATASET_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
-    if scored:
+    if old is None:
+        people: dict[str, int] = {}
+        for by in labels.values():
+            for name in by:
+                people[name] = people.get(name, 0) + 1
+        sources = [{"path": p.relative_to(folder).as_posix(), "rows": n,
+                    **({"sha256": staged_parts[filled.index(k)]["sha256"]} if n else {})}
+                   for k, (p, n) in enumerate(zip(parts, counts, strict=True))]  # fmt: skip
+        meta = {
+            "name": folder.name,
+            "source": {"kind": "table", "path": str(folder), "parts": sources,
+                       "human_labels": dict(sorted(people.items()))},  # fmt: skip
+            "rubric": first["rubric"],
+            "visible": first["visible"],
+            "format_version": FORMAT_VERSION,
+            "counts": {c: sum(v[c.lower()] for v in summary["cells"].values()) for c in CLASSES},
+            "items": {"file": PARTS_DIR, "parts": written, "sha256": parts_sha256(written), **summary,
+                      "imported_on": {k: ran[k] for k in ("scheduler", "tasks_by_worker", "worker_packages")}},
+        }  # fmt: skip
+        write_text_atomic(run_dir / DATASET_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
+    if scored:  # as the one-file import: people's labels written, or their change kept with its history
         said = write_labels(run_dir, labels, seed=seed, source="people's labels in the table's label columns")
         if notes is not None:
             notes += said
     return run_dir
+
+
+def _intact(run_dir: Path, held: list) -> bool:
+    """Whether a dataset's parts are the files its dataset.json names."""
+    from vocab.calibration.dataset import item_files
+
+    try:
+        item_files(run_dir, {"parts": held})
+    except CalibrationError:
+        return False
+    return True
 
 
 def parts_sha256(written: list[dict[str, str]]) -> str:
