@@ -30,13 +30,13 @@ export PATH := $(abspath $(BIN)):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 PYTEST := $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 
-.PHONY: help setup system-packages models demo demo-full test test-unit test-integration test-notebooks lint bench \
+.PHONY: help setup system-packages models demo demo-full packet test test-unit test-integration test-notebooks lint bench \
 	clean-venv
 
 help:
 	@echo "make demo   set up, prepare the embedded models, serve them, run the main job, stop the servers"
 	@echo "make test   the whole suite: unit, integration against the real servers, notebooks under nbval"
-	@echo "make setup | models | lint | bench | test-unit | test-integration | test-notebooks"
+	@echo "make setup | models | packet | lint | bench | test-unit | test-integration | test-notebooks"
 
 setup: $(STAMP) system-packages $(PROMPTFOO_STAMP)
 
@@ -84,6 +84,11 @@ demo: models
 # the levels that infrastructure faults abandoned.
 demo-full: models
 	$(VOCAB) demo --config $(CONFIG) --run-dir data/runs/reference --retry-abandoned
+
+# The reference run's packet for a human rater (rate.html, the notebook form, vocab's wheel), made by this checkout's
+# code: no packet is committed, so none ships older code than the repository's. `make demo` makes the demo run's.
+packet: setup
+	$(VOCAB) packet --run-dir data/runs/reference --rater annotator-1
 
 # make test times itself, setup included, and the run writes benchmarks/results/make_test.json from pytest's own
 # reports (tests/conftest.py): every test's time and outcome, read, never asserted (no timed test in CI).

@@ -134,8 +134,9 @@ def cmd_packet(args) -> int:
               "the export)")  # fmt: skip
         return 0
     out = make_packet(args.run_dir, args.rater, seed=args.seed)
-    print(f"{out}: the packet of rater {args.rater}. Hand the rater {out.with_suffix('.zip')} (they open it with "
-          f"vocab form {out.name}.zip); nothing of the run is in it")  # fmt: skip
+    print(f"{out}: the packet of rater {args.rater}. Hand the rater {out.with_suffix('.zip')}: they unzip it and "
+          f"open {out.name}/rate.html in a browser (README.txt says how; vocab users may use vocab form "
+          f"{out.name}.zip); nothing of the run is in it")  # fmt: skip
     return 0
 
 

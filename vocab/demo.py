@@ -15,6 +15,7 @@ from vocab.errors import InputError
 from vocab.loop import RunSummary
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+DEMO_RATER = "annotator-1"  # the demo's packet's rater
 DEMO_NOTEBOOKS = ("00_levels", "01_run", "02_sample", "03_correct", "04_agreement", "06_figures")
 
 
@@ -101,7 +102,11 @@ def run_demo(
         say(f"notebook {name}: {executed[-1]}")
     if raters:
         from vocab import report
+        from vocab.calibration.packet import make_packet
 
         say(f"report: {report.write(run_dir, raters)[0]}")
+        # a human rater's packet of the sample, made by this code (never a committed one, which would age)
+        packet = make_packet(run_dir, DEMO_RATER)
+        say(f"packet for a human rater: {packet.with_suffix('.zip')} (rate.html inside opens in a browser)")
     say(f"done: {run_dir}")
     return DemoResult(run_dir, summary, tuple(raters), tuple(executed))

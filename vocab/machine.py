@@ -33,3 +33,27 @@ def machine() -> dict[str, Any]:
         "isa": [f for f in ISA_FLAGS if f in flags],
         "memory_gib": round(memory_gib(), 1),
     }
+
+
+def identity() -> str:
+    """This machine's own identity, not for showing: systemd's machine id (the same for every user and process on
+    it, kept across reboots), else the host's name and a network card's address."""
+    import socket
+    import uuid
+
+    for path in ("/etc/machine-id", "/var/lib/dbus/machine-id"):
+        try:
+            text = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if text:
+            return f"machine-id:{text}"
+    return f"host:{socket.gethostname()}:{uuid.getnode():012x}"
+
+
+def salted(salt: str) -> str:
+    """This machine's identity hashed with ``salt``: it tells whether a record was made here, and nothing else
+    (not the machine's name, and nothing two records with other salts share)."""
+    import hashlib
+
+    return hashlib.sha256(f"{salt}:{identity()}".encode()).hexdigest()

@@ -85,7 +85,8 @@ def lab(tmp_path):
     env.pop("PYTHONPATH", None)
     log = (tmp_path / "lab.log").open("w")
     proc = subprocess.Popen(
-        [str(vocab), "form", "ann.zip", "--port", str(port), "--no-browser", "--token", TOKEN],
+        # --same-machine: "the rater's machine" is this one, where the packet was cut (vocab form refuses it else)
+        [str(vocab), "form", "ann.zip", "--port", str(port), "--no-browser", "--token", TOKEN, "--same-machine"],
         cwd=handed.parent, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     base = f"http://127.0.0.1:{port}"
@@ -203,8 +204,9 @@ def test_a_rater_rates_by_keyboard_edits_resumes_and_hands_in(lab, browser, tmp_
     assert e.value.code in (403, 404)
     # the server serves the packet's folder alone: the hand-out files, and no way up out of it
     listing = json.loads(urllib.request.urlopen(f"{base}/api/contents/?token={TOKEN}").read())
-    assert sorted(f["name"] for f in listing["content"]) == ["README.txt", "packet.json", "rate.ipynb", "rubric.txt",
-                                                             "sheet.jsonl", "vocab-0.1.0-py3-none-any.whl"]  # fmt: skip
+    assert sorted(f["name"] for f in listing["content"]) == ["README.txt", "packet.json", "rate.html", "rate.ipynb",
+                                                             "rubric.txt", "sheet.jsonl",
+                                                             "vocab-0.1.0-py3-none-any.whl"]  # fmt: skip
     for up in ("..", "../run/calibration/key.csv", "%2E%2E/run/calibration/key.csv"):
         with pytest.raises(urllib.error.HTTPError):
             urllib.request.urlopen(f"{base}/api/contents/{up}?token={TOKEN}")

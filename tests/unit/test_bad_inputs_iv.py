@@ -20,7 +20,7 @@ import pytest
 
 from tests.stored import stored_items
 from tests.unit import test_bad_inputs as base
-from tests.unit.test_bad_inputs import REFERENCE, ROOT, _packet, refused
+from tests.unit.test_bad_inputs import ROOT, _packet, refused
 from vocab.cli import main
 
 run = base.run  # the fixture: a copy of the reference run's results, sample and ratings
@@ -507,10 +507,16 @@ def test_a_damaged_packet_folder_is_never_zipped(run, capsys, damage, words):
 
 
 def test_the_form_refuses_a_packet_of_this_machine_before_unpacking_it(tmp_path, capsys):
-    """The reference packet's zip, copied away: its run is in this checkout, so it is refused, and nothing unpacked
-    beside the zip (it was unpacked, then refused). A port out of range is refused by argparse."""
+    """The reference run's packet (made today), its zip copied away: its run is in this checkout, so it is refused,
+    and nothing unpacked beside the zip (it was unpacked, then refused). A port out of range is refused by
+    argparse."""
+    from tests.unit.test_form import reference_packet
+
+    made = tmp_path / "made"
+    made.mkdir()
     z = tmp_path / "annotator-1.zip"
-    shutil.copy(REFERENCE / "packets" / "annotator-1.zip", z)
+    shutil.copy(reference_packet(made), z)
+    shutil.rmtree(made)
     refused(["form", str(z), "--no-browser"], capsys, [tmp_path], "this machine holds the packet's run")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["annotator-1.zip"]
     for bad in ("99999", "0", "x"):

@@ -65,7 +65,14 @@ def test_a_packet_holds_nothing_that_leaks(run):
     packet = make_packet(run, "ann")
     wheel = json.loads((packet / "packet.json").read_text())["wheel"]["name"]
     assert sorted(p.name for p in packet.iterdir()) == sorted([*HANDOUT, wheel])
-    text = "".join((packet / n).read_text() for n in HANDOUT)
+    text = "".join((packet / n).read_text() for n in HANDOUT if n != "rate.html")
+    # the page: what it holds (its data) and what it says (its text), not the form's code (CSS's font-weight...)
+    import re
+
+    page = (packet / "rate.html").read_text()
+    data = json.loads(re.search(r"const PACKET = (.*?);\n", page).group(1))
+    text += json.dumps(data, ensure_ascii=False) + re.sub(r"<(script|style)>.*?</\1>", "", page, flags=re.S)
+    assert len(data["rows"]) == len(read_key(run)) and "rater" in data and data["rater"] == "ann"
     # vocab's wheel holds the package and its metadata, nothing of any run: no data/, no key, no sheet
     with zipfile.ZipFile(packet / wheel) as z:
         tops = {n.split("/", 1)[0] for n in z.namelist()}
@@ -327,31 +334,72 @@ def test_the_form_notebook_runs_on_a_packet(run, tmp_path):
     assert not (Path(packet) / "ratings.jsonl").exists()  # opening the form writes no rating
 
 
-def test_a_packet_whose_run_is_on_this_machine_opens_only_when_told(tmp_path, capsys):
-    """The reference run's packet, inside its run or handed out as its zip: the form's kernel could read the run's
-    key, so `vocab form` refuses without --same-machine, and says what it exposes; a packet of a run this machine
-    does not hold opens."""
-    from vocab.calibration.form import open_packet
+def reference_packet(tmp_path: Path) -> Path:
+    """The reference run's packet for annotator-1, made by today's code (none is committed) in a copy of the run's
+    calibration folder (the checkout's data/ is never written); returns its zip."""
+    import shutil
 
     ref = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference"
+    copy = tmp_path / "reference"
+    shutil.copytree(ref / "calibration", copy / "calibration")
+    shutil.copy(ref / "manifest.json", copy / "manifest.json")
+    return make_packet(copy, "annotator-1").with_suffix(".zip")
+
+
+def test_a_packet_of_this_machine_opens_only_when_told_and_runs_the_form_from_its_zip(tmp_path, capsys):
+    """The reference run's packet, made today, inside its run or handed out as its zip: this machine holds the run
+    (the checkout's data/runs/reference, by the sample's hash) and cut the packet, so `vocab form` refuses without
+    --same-machine, before unpacking anything, and says what it exposes. With it, the zip unpacks and its notebook
+    form runs."""
+    from vocab.calibration.form import open_packet
+    from vocab.nb import execute
+
+    zipped = reference_packet(tmp_path)
     away = tmp_path / "zip"
     away.mkdir()
-    (away / "annotator-1.zip").write_bytes((ref / "packets" / "annotator-1.zip").read_bytes())
-    for packet in (ref / "packets" / "annotator-1", away / "annotator-1.zip"):
+    (away / "annotator-1.zip").write_bytes(zipped.read_bytes())
+    for packet in (zipped.with_suffix(""), away / "annotator-1.zip"):
         assert main(["form", str(packet), "--no-browser"]) == 2
         err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "data/runs/reference" in err and "key.csv" in err and "--same-machine" in err
+        assert err.count("\n") == 1 and "key.csv" in err and "--same-machine" in err
+        assert "data/runs/reference" in err or str(tmp_path / "reference") in err
+    assert sorted(p.name for p in away.iterdir()) == ["annotator-1.zip"]  # refused before unpacking
     opened, notes = open_packet(away / "annotator-1.zip", None, same_machine=True)
     assert opened == away / "annotator-1" and any("--same-machine" in n and "key.csv" in n for n in notes)
-    # a run elsewhere: its packet's zip away from it opens; the packet inside it is refused
-    run = tmp_path / "run"
-    write_sample(draw_sample(synthetic_attempts(cells=CELLS, levels=6), 2, 0), run)
-    zipped = make_packet(run, "bob").with_suffix(".zip")
-    (away / "bob.zip").write_bytes(zipped.read_bytes())
-    assert open_packet(away / "bob.zip", None) == (away / "bob", [f"{away / 'bob'}: the packet, unpacked from bob.zip; "
+    assert (opened / "rate.html").is_file()
+    out = tmp_path / "rate-run.ipynb"
+    execute(opened / "rate.ipynb", {"packet": str(opened)}, out)
+    text = out.read_text()
+    assert "rater annotator-1:" in text and "application/vnd.jupyter.widget-view+json" in text
+    assert '"output_type": "error"' not in text
+
+
+def test_the_machine_a_packet_was_cut_on_is_known_without_its_run(tmp_path, monkeypatch):
+    """A wheel install has no checkout to look in: packet.json's salted hash of the machine says where the packet
+    was cut. A packet cut here is refused away from its run; one cut on another machine opens (and packet.json
+    holds no readable trace of either machine)."""
+    from vocab import machine
+    from vocab.calibration.form import open_packet
+
+    away = tmp_path / "away"
+    away.mkdir()
+    for who, ident in (("bob", None), ("eve", "machine-id:another")):
+        run = tmp_path / f"run-{who}"
+        write_sample(draw_sample(synthetic_attempts(cells=CELLS, levels=6), 2, 0), run)
+        with monkeypatch.context() as m:
+            if ident:
+                m.setattr(machine, "identity", lambda ident=ident: ident)
+            zipped = make_packet(run, who).with_suffix(".zip")
+        meta = json.loads((zipped.with_suffix("") / "packet.json").read_text())
+        assert machine.identity().split(":", 1)[1] not in json.dumps(meta) and len(meta["made_on"]["salt"]) == 32
+        (away / zipped.name).write_bytes(zipped.read_bytes())
+    with pytest.raises(CalibrationError, match="the run the packet was cut from.*--same-machine"):
+        open_packet(away / "bob.zip", None)
+    assert not (away / "bob").exists()
+    assert open_packet(away / "eve.zip", None) == (away / "eve", [f"{away / 'eve'}: the packet, unpacked from eve.zip; "
                                                                   "your ratings are kept here"])  # fmt: skip
-    with pytest.raises(CalibrationError, match="--same-machine"):
-        open_packet(run / "packets" / "bob", None)
+    with pytest.raises(CalibrationError, match="--same-machine"):  # inside its run, wherever it was cut
+        open_packet(tmp_path / "run-eve" / "packets" / "eve", None)
 
 
 def test_a_second_tab_of_one_kernel_waits_until_it_takes_the_form_over(run):

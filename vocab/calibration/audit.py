@@ -231,8 +231,8 @@ def audit(
     for name in raters:
         result.packets[name] = make_packet(d, name, seed=seed)
         say(
-            f"packet for {name}: {result.packets[name].with_suffix('.zip')} (hand it to {name}, who opens it with: "
-            f"vocab form {name}.zip)"
+            f"packet for {name}: {result.packets[name].with_suffix('.zip')} (hand it to {name}, who opens "
+            f"{name}/rate.html from it in a browser)"
         )
     if llm_raters:
         from vocab.calibration.raters import rate_until_complete

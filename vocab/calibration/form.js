@@ -76,6 +76,7 @@ function render({ model, el: host }) {
   const elsewhere = () => owner !== null && owner !== TAB;
 
   const view = () => model.get("view");
+  const text = (name, otherwise) => (view().texts && view().texts[name]) || otherwise; // rate.html's own words
   const graded = () => view().criteria.filter((c) => c.required);
   const send = (msg) => { try { model.send({ ...msg, tab: TAB }); } catch (err) { /* the kernel is gone: the overlay says so */ } };
   const dead = () => view().dead || disconnected || elsewhere();
@@ -146,9 +147,12 @@ function render({ model, el: host }) {
       note = savedNote = v.note || "";
       confirmLeave = "";
       listTop = 0;
-    } else { // the same row again: what Python sends is what is saved
+    } else { // the same row again: what Python sends is what is saved; with nothing changed here since the last
+      // view, what is shown is that (another tab's save of this row, seen after taking the form back)
+      const clean = !dirty();
       for (const c of v.criteria) saved[c.id] = c.value || "";
       savedNote = v.note || "";
+      if (clean) { values = { ...saved }; note = savedNote; }
     }
     const hadFocus = root.contains(document.activeElement);
     // a redraw (a ping, a message, a resize) while the rater types a note leaves them in the note, caret kept:
@@ -159,7 +163,7 @@ function render({ model, el: host }) {
     root.classList.toggle("vf-dead", dead());
     root.classList.toggle("vf-blurred", blurred && !dead());
     if (blurred && !dead()) {
-      root.append(el("div", "vf-paused", "⏸ The form is not listening to your keys. Click it, or press one of " +
+      root.append(el("div", "vf-paused", "Paused: the form is not listening to your keys. Click it, or press one of " +
         "its keys, to go on."));
     }
     const head = el("div", "vf-head");
@@ -177,8 +181,8 @@ function render({ model, el: host }) {
     }
     root.append(head);
     if (v.finished) {
-      root.append(el("div", "vf-end", "All rows are rated. ratings.csv holds your ratings: hand it in. " +
-        "Press b to go back and edit a row."));
+      root.append(el("div", "vf-end", text("end", "All rows are rated. ratings.csv holds your ratings: hand it " +
+        "in. Press b to go back and edit a row.")));
     } else {
       const item = el("div", "vf-item");
       for (const [k, value] of Object.entries(v.fields)) {
@@ -256,8 +260,9 @@ function render({ model, el: host }) {
         const take = el("button", "vf-take", "Rate in this tab instead");
         take.type = "button";
         take.onclick = () => send({ action: "take-tab" });
-        over.append(el("b", "", "This form is open in another tab"), el("div", "", "Nothing pressed here is " +
-          "saved while the other tab has it. Go on there, or take the form over to this tab:"), take);
+        over.append(el("b", "", text("elsewhere", "This form is open in another tab")), el("div", "",
+          text("elsewhere_more", "Nothing pressed here is saved while the other tab has it. Go on there, or take " +
+          "the form over to this tab:")), take);
       } else {
         over.append(el("b", "", "The kernel is not answering"), el("div", "", "The kernel was shut down, " +
           "restarted or is busy: nothing pressed here is saved. If it was restarted, run all cells again " +
@@ -266,6 +271,12 @@ function render({ model, el: host }) {
       root.append(over);
     }
     const noteNow = root.querySelector(".vf-note");
+    // a closed form's controls under its cover are out of the keyboard's way: Tab reaches the one button first
+    // (never focused for the rater, whose next Enter would take the form over unasked)
+    if (dead()) {
+      for (const c of root.querySelectorAll("button, input")) if (!c.classList.contains("vf-take")) c.disabled = true;
+      for (const c of root.querySelectorAll(".vf-criteria")) c.tabIndex = -1; // a list that scrolls takes Tab too
+    }
     if (typing && noteNow) {
       noteNow.focus({ preventScroll: true });
       noteNow.setSelectionRange(...typing);

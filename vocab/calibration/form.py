@@ -152,9 +152,14 @@ class RatingSession:
         self.goto(self.n - 1 if self.k is None else max(self.k - 1, 0))
 
     def next_row(self) -> None:
-        """The next row in the rater's order, rated or not, without saving anything (a review moves on so)."""
+        """The next row in the rater's order, rated or not, without saving anything (a review moves on so); past the
+        last row, the first unrated one (a row skipped before), else the first."""
         self._check_still_mine()
-        self.goto(0 if self.k is None else (self.k + 1) % self.n)
+        if self.k is not None and self.k + 1 < self.n:
+            self.goto(self.k + 1)
+        else:
+            first = self._next_unrated(-1)
+            self.goto(first if first is not None else 0)
 
     def skip(self) -> None:
         """Leave the current row for later: it comes back after the other unrated rows."""
@@ -403,6 +408,16 @@ def runs_holding(sample_sha256: str, packet: Path) -> list[Path]:
     return found
 
 
+def made_here(meta: dict) -> bool:
+    """Whether packet.json says the packet was cut on this machine (its salted hash of the machine matches)."""
+    from vocab.machine import salted
+
+    made = meta.get("made_on")
+    if not isinstance(made, dict) or not isinstance(made.get("salt"), str) or not isinstance(made.get("machine"), str):
+        return False  # a packet made before 2026-12-05 (runs_holding still looks for its run)
+    return salted(made["salt"]) == made["machine"]
+
+
 def open_packet(packet: Path, into: Path | None, *, same_machine: bool = False) -> tuple[Path, list[str]]:
     """`vocab form`'s argument as a packet directory: a zip is unpacked (into ``into``, by default beside it); a
     damaged or missing packet is one line. A packet whose run (its key) is on this machine is refused unless
@@ -420,12 +435,16 @@ def open_packet(packet: Path, into: Path | None, *, same_machine: bool = False) 
         raise CalibrationError(f"{packet}: not a rater's packet (make one: vocab packet --run-dir RUN --rater NAME)")
     else:
         meta, where = read_packet_meta(packet), packet  # a damaged packet is one line here, not inside JupyterLab
-    if runs := runs_holding(meta["sample_sha256"], where):
-        exposed = (f"this machine holds the packet's run {runs[0]}, whose calibration/key.csv names the model and the "
-                   "judge's verdict of every row: the form's kernel can read it")  # fmt: skip
+    runs = runs_holding(meta["sample_sha256"], where)
+    if runs or made_here(meta):
+        where_key = f"the packet's run {runs[0]}" if runs else "the run the packet was cut from"
+        exposed = (f"this machine holds {where_key}, whose calibration/key.csv names the model and the judge's "
+                   "verdict of every row: the form's kernel can read it")  # fmt: skip
         if not same_machine:
-            raise CalibrationError(f"{exposed}. Rate on a machine without it (README.txt installs the packet's wheel), "
-                                   "or open it here anyway with --same-machine")  # fmt: skip
+            raise CalibrationError(
+                f"{exposed}. A rater opens rate.html in a browser (it reads nothing else on the "
+                "disk), or the form on another machine; open it here anyway with --same-machine"
+            )
         notes.append(f"note (--same-machine): {exposed}; to hand the packet to a rater, give them its zip")
     if checked is not None:
         unpacked = unpack_packet_zip(packet, into, checked)

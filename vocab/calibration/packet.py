@@ -6,6 +6,8 @@
                      dataset's visible fields only
     packet.json      rater, order seed, rows, the sample's hash, the rubric's name, version and hash
     rubric.txt       what to grade, with every criterion's question
+    rate.html        the form as one page, opened from disk in a browser: nothing to install
+                     (:mod:`vocab.calibration.page`; the hand-out a rater opens)
     rate.ipynb       the form (a copy of notebooks/rate.ipynb pointed at this folder: the tracked notebook is
                      never the one a rater types into)
     README.txt       how to rate, the keys, how to hand in
@@ -15,11 +17,13 @@
 Nothing in it names a model, a cell, a verdict or another rater; the key stays in ``D/calibration/key.csv``,
 sorted by cell, level and attempt, so its row order says nothing about any sheet's.
 
-The folder lies inside the run, beside the key: a rater on the run's own machine could read the key with the
-form's kernel. The hand-off is ``D/packets/NAME.zip`` — the five files above under ``NAME/``, nothing of the run,
-and vocab's own wheel — which the rater installs and opens on their own machine with no clone of the repository
-(README.txt: one venv, one ``pip install``, then ``vocab form NAME.zip``). The wheel is built from the package's
-files alone (``pyproject.toml``, ``README.md``, ``vocab/``), never ``data/``, where every run's key lies.
+The hand-off is ``D/packets/NAME.zip``: the six files above under ``NAME/``, nothing of the run, and vocab's own
+wheel. A rater opens ``rate.html`` from it in a browser, which reads nothing else on their disk (so not the key,
+even on the run's own machine). For vocab's users the notebook form stays: the folder lies inside the run, beside
+the key, where the form's kernel could read it, so the zip is installed and opened on another machine with no
+clone of the repository (README.txt: one venv, one ``pip install``, then ``vocab form NAME.zip``). The wheel is
+built from the package's files alone (``pyproject.toml``, ``README.md``, ``vocab/``), never ``data/``, where every
+run's key lies.
 """
 
 from __future__ import annotations
@@ -41,8 +45,10 @@ from pathlib import Path
 import numpy as np
 
 from vocab.calibration.dataset import JudgeRubric, read_rubric
+from vocab.calibration.page import rate_page
 from vocab.calibration.sample import CalibrationError, read_sheet, sheet_sha256
 from vocab.files import make_dir
+from vocab.machine import salted
 from vocab.records import git_commit, read_json_object, write_bytes_atomic, write_text_atomic
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
@@ -50,6 +56,7 @@ TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
 KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · a: PASSED for every check not graded · " \
     "j / k or ↓ / ↑: move between checks · Enter: save and next · l or →: next row without saving · b: back · " \
     "s: skip for now · n: write a note · e: export · ?: show the keys"  # fmt: skip
+PAGE_KEYS = KEYS.replace("e: export", "e: download ratings.csv")  # rate.html's
 
 
 def llm_raters(run_dir: str | Path) -> set[str]:
@@ -193,14 +200,38 @@ def install_text(rater: str, wheel: str | None) -> str:
         return ("Open rate.ipynb in JupyterLab with `vocab form <this folder>`: this packet was made without vocab's\n"
                 "wheel, so vocab must already be installed where you rate.\n")  # fmt: skip
     return (
-        "Install and open it on your own machine (Python 3.11; no clone of vocab's repository, whose runs hold the\n"
-        "answer keys), from the folder that holds the zip:\n\n"
+        "Install and open it on your own machine (Python 3.11 exactly: vocab does not install on 3.12 or later; no\n"
+        "clone of vocab's repository, whose runs hold the answer keys), from the folder that holds the zip:\n\n"
         f"    unzip {rater}.zip\n"
         "    python3.11 -m venv vocab-env\n"
         f'    vocab-env/bin/pip install "{rater}/{wheel}[form]"\n'
         f"    vocab-env/bin/vocab form {rater}.zip\n\n"
         "(Windows: vocab-env\\Scripts\\pip and vocab-env\\Scripts\\vocab.) JupyterLab opens the form; it never\n"
         "saves the live form into the notebook.\n"
+    )
+
+
+def readme_text(rater: str, rows: int, wheel: str | None) -> str:
+    """README.txt: for a rater who is not a programmer, rate.html first; the notebook form for vocab's users."""
+    return (
+        f"Blind rating packet for {rater}: {rows} rows.\n\n"
+        "TO RATE: open rate.html in your web browser (double-click it, or drag it into Firefox, Chrome, Edge or\n"
+        "Safari). There is nothing to install, and the page needs no internet connection.\n\n"
+        "- Each row shows one item and the checks of the rubric, each with its question (rubric.txt has the\n"
+        "  whole rubric). Grade every check PASSED or FAILED as you judge it yourself. A check shown as\n"
+        '  "n/a on this row" does not apply to that row: it is not graded there.\n'
+        f"- Keys: {PAGE_KEYS}.\n"
+        "- Every save is kept in your browser at once. Close the page whenever you like: open rate.html again,\n"
+        "  in the same browser, and it goes on where you stopped. (Another browser, or a private window, does\n"
+        "  not see your saves.) Use one tab: a second tab says the form is open elsewhere and rates only if you\n"
+        "  ask it to.\n\n"
+        "TO HAND IN: press e. Your browser puts ratings.csv in its downloads folder (usually Downloads). Send\n"
+        "that file to the person who gave you this packet. Part of the rows is fine: hand in again later with\n"
+        "more.\n\n"
+        "TO STOP: close the tab. Nothing else runs.\n\n"
+        "For vocab's users (researchers, the study's own raters), the same form runs in JupyterLab: rate.ipynb.\n"
+        "There ratings.csv is written in this folder after every save, and Ctrl+C in the terminal that runs\n"
+        "`vocab form` stops it. " + install_text(rater, wheel)
     )
 
 
@@ -237,6 +268,13 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
                 f"{out} was made with --seed {meta.get('order_seed', 0)}, not {seed}; its order stays (move it away "
                 "to make a new packet)"
             )
+        if not (out / "rate.html").exists():  # a packet made before the page: its page, from its own files
+            from vocab.records import read_jsonl
+
+            rub = JudgeRubric.from_dict(meta["rubric_full"])
+            page = rate_page(meta, read_jsonl(out / "sheet.jsonl"), PAGE_KEYS, rubric_text(rub))
+            write_text_atomic(out / "rate.html", page, run_dir, CalibrationError)
+            write_packet_zip(out)
         if not out.with_suffix(".zip").exists():
             write_packet_zip(out)
         return out
@@ -262,16 +300,7 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     put("rate.ipynb", json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     if wheel is not None:
         write_bytes_atomic(out / wheel.name, wheel.read_bytes(), run_dir, CalibrationError)
-    put(
-        "README.txt",
-        f"Blind rating packet for {rater}: {len(order)} rows.\n\n"
-        + install_text(rater, wheel.name if wheel else None)
-        + "\nRun all cells. Grade every row on every criterion (rubric.txt). Keys:\n"
-        f"{KEYS}\n\n"
-        "Every save is kept in ratings.jsonl with the time, the seconds spent and the rubric version; ratings.csv\n"
-        "always holds your latest rating of each rated row. Hand in ratings.csv (part of it is fine:\n"
-        "`vocab ratings import ratings.csv --run-dir <run> --rater <you> --partial`).\n",
-    )
+    put("README.txt", readme_text(rater, len(order), wheel.name if wheel else None))
     meta = {
         "rater": rater,
         "rows": len(order),
@@ -282,14 +311,19 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         "rubric_full": rub.as_dict(),
         **({"wheel": wheel_record(wheel)} if wheel else {}),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
+        # the machine the packet was cut on, as a salted hash: `vocab form` refuses to open it there (the run's key
+        # lies beside it), whatever vocab it runs from
+        "made_on": {"salt": (salt := os.urandom(16).hex()), "machine": salted(salt)},
     }
+    put("rate.html", rate_page(meta, [by_id[bid] for bid in order], PAGE_KEYS, rubric_text(rub)))
     put("packet.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # last: a complete packet
     write_packet_zip(out)
     return out
 
 
 PACKET_KEYS = ("rater", "sample_sha256", "rubric_full")  # what a packet.json must hold
-HANDOUT = ("packet.json", "sheet.jsonl", "rubric.txt", "rate.ipynb", "README.txt")
+HANDOUT = ("packet.json", "sheet.jsonl", "rubric.txt", "rate.html", "rate.ipynb", "README.txt")
+BEFORE_PAGE = ("rate.html",)  # what a packet made before 2026-12-05 does not hold (its zip still opens)
 ZIP_MEMBER_LIMIT = 32 * 2**20  # a sheet of thousands of rows is a few MiB
 
 
@@ -316,10 +350,14 @@ def write_packet_zip(packet: Path) -> Path:
         files[name] = read_bytes(packet / name, 256 * 2**20, "packet's file", CalibrationError)
     if wheels and hashlib.sha256(files[wheels[0]]).hexdigest() != wheel["sha256"]:
         raise CalibrationError(f"{packet / wheels[0]} is not the wheel packet.json names (its sha256 differs): {fix}")
+    try:  # the packet's own date on its files (the same packet, the same bytes)
+        made = datetime.fromisoformat(str(meta.get("created"))).astimezone(UTC).timetuple()[:6]
+    except ValueError:
+        made = (2020, 1, 1, 0, 0, 0)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for name, data in files.items():
-            info = zipfile.ZipInfo(f"{packet.name}/{name}", date_time=(2020, 1, 1, 0, 0, 0))
+            info = zipfile.ZipInfo(f"{packet.name}/{name}", date_time=made)
             info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
             z.writestr(info, data)
     out = packet.with_suffix(".zip")
@@ -346,13 +384,14 @@ def read_packet_zip(path: Path) -> tuple[str, dict[str, bytes], dict]:
         names = {i.filename for i in infos if not i.is_dir()}
         extra = sorted(n.split("/", 1)[1] for n in names - {f"{top}/{n}" for n in HANDOUT} if n.startswith(f"{top}/"))
         wheels = extra if len(extra) == 1 and WHEEL.fullmatch(extra[0]) else []  # vocab's wheel, to install from
-        if names != {f"{top}/{n}" for n in (*HANDOUT, *wheels)}:
+        held = tuple(n for n in HANDOUT if f"{top}/{n}" in names or n not in BEFORE_PAGE)  # an older zip: no page
+        if names != {f"{top}/{n}" for n in (*held, *wheels)}:
             raise CalibrationError(f"{path}: not a packet's zip (it must hold exactly {', '.join(HANDOUT)} in {top}/, "
                                    "and vocab's wheel)")  # fmt: skip
         if big := [i.filename for i in infos if i.file_size > ZIP_MEMBER_LIMIT]:
             raise CalibrationError(f"{path}: {big[0]} is over {ZIP_MEMBER_LIMIT // 2**20} MiB: not a packet's zip")
         try:
-            files = {n: z.read(f"{top}/{n}") for n in (*HANDOUT, *wheels)}  # a damaged member fails here, first
+            files = {n: z.read(f"{top}/{n}") for n in (*held, *wheels)}  # a damaged member fails here, first
             meta = json.loads(files["packet.json"])
         except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, RuntimeError, NotImplementedError) as e:
             # RuntimeError: an encrypted member; NotImplementedError: a compression Python does not read

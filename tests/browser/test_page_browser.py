@@ -1,0 +1,175 @@
+"""rate.html, the packet as one page, in a real browser (Debian's headless Chromium through selenium, 1366x768):
+opened from disk in a folder outside any checkout, where the packet's zip was unpacked as a rater unpacks it. A
+rater rates rows by keys alone, reloads and resumes, a second tab is refused until it takes over (and the first
+then says so), ratings.csv is downloaded, and `vocab ratings import` takes it under the rater's name with its
+sample checked; the page asks the network for nothing. ``VOCAB_PAGE_SCREENSHOT=path.png`` keeps its picture."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.browser.test_form_browser import CHROMEDRIVER, CHROMIUM, _keys, _wait
+from tests.unit.test_calibration import synthetic_attempts
+from vocab.calibration import draw_sample, make_packet, read_ratings, write_sample
+from vocab.cli import main
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def page(tmp_path):
+    """A run with a blind sample and rater ann's packet; its zip unpacked on "the rater's machine" (a folder of its
+    own, no vocab there: the page needs none)."""
+    run = tmp_path / "run"
+    att = synthetic_attempts(cells=("w1__c1", "w1__c2"), levels=10)
+    att["settings"] = [{"require_seed_word": bool(i % 2), "max_sentence_words": 12} for i in range(len(att))]
+    write_sample(draw_sample(att, 3, 0), run)
+    zipped = make_packet(run, "ann").with_suffix(".zip")
+    machine = tmp_path / "rater-machine"
+    with zipfile.ZipFile(zipped) as z:
+        z.extractall(machine)
+    return run, machine / "ann" / "rate.html"
+
+
+@pytest.fixture
+def chromium(tmp_path):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    assert Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists(), "make setup installs chromium and chromium-driver"
+    downloads = tmp_path / "Downloads"
+    downloads.mkdir()
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1366,768", f"--user-data-dir={tmp_path / 'chromium'}"):  # fmt: skip
+        opts.add_argument(arg)
+    opts.add_experimental_option("prefs", {"download.default_directory": str(downloads),
+                                           "download.prompt_for_download": False})  # fmt: skip
+    opts.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    yield driver, downloads
+    driver.quit()
+
+
+def _progress(driver) -> str:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.CSS_SELECTOR, ".vocab-form .vf-progress").text
+
+
+def _graded(driver) -> list[str]:
+    from selenium.webdriver.common.by import By
+
+    return [e.get_attribute("data-id") for e in driver.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-crit")
+            if "vf-na" not in e.get_attribute("class")]  # fmt: skip
+
+
+def _overlay(driver) -> str:
+    from selenium.webdriver.common.by import By
+
+    found = driver.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-overlay")
+    return found[0].text if found else ""
+
+
+def test_a_rater_rates_in_the_page_resumes_takes_over_and_hands_in(page, chromium, tmp_path):
+    from selenium.webdriver.common.keys import Keys
+
+    run, html = page
+    driver, downloads = chromium
+    rows = [json.loads(line) for line in (html.parent / "sheet.jsonl").open()]
+    n = len(rows)
+    driver.get(html.as_uri())
+    _wait(driver, lambda d: _progress(d) == f"row 1 of {n}, 0 done", 30, "row 1")
+    assert driver.execute_script("return !!document.activeElement.closest('.vocab-form')")  # the keys go to the form
+    opened = driver.execute_script("return performance.now()")  # ms from navigation to here (the first row shown)
+    said: dict[str, dict[str, str]] = {}
+
+    # row 1: every graded check PASSED by `a`, Enter saves; check 1 is n/a on a row whose level does not need it
+    need1 = bool(rows[0]["settings"]["require_seed_word"])
+    assert ("1" in _graded(driver)) == need1
+    _keys(driver, "a" + Keys.ENTER)
+    _wait(driver, lambda d: _progress(d) == f"row 2 of {n}, 1 done", 30, "row 2")
+    said[rows[0]["blind_id"]] = {g: "PASSED" for g in _graded_of(rows[0])}
+    # row 2: the first graded check FAILED, the rest PASSED
+    _keys(driver, "f" + "a" + Keys.ENTER)
+    _wait(driver, lambda d: _progress(d) == f"row 3 of {n}, 2 done", 30, "row 3")
+    g2 = _graded_of(rows[1])
+    said[rows[1]["blind_id"]] = {g: "FAILED" if g == g2[0] else "PASSED" for g in g2}
+    # row 3 skipped; a note typed on row 4 keeps its letters (they are not the form's keys)
+    _keys(driver, "s")
+    _wait(driver, lambda d: _progress(d) == f"row 4 of {n}, 2 done", 30, "row 4")
+    _keys(driver, "n" + "a fine one" + Keys.ENTER)
+    assert "grade" in driver.find_element("css selector", ".vocab-form .vf-head").text  # refused: nothing graded
+    _keys(driver, Keys.ESCAPE + "a" + Keys.ENTER)
+    _wait(driver, lambda d: _progress(d) == f"row 5 of {n}, 3 done", 30, "row 5")
+    said[rows[3]["blind_id"]] = {g: "PASSED" for g in _graded_of(rows[3])}
+    driver.save_screenshot(str(tmp_path / "1-rating.png"))
+
+    # a reload resumes at the first unrated row: row 3, the one skipped
+    driver.refresh()
+    _wait(driver, lambda d: _progress(d) == f"row 3 of {n}, 3 done", 30, "resumed at row 3")
+
+    # a second tab: refused, its one button where the keyboard is; Enter takes over, and the first tab says so
+    first = driver.current_window_handle
+    driver.switch_to.new_window("tab")
+    driver.get(html.as_uri())
+    _wait(driver, lambda d: "open in another tab" in _overlay(d), 30, "the second tab refused")
+    _keys(driver, "a" + Keys.ENTER)  # keys of a refused tab do nothing: not even Enter takes the form over
+    _keys(driver, Keys.TAB)  # the first thing Tab reaches is the one button
+    assert driver.execute_script("return document.activeElement.className") == "vf-take"
+    _keys(driver, Keys.ENTER)
+    _wait(driver, lambda d: _overlay(d) == "" and _progress(d) == f"row 3 of {n}, 3 done", 30, "taken over")
+    second = driver.current_window_handle
+    driver.switch_to.window(first)
+    _wait(driver, lambda d: "open in another tab" in _overlay(d), 30, "the first tab closed")
+    _keys(driver, "a" + Keys.ENTER)  # pressed in the closed tab: nothing is saved
+    driver.switch_to.window(second)
+    _keys(driver, "a" + Keys.ENTER)
+    _wait(driver, lambda d: _progress(d) == f"row 5 of {n}, 4 done", 30, "row 3 rated in the second tab")
+    said[rows[2]["blind_id"]] = {g: "PASSED" for g in _graded_of(rows[2])}
+    # the first tab, taken back, shows row 3 as the second tab saved it: rated, not blank and unsaved
+    driver.switch_to.window(first)
+    driver.find_element("css selector", ".vf-take").click()
+    _wait(driver, lambda d: _overlay(d) == "" and "✓ rated" in d.find_element("css selector", ".vf-head").text, 30,
+          "row 3 saved, seen in the first tab")  # fmt: skip
+
+    # the hand-in: e downloads ratings.csv, and the page says where it went
+    _keys(driver, "e")
+    got = downloads / "ratings.csv"
+    deadline = time.monotonic() + 30
+    while not got.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert got.exists(), sorted(p.name for p in downloads.iterdir())
+    assert "downloads folder" in driver.find_element("css selector", "#handed").text
+    table = pd.read_csv(got, dtype=str, keep_default_na=False)
+    assert set(table.rater) == {"ann"} and len(table) == 4
+    assert main(["ratings", "import", str(got), "--run-dir", str(run), "--rater", "ann", "--partial"]) == 0
+    imported = read_ratings(run, "ann").set_index("blind_id")
+    for bid, checks in said.items():
+        for cid, verdict in checks.items():
+            assert imported.loc[bid, f"c{cid}"] == verdict, (bid, cid)
+    assert len(imported) == len(said)
+
+    # nothing asked of the network: no resource loaded, no request but the page's own
+    assert driver.execute_script("return performance.getEntriesByType('resource').length") == 0
+    requests = [json.loads(e["message"])["message"] for e in driver.get_log("performance")]
+    urls = [m["params"]["request"]["url"] for m in requests if m["method"] == "Network.requestWillBeSent"]
+    assert [u for u in urls if u.split(":", 1)[0] in ("http", "https", "ws", "wss", "ftp")] == []
+    shot = os.environ.get("VOCAB_PAGE_SCREENSHOT")
+    driver.save_screenshot(shot or str(tmp_path / "2-handed-in.png"))
+    print(f"rate.html: {html.stat().st_size} bytes, {n} rows; the first row shown {opened:.0f} ms after navigation")
+
+
+def _graded_of(row: dict) -> list[str]:
+    """The checks a rater grades on a Vocabscapes row, as the rubric says (check 1 only when the seed word is
+    required), in the rubric's order."""
+    need1 = bool(row["settings"]["require_seed_word"])
+    return [str(k) for k in range(1, 13) if k != 1 or need1]
