@@ -280,6 +280,15 @@ ROWS = [
         _store,
         "python benchmarks/bench_store_engines.py --pyarrow-python PY",
     ),
+    Row(
+        "rate.html of the reference run's packet",
+        "rate_page.json",
+        lambda d: (
+            f"{_n(d['page_bytes'] / 1024)} KiB for {d['rows']} rows; first row on screen at "
+            f"{_n(d['first_row_ms']['median'])} ms (median of {d['runs']}, Chromium)"
+        ),  # fmt: skip
+        "python benchmarks/bench_page.py",
+    ),
 ]
 
 
