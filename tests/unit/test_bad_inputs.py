@@ -297,11 +297,32 @@ def test_an_inspect_log_that_inflates_past_its_bounds_is_refused_unread(tmp_path
     assert peak < 1024 and not (tmp_path / "d").exists()
 
 
-def test_an_inspect_logs_members_are_bounded_together(tmp_path, capsys, monkeypatch):
-    from vocab.calibration.imports import common as imports
+def test_an_inspect_log_is_written_a_bounded_number_of_rows_at_a_time(tmp_path, monkeypatch):
+    """An .eval log has no bound as a whole (each member has): its samples are read one at a time and staged a
+    bounded number of rows at a time. The real log's rows, 5 at a time and past a cap of 5 rows (the cap the
+    promptfoo, DeepEval and MLflow files, read whole, keep), make the dataset the rows held in one list make."""
+    from vocab.calibration import dataset, items
+    from vocab.calibration.dataset import judgment_rows, read_meta, write_dataset
+    from vocab.calibration.imports import common, import_inspect, read_inspect
 
-    monkeypatch.setattr(imports, "MAX_INFLATED", 10_000)  # the real log inflates to more than this
-    refused(["import", "inspect", str(LOG), "--run-dir", str(tmp_path / "d")], capsys, [tmp_path], "over the 10,000")
+    rows, meta = read_inspect(LOG)
+    whole = write_dataset(tmp_path / "whole", rows, meta)
+    monkeypatch.setattr(common, "MAX_ROWS", 5)
+    monkeypatch.setattr(dataset, "ROWS_AT_ONCE", 5)
+    held = []
+    frame = items.rows_frame
+    monkeypatch.setattr(items, "rows_frame", lambda r, start=0: (held.append(len(r)), frame(r, start))[1])
+    streamed = import_inspect(LOG, tmp_path / "streamed")
+    assert len(rows) == 16 and max(held) == 5 and sum(held) == len(rows)  # 5, 5, 5, 1
+    assert read_meta(streamed)["items"]["digest"] == read_meta(whole)["items"]["digest"]
+    assert (
+        judgment_rows(streamed)
+        == judgment_rows(whole)
+        == [
+            {k: r[k] for k in ("id", "group", "epoch", "system", "judge", "verdict", "criteria", "visible", "hidden")}
+            for r in rows
+        ]
+    )
 
 
 def test_a_json_inspect_log_past_its_bound_is_refused(tmp_path, capsys):

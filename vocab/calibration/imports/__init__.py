@@ -30,9 +30,7 @@ column, and nothing is written.
 """
 
 from vocab.calibration.imports.common import (
-    MAX_BYTES,
     MAX_FIELD,
-    MAX_INFLATED,
     MAX_JSON_LOG,
     MAX_MEMBER,
     MAX_RATIO,
@@ -54,9 +52,7 @@ __all__ = [
     "INSPECT_FAIL",
     "INSPECT_PASS",
     "INSPECT_QUESTION",
-    "MAX_BYTES",
     "MAX_FIELD",
-    "MAX_INFLATED",
     "MAX_JSON_LOG",
     "MAX_MEMBER",
     "MAX_RATIO",

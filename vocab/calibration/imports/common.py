@@ -10,14 +10,10 @@ from vocab import files
 from vocab.calibration.dataset import read_meta
 from vocab.calibration.errors import CalibrationError
 
-MAX_ROWS = 200_000  # a judgments table larger than this is refused before it fills memory
-# and so is one of more cells (rows x columns, every row's kept whole): 200,000 rows of 20 columns. 199,990 rows of
-# 306 short columns were 124 MB on disk and 3.6 GiB in memory
-MAX_CELLS = 4_000_000
-MAX_BYTES = 128 * 2**20  # a table or an Inspect .eval log on disk
+# the results, test cases or traces a promptfoo, DeepEval or MLflow file may hold (each read whole: a JSON document)
+MAX_ROWS = 200_000
 MAX_JSON_LOG = 64 * 2**20  # an Inspect .json log (read whole by inspect_ai): convert a larger one to .eval
 MAX_MEMBER = 32 * 2**20  # one member of an .eval log (a sample, the header), inflated
-MAX_INFLATED = 512 * 2**20  # all members of an .eval log, inflated
 MAX_RATIO = 200  # inflated over compressed size, for a member over 1 MiB (JSON logs compress 5-30 times)
 MAX_FIELD = 200_000  # characters in one cell
 VERDICT_WORDS = {"PASSED": "PASSED", "FAILED": "FAILED", "UNSCORED": "UNSCORED", "": "UNSCORED"}
@@ -25,13 +21,6 @@ VERDICT_WORDS = {"PASSED": "PASSED", "FAILED": "FAILED", "UNSCORED": "UNSCORED",
 
 class JudgmentImportError(CalibrationError):
     """A file that cannot be imported: one line naming the file, the row and the column."""
-
-
-def check_log_file(path: Path) -> None:
-    """A regular file within :data:`MAX_BYTES` (a folder, a FIFO or a device is refused by what it is)."""
-    st = files.check_file(path, "file", JudgmentImportError)
-    if st.st_size > MAX_BYTES:
-        raise JudgmentImportError(f"{path}: {st.st_size} bytes; the limit is {MAX_BYTES} (split the file)")
 
 
 def first_line(text: Any, limit: int = 160) -> str:

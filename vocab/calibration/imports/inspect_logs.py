@@ -6,13 +6,14 @@ from __future__ import annotations
 import json
 import math
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from vocab import files
 from vocab.calibration.dataset import single_verdict, write_dataset
 from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, check_log_file
+from vocab.calibration.imports.common import JudgmentImportError
 from vocab.files import sha256_file
 
 INSPECT_PASS, INSPECT_FAIL = ("C",), ("I", "P", "N")  # Inspect's CORRECT; INCORRECT, PARTIAL, NOANSWER
@@ -20,16 +21,15 @@ INSPECT_QUESTION = "Does the output (the submission) meet the target (the criter
 
 
 def _check_eval_members(path: Path) -> None:
-    """An .eval log is a zip archive: its members' inflated sizes are checked from the archive's directory before
-    inspect_ai reads any of them (Python's zip reader stops at the declared size, so the check binds)."""
+    """An .eval log is a zip archive: each member's inflated size is checked from the archive's directory before
+    inspect_ai reads any of them (Python's zip reader stops at the declared size, so the check binds). The log as a
+    whole has no bound: its samples are read and written one at a time."""
     try:
         with zipfile.ZipFile(path) as z:
             infos = z.infolist()
     except (zipfile.BadZipFile, OSError) as e:
         raise JudgmentImportError(f"{path}: not an Inspect .eval log (a zip archive: {e})") from None
-    total = 0
     for i in infos:
-        total += i.file_size
         if i.file_size > common.MAX_MEMBER:
             raise JudgmentImportError(
                 f"{path}: member {i.filename[:60]!r} inflates to {i.file_size:,} bytes, over the {common.MAX_MEMBER:,} "
@@ -40,8 +40,6 @@ def _check_eval_members(path: Path) -> None:
                 f"{path}: member {i.filename[:60]!r} inflates {i.file_size // max(i.compress_size, 1):,} times, over "
                 f"the {common.MAX_RATIO} a log's member may"
             )
-    if total > common.MAX_INFLATED:
-        raise JudgmentImportError(f"{path}: inflates to {total:,} bytes, over the {common.MAX_INFLATED:,} a log may")
 
 
 def _grade(value: Any) -> str | None:
@@ -85,15 +83,16 @@ def _samples(read_eval_log_samples, path: Path):
         yield s
 
 
-def read_inspect(
+def inspect_rows(
     path: str | Path,
     scorer: str | None = None,
     pass_values: tuple[str, ...] = INSPECT_PASS,
     fail_values: tuple[str, ...] = INSPECT_FAIL,
     question: str = INSPECT_QUESTION,
     judge: str | None = None,
-) -> tuple[list[dict], dict[str, Any]]:
-    """Judgment rows and dataset metadata from an Inspect log, read with inspect_ai's reader."""
+) -> tuple[Iterator[dict], dict[str, Any]]:
+    """Judgment rows (an iterator: the samples are read as it goes) and dataset metadata from an Inspect log, read
+    with inspect_ai's reader. The log is checked, and its header read, before this returns."""
     try:
         from inspect_ai.log import read_eval_log, read_eval_log_samples
     except ImportError:
@@ -101,7 +100,7 @@ def read_inspect(
             "inspect-ai is not installed (pip install inspect-ai; `make setup` installs it)"
         ) from None
     path = Path(path)
-    check_log_file(path)
+    files.check_file(path, "file", JudgmentImportError)  # an .eval log of any size: read a sample at a time
     if zipfile.is_zipfile(path):
         _check_eval_members(path)
     elif path.stat().st_size > common.MAX_JSON_LOG:
@@ -143,7 +142,33 @@ def read_inspect(
     roles = spec.model_roles or {}
     grader = roles.get("grader")
     grader_name = judge or (grader.model if grader is not None and hasattr(grader, "model") else None) or spec.model
-    rows = []
+    from inspect_ai import __version__ as inspect_version
+
+    meta = {
+        "name": f"{spec.task}-{spec.eval_id}",
+        "source": {
+            "kind": "inspect",
+            "path": str(path),
+            "sha256": sha256_file(path),
+            "status": header.status,
+            "task": spec.task,
+            "eval_id": spec.eval_id,
+            "model": spec.model,
+            "grader": grader_name,
+            "scorer": scorer,
+            "pass_values": list(pass_values),
+            "fail_values": list(fail_values),
+            "inspect_ai": inspect_version,
+        },
+        "rubric": single_verdict(question, name=f"{scorer}'s question").as_dict(),
+        "visible": ["input", "target", "output"],
+    }
+    return _rows(path, read_eval_log_samples, scorer, pass_values, fail_values, spec, grader_name, header), meta
+
+
+def _rows(path, read_eval_log_samples, scorer, pass_values, fail_values, spec, grader_name, header):
+    """The log's judgment rows, one at a time as inspect_ai reads its samples (an .eval log: one member each)."""
+    n = 0
     for s in _samples(read_eval_log_samples, path):
         score = (s.scores or {}).get(scorer)
         grade = _grade(score.value) if score is not None else None
@@ -170,7 +195,8 @@ def read_inspect(
         }
         if why:
             hidden["unscored_reason"] = why
-        rows.append(
+        n += 1
+        yield (
             {
                 "id": f"{s.id}:{s.epoch}",
                 "group": str(s.id),
@@ -187,34 +213,17 @@ def read_inspect(
                 "hidden": hidden,
             }
         )
-        if len(rows) > common.MAX_ROWS:
-            raise JudgmentImportError(f"{path}: more than {common.MAX_ROWS} samples x epochs")
-    if not rows:
+    if not n:
         raise JudgmentImportError(f"{path}: the log holds no samples (status {header.status})")
-    from inspect_ai import __version__ as inspect_version
 
-    meta = {
-        "name": f"{spec.task}-{spec.eval_id}",
-        "source": {
-            "kind": "inspect",
-            "path": str(path),
-            "sha256": sha256_file(path),
-            "status": header.status,
-            "task": spec.task,
-            "eval_id": spec.eval_id,
-            "model": spec.model,
-            "grader": grader_name,
-            "scorer": scorer,
-            "pass_values": list(pass_values),
-            "fail_values": list(fail_values),
-            "inspect_ai": inspect_version,
-        },
-        "rubric": single_verdict(question, name=f"{scorer}'s question").as_dict(),
-        "visible": ["input", "target", "output"],
-    }
-    return rows, meta
+
+def read_inspect(path: str | Path, **kw) -> tuple[list[dict], dict[str, Any]]:
+    """Judgment rows and dataset metadata from an Inspect log, the rows in a list (a log that fits in memory)."""
+    rows, meta = inspect_rows(path, **kw)
+    return list(rows), meta
 
 
 def import_inspect(path: str | Path, run_dir: str | Path, **kw) -> Path:
-    rows, meta = read_inspect(path, **kw)
+    """`vocab import inspect`: the log's rows written as inspect_ai reads them, a bounded number held at a time."""
+    rows, meta = inspect_rows(path, **kw)
     return write_dataset(run_dir, rows, meta)
