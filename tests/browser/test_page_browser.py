@@ -173,3 +173,55 @@ def _graded_of(row: dict) -> list[str]:
     required), in the rubric's order."""
     need1 = bool(row["settings"]["require_seed_word"])
     return [str(k) for k in range(1, 13) if k != 1 or need1]
+
+
+def test_criteria_named_with_commas_and_quotes_and_notes_round_trip_and_a_duplicated_tab_is_refused(tmp_path, chromium):
+    """An imported table whose criteria are named with a comma and a quote: ratings.csv's header and a note
+    holding commas, quotes and spaces at its ends come back through `vocab ratings import` as typed. A tab opened
+    from the page (it shares the page's sessionStorage, as a duplicated tab does) is refused, not a second rater."""
+    from selenium.webdriver.common.keys import Keys
+
+    driver, downloads = chromium
+    n = 40
+    table = pd.DataFrame({
+        "id": [f"q{k}" for k in range(n)], "system": "sys-a", "judge": "judge-x",
+        "verdict": ["PASSED" if k % 3 else "FAILED" for k in range(n)],
+        "criterion:accuracy, overall": ["PASSED" if k % 3 else "FAILED" for k in range(n)],
+        'criterion:tone "style"': "PASSED", "input": [f"question {k}" for k in range(n)],
+        "output": [f"answer {k}" for k in range(n)],
+    })  # fmt: skip
+    table.to_csv(tmp_path / "table.csv", index=False)
+    run = tmp_path / "crit"
+    assert main(["import", "table", str(tmp_path / "table.csv"), "--run-dir", str(run)]) == 0
+    assert main(["sample", "--run-dir", str(run), "--per-pile", "3"]) == 0
+    html = make_packet(run, "ann") / "rate.html"
+    note = ' a, "quoted" note, é '
+    driver.get(html.as_uri())
+    _wait(driver, lambda d: _progress(d).startswith("row 1 of 6, 0 done"), 30, "row 1")
+    _keys(driver, "a" + "n" + note + Keys.ENTER)
+    _wait(driver, lambda d: _progress(d) == "row 2 of 6, 1 done", 30, "row 2")
+    _keys(driver, "n" + "first the note" + Keys.ENTER)  # refused (nothing graded): the letters stay in the note
+    assert "grade" in driver.find_element("css selector", ".vocab-form .vf-head").text
+    _keys(driver, " too" + Keys.ESCAPE + "fa" + Keys.ENTER)
+    _wait(driver, lambda d: _progress(d) == "row 3 of 6, 2 done", 30, "row 3")
+    first = driver.current_window_handle
+    driver.execute_script("window.open(location.href)")
+    driver.switch_to.window([h for h in driver.window_handles if h != first][0])
+    _wait(driver, lambda d: "open in another tab" in _overlay(d), 30, "the opened tab refused")
+    driver.close()
+    driver.switch_to.window(first)
+    assert _overlay(driver) == ""
+    _keys(driver, "e")
+    got = downloads / "ratings.csv"
+    deadline = time.monotonic() + 30
+    while not got.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert main(["ratings", "import", str(got), "--run-dir", str(run), "--rater", "ann", "--partial"]) == 0
+    stored = pd.read_csv(run / "calibration" / "ratings_ann.csv", dtype=str, keep_default_na=False)
+    rows = [json.loads(line) for line in (html.parent / "sheet.jsonl").open()]
+    by = stored.set_index("blind_id")
+    assert list(stored.columns[1:3]) == ["accuracy, overall", 'tone "style"']
+    assert by.loc[rows[0]["blind_id"], "note"] == note
+    assert by.loc[rows[1]["blind_id"], "note"] == "first the note too"
+    assert by.loc[rows[1]["blind_id"], "accuracy, overall"] == "FAILED"
+    assert by.loc[rows[1]["blind_id"], 'tone "style"'] == "PASSED"

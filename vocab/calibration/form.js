@@ -136,6 +136,7 @@ function render({ model, el: host }) {
 
   function draw() {
     const v = view();
+    const sameRow = v.blind_id === shownFor; // a redraw of the row on screen, not the next row
     const before = root.querySelector(".vf-criteria"); // the list being replaced: its scroll, if the row stays
     if (before && v.blind_id === shownFor) listTop = before.scrollTop;
     if (v.blind_id !== shownFor) {
@@ -277,7 +278,7 @@ function render({ model, el: host }) {
       for (const c of root.querySelectorAll("button, input")) if (!c.classList.contains("vf-take")) c.disabled = true;
       for (const c of root.querySelectorAll(".vf-criteria")) c.tabIndex = -1; // a list that scrolls takes Tab too
     }
-    if (typing && noteNow) {
+    if (typing && noteNow && sameRow) {
       noteNow.focus({ preventScroll: true });
       noteNow.setSelectionRange(...typing);
     } else if (hadFocus && !root.contains(document.activeElement)) root.focus({ preventScroll: true });
@@ -417,7 +418,14 @@ function render({ model, el: host }) {
   }
   window.addEventListener("keydown", capture, true);
 
-  model.on("change:view", () => { quiet = false; scrollWanted = true; draw(); root.focus({ preventScroll: true }); });
+  model.on("change:view", () => {
+    quiet = false;
+    scrollWanted = true;
+    draw();
+    // a save refused while the rater typed a note leaves them in the note: their next letters stay text
+    const inNote = document.activeElement && document.activeElement.classList.contains("vf-note");
+    if (!(inNote && root.contains(document.activeElement))) root.focus({ preventScroll: true });
+  });
   model.on("msg:custom", (msg) => {
     if (msg && "owner" in msg && msg.owner !== owner) { owner = msg.owner; draw(); }
     if (msg && "pong" in msg) {

@@ -121,7 +121,7 @@ class Session {
       const s = String(v ?? "");
       return /[",\r\n]/.test(s) || s !== s.trim() ? `"${s.replaceAll('"', '""')}"` : s;
     };
-    const lines = [cols.join(",")];
+    const lines = [cols.map(cell).join(",")]; // a criterion's name may hold a comma or a quote
     for (const b of this.ids) {
       const r = this.latest[b];
       if (!r) continue;
@@ -175,28 +175,35 @@ function download(name, text, type) {
 function pageModel(session, said) {
   const listeners = { "change:view": [], "msg:custom": [] };
   let current = session.view();
-  let me = null; // this tab, once it has spoken
+  // This page load's own id, never the form's tab id: a duplicated tab (or one opened from this one) shares the
+  // form's sessionStorage, so its id, and would take the form without being asked. `formTab`: the id the form
+  // knows itself by, what it is told when this page load holds the form.
+  const me = fresh();
+  let formTab = null;
+  const told = (holder) => (holder === me ? formTab : holder || null);
   const emit = (event, payload) => queueMicrotask(() => listeners[event].forEach((f) => f(payload)));
   const setView = (v) => { current = v; emit("change:view"); };
-  const claim = (tab) => {
-    localStorage.setItem(OWNER_KEY, JSON.stringify({ tab, at: Date.now() }));
-    if (CHANNEL) CHANNEL.postMessage({ claimed: tab });
+  const claim = () => {
+    localStorage.setItem(OWNER_KEY, JSON.stringify({ tab: me, at: Date.now() }));
+    if (CHANNEL) CHANNEL.postMessage({ claimed: me });
     session.refresh(); // what another tab saved meanwhile is this one's to show: its rows stay rated
-    emit("msg:custom", { owner: tab });
+    emit("msg:custom", { owner: formTab });
     setView(session.view("", "ok"));
   };
   if (CHANNEL) {
     CHANNEL.onmessage = (e) => {
       const m = e.data || {};
-      if (m.claimed && me && m.claimed !== me) emit("msg:custom", { owner: m.claimed });
-      if (m.asking && me && m.asking !== me && (readOwner() || {}).tab === me) CHANNEL.postMessage({ holder: me });
+      if (m.claimed && formTab && m.claimed !== me) emit("msg:custom", { owner: m.claimed });
+      if (m.asking && m.asking !== me && (readOwner() || {}).tab === me) CHANNEL.postMessage({ holder: me });
     };
   }
 
+  // A page load asks whether the tab that holds the form is still open (an open tab answers at once, even in the
+  // background), and takes the form only if none answers: a reload (the old page is gone) or a tab closed.
   function hello(tab) {
-    me = tab;
+    formTab = tab;
     const owner = readOwner();
-    if (!owner || owner.tab === tab || !CHANNEL) { claim(tab); return; }
+    if (!owner || !CHANNEL) { claim(); return; }
     // another tab held it: is it still open? (an open tab answers at once, even in the background)
     let answered = false;
     const listen = (e) => { if ((e.data || {}).holder === owner.tab) answered = true; };
@@ -205,20 +212,20 @@ function pageModel(session, said) {
     setTimeout(() => {
       CHANNEL.removeEventListener("message", listen);
       if (answered) emit("msg:custom", { owner: owner.tab });
-      else claim(tab);
+      else claim();
     }, 400);
   }
 
   function act(msg) {
     const tab = msg.tab;
     if (msg.action === "hello") { hello(tab); return; }
-    if (msg.action === "take-tab") { me = tab; claim(tab); return; }
+    if (msg.action === "take-tab") { formTab = tab; claim(); return; }
     const owner = readOwner();
     if (msg.action === "ping") {
-      emit("msg:custom", { pong: msg.seq, owner: owner ? owner.tab : tab });
+      emit("msg:custom", { pong: msg.seq, owner: owner ? told(owner.tab) : formTab });
       return;
     }
-    if (!owner || owner.tab !== tab) { emit("msg:custom", { owner: owner ? owner.tab : null }); return; }
+    if (!owner || owner.tab !== me) { emit("msg:custom", { owner: owner ? told(owner.tab) : null }); return; }
     let message = "", kind = "ok";
     try {
       if (msg.action === "save") message = session.save({ ...(msg.checks || {}) }, String(msg.note || ""));
@@ -260,10 +267,18 @@ function start() {
   const status = document.getElementById("handed");
   const said = (n) => {
     status.textContent = `ratings.csv (${n} rows) went to your browser's downloads folder (usually Downloads). ` +
-      "Send that file to the person who gave you this page.";
+      "Send that file to the person who gave you this page (if your browser named it ratings (1).csv or so, " +
+      "send the newest one).";
   };
   const model = pageModel(session, said);
   render({ model, el: host });
+  // a click on the page's own controls (the rubric, the log's button) leaves the keys with the form
+  document.addEventListener("click", (e) => {
+    const root = host.querySelector(".vocab-form");
+    if (root && !root.contains(e.target) && !window.getSelection().toString()) {
+      setTimeout(() => root.focus({ preventScroll: true }), 0);
+    }
+  });
   document.getElementById("log").onclick = () => {
     session.refresh();
     download(`ratings_log_${PACKET.rater}.jsonl`, session.log.map((r) => JSON.stringify(r)).join("\n") + "\n",
