@@ -301,9 +301,11 @@ def test_an_inspect_log_is_written_a_bounded_number_of_rows_at_a_time(tmp_path, 
     """An .eval log has no bound as a whole (each member has): its samples are read one at a time and staged a
     bounded number of rows at a time. The real log's rows, 5 at a time and past a cap of 5 rows (the cap the
     promptfoo, DeepEval and MLflow files, read whole, keep), make the dataset the rows held in one list make."""
-    from vocab.calibration import dataset, items
-    from vocab.calibration.dataset import judgment_rows, read_meta, write_dataset
+    from vocab.calibration import items
+    from vocab.calibration import rows as dataset
+    from vocab.calibration.dataset import judgment_rows, read_meta
     from vocab.calibration.imports import common, import_inspect, read_inspect
+    from vocab.calibration.rows import write_dataset
 
     rows, meta = read_inspect(LOG)
     whole = write_dataset(tmp_path / "whole", rows, meta)

@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from vocab import files
-from vocab.calibration.dataset import single_verdict, write_dataset
+from vocab.calibration.dataset import single_verdict
 from vocab.calibration.imports import common
 from vocab.calibration.imports.common import JudgmentImportError
+from vocab.calibration.rows import write_dataset
 from vocab.files import sha256_file
 
 INSPECT_PASS, INSPECT_FAIL = ("C",), ("I", "P", "N")  # Inspect's CORRECT; INCORRECT, PARTIAL, NOANSWER

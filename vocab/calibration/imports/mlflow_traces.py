@@ -391,8 +391,8 @@ def import_mlflow(
     """`vocab import mlflow`: a file of traces, or a tracking store's experiment, to a judgments dataset; the human
     labels among them to its sample and ratings (:func:`vocab.calibration.imports.labels.write_labels`; what it did
     to people's files is added to ``notes``)."""
-    from vocab.calibration.dataset import write_dataset
     from vocab.calibration.imports.labels import check_labels_fit, write_labels
+    from vocab.calibration.rows import write_dataset
 
     if (path is None) == (tracking_uri is None):
         raise JudgmentImportError("give a traces file, or --tracking-uri with --experiment-id, not both")

@@ -7,9 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vocab.calibration.dataset import single_verdict, write_dataset
+from vocab.calibration.dataset import single_verdict
 from vocab.calibration.imports import common
 from vocab.calibration.imports.common import JudgmentImportError, first_line
+from vocab.calibration.rows import write_dataset
 from vocab.calibration.values import as_text
 from vocab.files import sha256_file
 
