@@ -235,13 +235,16 @@ def build_parser() -> argparse.ArgumentParser:
     from types import SimpleNamespace
 
     from vocab import cli_audit
+    from vocab.cli_compare import add_compare
     from vocab.cli_options import add_commands
 
     commands = SimpleNamespace(**{k: v for m in (sys.modules[__name__], cli_audit) for k, v in vars(m).items()
                                   if k.startswith("cmd_")})  # fmt: skip
     p = _Parser(prog="vocab", description="Audit an LLM judge on the Vocabscapes write-critique loop.")
     p.add_argument("-v", "--verbose", action="store_true", help="log diagnostics to stderr")
-    add_commands(p.add_subparsers(dest="command", required=True, parser_class=_Parser), commands)
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    add_commands(sub, commands)
+    add_compare(sub)  # a command group with its parser beside it (vocab.cli_compare)
     return p
 
 

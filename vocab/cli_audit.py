@@ -161,7 +161,7 @@ def cmd_ratings_import(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    from vocab.calibration.audit import audit_locked
+    from vocab.audit import audit_locked
 
     raters = names(args.raters, "--raters") if args.raters is not None else ()
     llm = names(args.llm_raters, "--llm-raters") if args.llm_raters is not None else ()
@@ -190,8 +190,25 @@ def cmd_report(args) -> int:
 
 
 def cmd_gate(args) -> int:
-    from vocab.calibration.gate import gate
+    from vocab.estimates.gate import difference_gate, gate
 
+    margins = {
+        "min_difference": args.min_difference,
+        "min_q1_difference": args.min_q1_difference,
+        "min_q0_difference": args.min_q0_difference,
+    }
+    if args.a is not None or args.b is not None or any(v is not None for v in margins.values()):
+        floors = [f for f in ("min_rate", "min_q1", "min_q0", "max_unscored") if getattr(args, f) is not None]
+        if args.a is None or args.b is None:
+            raise UsageError("a gate on a difference names both cells, --a OLD --b NEW")
+        if floors:
+            raise UsageError(
+                f"--{floors[0].replace('_', '-')} gates each cell; with --a and --b give "
+                "--min-difference, --min-q1-difference or --min-q0-difference"
+            )
+        g = difference_gate(args.run_dir, a=args.a, b=args.b, rater=args.rater, **margins)
+        print(json.dumps(g.as_dict()) if args.json else g.line())
+        return 0 if g.holds else 1
     cells = gate(args.run_dir, min_rate=args.min_rate, min_q1=args.min_q1, min_q0=args.min_q0,
                  max_unscored=args.max_unscored, rater=args.rater)  # fmt: skip
     if args.json:

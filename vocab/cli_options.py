@@ -398,6 +398,11 @@ def add_commands(sub, cli) -> None:
     ga.add_argument(
         "--rater", type=rater, help="whose blind ratings (a variant of the report's table; default its lead rater)"
     )
+    ga.add_argument("--a", help="with --b: gate on the difference b − a (e.g. the old system)")
+    ga.add_argument("--b", help="the new system: b − a's interval against the --min-*-difference margins")
+    for flag, what in (("--min-difference", "b − a's corrected rates"), ("--min-q1-difference", "b − a's q1"),
+                       ("--min-q0-difference", "b − a's q0")):  # fmt: skip
+        ga.add_argument(flag, type=finite, help=f"a margin for the lower end of {what} (negative: non-inferiority)")
     ga.add_argument("--json", action="store_true", help="one JSON object instead of a line per cell")
     ga.set_defaults(func=cli.cmd_gate)
 

@@ -370,48 +370,63 @@ def check_agreement_figure(checks):
     return fig
 
 
-def shared_ranks(values: dict[str, float], tie: float = 0.01) -> dict[str, int]:
-    """Competition ranks (1 is highest) where values within ``tie`` of their neighbour share a rank: a tie is
-    drawn as a tie, not broken by name."""
-    order = sorted(values, key=lambda k: (-values[k], k))
-    ranks: dict[str, int] = {}
-    for i, k in enumerate(order):
-        prev = order[i - 1] if i else None
-        ranks[k] = ranks[prev] if prev is not None and abs(values[prev] - values[k]) <= tie else i + 1
-    return ranks
-
-
-def rank_stability_figure(corr, ranks=None, tie: float = 0.01):
-    """06: each cell's rank by raw p and by each rater variant's corrected theta. Cells within ``tie`` of each
-    other share a rank (``calibration.rank_table`` marks the same ties) and are drawn as open markers side by side,
-    with "=" over the column."""
+def rank_sets_figure(corr, ranks):
+    """06: each cell's rank set (1 = highest) under each rater variant, from simultaneous 95 % intervals over every
+    pairwise difference (``estimates.comparisons``' ranks table), beside its rank by the raw p (a point: p has no
+    labels to set it against). A set that spans several ranks is a rank the labels do not settle."""
     import numpy as np
 
-    cells, variants = sorted(corr.cell.unique()), sorted(corr.rater.unique())
-    columns = [("raw p", corr.drop_duplicates("cell").set_index("cell").p)]
-    columns += [(variant_label(v), corr[corr.rater == v].set_index("cell").theta) for v in variants]
-    per_column = [shared_ranks({c: float(vals[c]) for c in cells}, tie) for _, vals in columns]
+    cells, variants = sorted(corr.cell.unique()), sorted(ranks.rater.unique())
+    raw = corr.drop_duplicates("cell").set_index("cell").p
+    raw_rank = {c: 1 + int((raw > raw[c]).sum()) for c in cells}
     fig, ax = plt.subplots(figsize=(6, 3))
-    for cell in cells:
-        xs, ys, tied = [], [], []
-        for j, rk in enumerate(per_column):
-            group = sorted(c for c in cells if rk[c] == rk[cell])
-            offset = (group.index(cell) - (len(group) - 1) / 2) * 0.12 if len(group) > 1 else 0.0
-            xs.append(j + offset)
-            ys.append(rk[cell])
-            tied.append(len(group) > 1)
-        ax.plot(xs, ys, "-", color=color(cell), lw=1.2, zorder=2, gid=cell_label(cell))
-        for x, yv, t in zip(xs, ys, tied, strict=True):
-            ax.plot(x, yv, "o", color=color(cell), mfc="white" if t else color(cell), ms=6, zorder=3)
-    for j, rk in enumerate(per_column):
-        if len(set(rk.values())) < len(cells):
-            ax.text(j, 0.45, "=", ha="center", va="bottom", fontsize=9)
-    ax.set_xticks(range(len(columns)), [name for name, _ in columns])
-    ax.set(ylabel="rank (1 = highest)", title="each cell's rank, raw and corrected (open, '=': tied)")
-    ax.set_ylim(len(cells) + 0.5, 0.2)
+    step = 0.6 / max(len(cells), 1)
+    for k, cell in enumerate(cells):
+        dx = (k - (len(cells) - 1) / 2) * step
+        ax.plot(0 + dx, raw_rank[cell], "o", color=color(cell), ms=5, zorder=3, gid=cell_label(cell))
+        for j, v in enumerate(variants, start=1):
+            r = ranks[(ranks.rater == v) & (ranks.cell == cell)]
+            if r.empty:
+                continue
+            lo, hi = int(r.rank_low.iloc[0]), int(r.rank_high.iloc[0])
+            ax.plot([j + dx, j + dx], [lo, hi], "-", color=color(cell), lw=3, solid_capstyle="round", zorder=2)
+            ax.plot(j + dx, (lo + hi) / 2, marker(v), color=color(cell), mfc="white", ms=4, zorder=3)
+    ax.set_xticks(range(len(variants) + 1), ["raw p", *[variant_label(v) for v in variants]])
+    ax.set(ylabel="rank (1 = highest)", title="each cell's rank set (family-wise 95 %), and its raw rank")
+    ax.set_ylim(len(cells) + 0.5, 0.5)
     ax.set_yticks(np.arange(1, len(cells) + 1))
-    handles = [Line2D([], [], color=color(c), marker="o", ms=6, lw=1.2, label=cell_label(c)) for c in cells]
+    handles = [Line2D([], [], color=color(c), marker="o", ms=5, lw=3, label=cell_label(c)) for c in cells]
     fig.legend(handles=handles, loc="outside right upper", title="writer → critic")
+    return fig
+
+
+def differences_figure(pairs, judge: str = "critic"):
+    """06: a forest of every pair's difference b − a under each rater variant: the corrected difference with its
+    95 % interval beside the raw difference p_b − p_a (a grey bar), in points; a dashed line at 0 (an interval
+    that crosses it is not resolved)."""
+    import numpy as np
+
+    labels = [f"{cell_label(b)}\n− {cell_label(a)}" for a, b in dict.fromkeys(zip(pairs.a, pairs.b, strict=True))]
+    keys = list(dict.fromkeys(zip(pairs.a, pairs.b, strict=True)))
+    variants = sorted(pairs.rater.unique())
+    fig, ax = plt.subplots(figsize=(6, 0.5 * len(keys) * max(len(variants), 2) / 2 + 1.4))
+    y = np.arange(len(keys))[::-1]
+    raw = pairs.drop_duplicates(["a", "b"]).set_index(["a", "b"]).raw_difference
+    ax.vlines(100 * raw.loc[keys].to_numpy(), y - 0.42, y + 0.42, color=color("raw p"), lw=2.5,
+              label=f"raw p_b − p_a (the {judge})")  # fmt: skip
+    step = 0.7 / max(len(variants), 1)
+    for i, v in enumerate(variants):
+        g = pairs[pairs.rater == v].set_index(["a", "b"]).reindex(keys)
+        ys = y + 0.35 - step * (i + 0.5)
+        ok = g.difference.notna().to_numpy()
+        d, lo, hi = (100 * g[c][ok] for c in ("difference", "ci_low", "ci_high"))
+        ax.errorbar(d, ys[ok], xerr=[(d - lo).clip(lower=0), (hi - d).clip(lower=0)], fmt=marker(v), color=color(v),
+                    mfc="white" if "+" in v else color(v), ms=4, lw=1, capsize=1.5, label=variant_label(v))  # fmt: skip
+    ax.axvline(0, color="black", lw=0.8, ls="--")
+    ax.set_yticks(y, labels, fontsize=7)
+    ax.set_ylim(-0.5, len(keys) - 0.5)
+    ax.set(xlabel="difference b − a (points)", title="differences between cells: corrected (95 %) and raw")
+    fig.legend(loc="outside lower center", ncol=min(len(variants) + 1, 3), title="rater (corrected)")
     return fig
 
 

@@ -1,6 +1,6 @@
 """`vocab report DIR`: a self-contained, shareable report of one audit — ``report.html`` (CSS inline, the figure
 embedded as a data URI, no request leaves the reader's machine) and ``report.md`` — made by the same functions
-as the notebooks (``calibration.correction_table``, ``kappa_table``, ``agreement_table``, ``abandoned_bounds``),
+as the notebooks (``estimates.correction_table``, ``kappa_table``, ``agreement_table``, ``abandoned_bounds``),
 never a second implementation.
 
 On top, the sentences a team lead can quote, one per cell: what the judge says and what the blind raters say,
@@ -78,7 +78,7 @@ NOT_BLIND = (
 
 
 def headline_lines(run_dir: str | Path, c) -> list[str]:
-    """The report's headline, a line per cell, from a correction (:func:`vocab.calibration.correct.corrected`): the
+    """The report's headline, a line per cell, from a correction (:func:`vocab.estimates.correct.corrected`): the
     judge's rate and the corrected one with its interval, by the lead rater and the others; what `vocab audit`
     prints without building the rest of the report."""
     from vocab.calibration.blind import PEOPLE
@@ -112,12 +112,12 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
 
 
 def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Report:
-    from vocab.calibration import correct
-    from vocab.calibration.agreement import agreement_table, kappa_table, no_overlap
     from vocab.calibration.blind import PEOPLE
     from vocab.calibration.imports.labels import labels_note
     from vocab.calibration.quotes import quotes_text
     from vocab.calibration.sample import read_key
+    from vocab.estimates import correct
+    from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
     from vocab.records import versions
 
     run_dir = Path(run_dir)

@@ -263,7 +263,7 @@ def test_llm_rater_retries_a_failed_row_with_a_new_seed_up_to_max_tries(tmp_path
 
 def test_correction_table_recovers_a_planted_critic():
     """A synthetic run where the truth is known: the rater is perfect, the critic has fixed q1 and q0."""
-    from vocab.calibration import correction_table, rank_table, self_preference, variants
+    from vocab.estimates import comparisons, correction_table, variants
 
     rng = np.random.default_rng(5)
     rows, truth = [], {}
@@ -317,10 +317,18 @@ def test_correction_table_recovers_a_planted_critic():
     assert ((fid.ci_low <= fid.theta) & (fid.theta <= fid.ci_high)).all() and (fid.ci_high > fid.ci_low).all()
     t = table.set_index("cell")
     assert t.loc["a__b", "q0"] > 0.8 and t.loc["b__b", "q0"] < 0.45  # the planted specificities show
-    ranks = rank_table(table)
-    assert set(ranks[ranks["rank"] <= 2].cell) == {"a__a", "a__b"}
-    gaps = self_preference(table)
-    assert set(gaps.writer) == {"a", "b"} and len(gaps) == 2
+    # writer a (theta 0.7) above writer b (0.3) under either critic, resolved: the rank sets split 1-2 and 3-4
+    found = comparisons(att, key, variants({"oracle": perfect}, None), n_boot=1000, seed=0)["oracle"]
+    ranks = found.ranks.set_index("cell")
+    assert {c: (r.rank_low, r.rank_high) for c, r in ranks.iterrows()} == {
+        "a__a": (1, 2), "a__b": (1, 2), "b__a": (3, 4), "b__b": (3, 4)}  # fmt: skip
+    gaps = found.self_preference.set_index("writer")
+    assert set(gaps.index) == {"a", "b"} and gaps.cross_critic.to_dict() == {"a": "a__b", "b": "b__a"}
+    # same writer, same true rate under both critics: the corrected gap holds 0; the raw gap is the critics' own
+    # (writer a: critic a passes 0.7·0.9 + 0.3·0.4 = 0.75, critic b 0.7·0.5 + 0.3·0.1 = 0.38)
+    assert ((gaps.ci_low <= 0) & (gaps.ci_high >= 0)).all()
+    assert gaps.raw_gap["a"] == pytest.approx(0.75 - 0.38, abs=0.03)
+    assert gaps.leniency_ci_low["a"] > 0.25  # critic a inflates writer a far more than critic b: resolved
 
 
 def test_script_variant_replaces_checks_2_and_3():
@@ -345,7 +353,7 @@ def _ratings(fail_map: dict[str, list[str]], ids):
 
 
 def test_agreement_tables():
-    from vocab.calibration import agreement_table, checks_table, kappa_table, script_adjudication
+    from vocab.estimates import agreement_table, checks_table, kappa_table, script_adjudication
     from vocab.stats import cohens_kappa
 
     ids = [f"b{i}" for i in range(8)]
@@ -369,24 +377,30 @@ def test_agreement_tables():
     assert alpha.value == pytest.approx(-4 / 21) and alpha.n == 8
 
 
-def test_rank_table_and_self_preference_on_a_table_worked_by_hand():
-    from vocab.calibration import rank_table, self_preference
+def test_self_preference_on_draws_worked_by_hand():
+    """Point-mass draws, so every interval is its point: writer a's own critic passes 0.6 with theta 0.5, the other
+    0.5 with theta 0.7: the corrected gap −0.2, the raw gap +0.1, the leniency gap (0.6 − 0.5) − (0.5 − 0.7) = +0.3;
+    only a cell named writer__writer has a self-preference row."""
+    from vocab.estimates.compare import CellDraws, self_preference_intervals, self_preference_pairs
 
-    corr = pd.DataFrame({"rater": "r", "cell": ["a__a", "a__b", "b__a", "b__b"], "p": [0.6, 0.5, 0.4, 0.3],
-                         "theta": [0.5, 0.7, 0.505, 0.2]})  # fmt: skip
-    ranks = rank_table(corr)
-    assert ranks.cell.tolist() == ["a__b", "b__a", "a__a", "b__b"] and ranks["rank"].tolist() == [1, 2, 3, 4]
-    assert ranks.tied.tolist() == [False, True, True, False]  # 0.505 and 0.5 lie within the 0.01 tie
-    gaps = self_preference(corr).set_index("writer")
-    assert gaps.cross_critic.to_dict() == {"a": "b", "b": "a"}
-    # writer a: same critic p 0.6, theta 0.5; cross p 0.5, theta 0.7. writer b: same 0.3 / 0.2, cross 0.4 / 0.505
-    assert gaps.raw_gap_points.tolist() == pytest.approx([10.0, -10.0])
-    assert gaps.corrected_gap_points.tolist() == pytest.approx([-20.0, -30.5])
+    def cell(name, p, theta):
+        one = np.ones(100)
+        return CellDraws(name, p, theta, 0.5, 0.5, (theta, theta), theta * one, p * one, 0.5 * one, 0.5 * one)
+
+    draws = {"a__a": cell("a__a", 0.6, 0.5), "a__b": cell("a__b", 0.5, 0.7), "b__a": cell("b__a", 0.4, 0.505),
+             "b__b": cell("b__b", 0.3, 0.2)}  # fmt: skip
+    gaps = self_preference_intervals(draws).set_index("writer")
+    assert gaps.cross_critic.to_dict() == {"a": "a__b", "b": "b__a"}
+    assert gaps.raw_gap.tolist() == pytest.approx([0.1, -0.1])
+    assert gaps.difference.tolist() == pytest.approx([-0.2, -0.305])
+    assert gaps.leniency_difference.tolist() == pytest.approx([0.3, 0.205])
+    assert (gaps.ci_low.tolist(), gaps.ci_high.tolist()) == (pytest.approx([-0.2, -0.305]),) * 2
+    assert self_preference_pairs(["x__y", "y__x", "gpt__judge"]) == []
 
 
 def test_a_critic_that_passes_nothing_is_corrected_by_its_failed_pile_alone():
     """p = 0: no passed pile exists and none is needed: theta = b, q1 = 0, q0 = 1, flagged."""
-    from vocab.calibration import correction_table
+    from vocab.estimates import correction_table
 
     attempts = pd.DataFrame({"cell": ["z__z"] * 6, "level": [1, 1, 1, 2, 2, 2], "verdict": ["FAILED"] * 6})
     key = pd.DataFrame(
@@ -407,7 +421,7 @@ def test_a_critic_that_passes_nothing_is_corrected_by_its_failed_pile_alone():
 def test_check_audit_finds_the_check_a_critic_gets_wrong():
     """A critic that passes check 9 always while the rater fails it on half the rows: check 9 carries the
     error, at a Bonferroni-adjusted level; checks it agrees on do not."""
-    from vocab.calibration import check_audit
+    from vocab.estimates import check_audit
 
     rng = np.random.default_rng(0)
     n = 400
@@ -439,7 +453,8 @@ def test_check_audit_finds_the_check_a_critic_gets_wrong():
 
 
 def test_rater_error_vs_script_and_its_inversion():
-    from vocab.calibration import invert_rater_error, rater_error_vs_script
+    from vocab.calibration import rater_error_vs_script
+    from vocab.estimates import invert_rater_error
 
     ids = [f"b{i}" for i in range(10)]
     script = pd.DataFrame({"blind_id": ids, "c2": ["PASSED"] * 10, "c3": ["FAILED"] * 10})
@@ -457,7 +472,7 @@ def test_rater_error_vs_script_and_its_inversion():
 
 
 def test_level_counts_and_the_flag_for_an_interval_without_its_estimate():
-    from vocab.calibration.correct import _flags, level_counts
+    from vocab.estimates.correct import _flags, level_counts
     from vocab.stats import correct
 
     att = pd.DataFrame({"cell": ["x"] * 4 + ["y"], "level": [1, 1, 1, 2, 1],
@@ -488,7 +503,7 @@ def test_a_raters_interval_does_not_depend_on_the_other_raters_or_cells():
     """Each (variant, cell) draws from its own stream: the rows of one rater are the same with or without the
     raters before it, and a cell's row with or without the other cells (both failed while one generator served
     every row in turn). The order raters are given in cannot matter: variants and cells are sorted first."""
-    from vocab.calibration import correction_table, variants
+    from vocab.estimates import correction_table, variants
     from vocab.stats import INTERVALS
 
     att, key, raters = _rated_study()
@@ -503,7 +518,7 @@ def test_a_raters_interval_does_not_depend_on_the_other_raters_or_cells():
 
 
 def test_the_check_audit_of_a_cell_and_check_does_not_depend_on_the_others():
-    from vocab.calibration import check_audit
+    from vocab.estimates import check_audit
 
     att, key, raters = _rated_study(1)
     full = check_audit(att, key, raters["ann"], rater="ann", n_boot=300)
@@ -517,7 +532,7 @@ def test_the_check_audit_of_a_cell_and_check_does_not_depend_on_the_others():
 
 
 def test_a_pairs_kappa_does_not_depend_on_a_third_rater():
-    from vocab.calibration import kappa_table
+    from vocab.estimates import kappa_table
 
     _, _, raters = _rated_study(2)
     three = kappa_table(raters, None, n_boot=300)
@@ -530,7 +545,7 @@ def test_a_pairs_kappa_does_not_depend_on_a_third_rater():
 def test_the_check_audit_uses_the_default_interval_not_a_collapsed_bootstrap():
     """Unanimous piles: seed 000's percentile bootstrap gives [1, 1], so a critic at 0.99 on a check would carry an
     error for a one-point gap. The default interval keeps the piles' uncertainty: no error is claimed."""
-    from vocab.calibration import check_audit
+    from vocab.estimates import check_audit
 
     n = 200
     checks = [{c: ("FAILED" if c == "9" and i == 0 else "PASSED") for c in map(str, range(1, 13))} for i in range(n)]

@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from tests.nbtext import outputs_text
-from vocab.calibration import CORRECTION_COLUMNS, KAPPA_COLUMNS, read_key
+from vocab.calibration import read_key
+from vocab.estimates import CORRECTION_COLUMNS, KAPPA_COLUMNS
 from vocab.nb import execute
 from vocab.records import JsonlWriter
 
@@ -166,7 +167,13 @@ def test_04_kappa_checks_and_adjudication(chain):
 
 def test_06_writes_every_figure_byte_stably(chain, tmp_path):
     d, _, tmp = chain
-    names = ["06_raw_vs_corrected", "06_sensitivity_specificity", "06_check_agreement", "06_rank_stability"]
+    names = [
+        "06_raw_vs_corrected",
+        "06_sensitivity_specificity",
+        "06_check_agreement",
+        "06_rank_sets",
+        "06_differences",
+    ]
     first = {p.name: p.read_bytes() for p in (tmp / "fig").iterdir()}
     assert set(first) == {f"{n}.{e}" for n in names for e in ("png", "pdf")}
     execute(NB / "06_figures.ipynb", {"run_dir": str(d), "figures_dir": str(tmp_path)}, tmp_path / "06.ipynb")
@@ -219,8 +226,8 @@ def test_03_runs_with_seed_000s_interval(chain, tmp_path):
 
 
 def test_the_default_interval_is_one_name_everywhere():
-    from vocab.calibration import INTERVALS
     from vocab.cli import build_parser
+    from vocab.estimates import INTERVALS
     from vocab.stats import DEFAULT_INTERVAL
 
     assert INTERVALS[0] == DEFAULT_INTERVAL

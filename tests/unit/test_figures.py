@@ -5,6 +5,7 @@ scale that makes over-coverage look best."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import pytest
 from matplotlib.figure import Figure
@@ -20,9 +21,13 @@ CORR = pd.DataFrame(
 )  # fmt: skip
 
 
-def _figures():
-    from vocab.calibration import rank_table
+RANKS = pd.DataFrame({"rater": ["a", "a", "a+script", "a+script"], "cell": ["x__x", "x__y"] * 2,
+                      "theta": [0.3, 0.25] * 2, "rank_low": [1, 1, 1, 2], "rank_high": [2, 2, 1, 2]})  # fmt: skip
+PAIRS = pd.DataFrame({"rater": ["a", "a+script"], "a": ["x__x"] * 2, "b": ["x__y"] * 2, "difference": [-0.05, -0.3],
+                      "ci_low": [-0.3, -0.4], "ci_high": [0.2, -0.2], "raw_difference": [-0.3] * 2})  # fmt: skip
 
+
+def _figures():
     checks = pd.DataFrame({"check": [1, 2, 3], "kind": ["mechanical", "decidable", "judgment"], "agree": [5, 9, 3],
                            "n": [10, 10, 10]})  # fmt: skip
     grid = pd.DataFrame([{"method": m, "piles": 10, "theta": th, "q1": 0.8, "coverage": 0.9} for m in ("seed", "ppi")
@@ -51,7 +56,8 @@ def _figures():
         "raw_vs_corrected": (lambda: figures.raw_vs_corrected_figure(CORR), 1),
         "sensitivity_specificity": (lambda: figures.sensitivity_specificity_figure(CORR), 2),
         "check_agreement": (lambda: figures.check_agreement_figure(checks), 1),
-        "rank_stability": (lambda: figures.rank_stability_figure(CORR, rank_table(CORR)), 1),
+        "rank_sets": (lambda: figures.rank_sets_figure(CORR, RANKS), 1),
+        "differences": (lambda: figures.differences_figure(PAIRS), 1),
         "coverage_methods": (lambda: figures.coverage_methods_figure(grid, ("seed", "ppi")), 3),  # and the colour bar
         "within_by_regime": (lambda: figures.within_by_regime_figure(regimes), 1),
         "difficulty": (lambda: figures.difficulty_figure(by_tier, settings), 3),
@@ -120,7 +126,14 @@ def _legends(fig):
     return [*fig.legends, *(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)]
 
 
-LEGENDED = ["raw_vs_corrected", "sensitivity_specificity", "check_agreement", "rank_stability", "within_by_regime"]
+LEGENDED = [
+    "raw_vs_corrected",
+    "sensitivity_specificity",
+    "check_agreement",
+    "rank_sets",
+    "differences",
+    "within_by_regime",
+]
 
 
 @pytest.mark.parametrize("name", LEGENDED)
@@ -200,21 +213,26 @@ def test_the_bug_the_check_legend_had_is_caught():
     assert len({_handle_color(h) for h in handles}) == 3
 
 
-def test_ties_are_drawn_as_ties():
+def test_rank_sets_are_drawn_as_sets_and_differences_beside_the_raw_gap():
+    """Each cell's rank set is a segment from its low to its high rank in its variant's column, the raw rank a point
+    (cells at p 0.6, 0.5, 0.2: ranks 1, 2, 3); each difference's interval in points, the raw gap a grey bar."""
     figures.style()
     corr = pd.DataFrame([{"rater": "r", "cell": c, "p": p, "theta": t, "ci_low": 0, "ci_high": 1}
                          for c, p, t in (("a__a", 0.6, 0.0), ("a__b", 0.5, 0.0), ("b__a", 0.2, 0.4))])  # fmt: skip
-    assert figures.shared_ranks({"a": 0.0, "b": 0.0, "c": 0.4}) == {"c": 1, "a": 2, "b": 2}
-    assert figures.shared_ranks({"a": 0.3, "b": 0.2}) == {"a": 1, "b": 2}
-    fig = figures.rank_stability_figure(corr)
-    ax = fig.axes[0]
-    markers = [ln for ln in ax.lines if ln.get_marker() == "o"]
-    col1 = {(round(ln.get_xdata()[0]), ln.get_ydata()[0], ln.get_markerfacecolor() == "white") for ln in markers
-            if round(ln.get_xdata()[0]) == 1}  # fmt: skip
-    assert col1 == {(1, 2, True), (1, 1, False)}  # the two cells at theta 0 share rank 2, open; the third is 1
-    raw = {ln.get_ydata()[0] for ln in markers if round(ln.get_xdata()[0]) == 0}
-    assert raw == {1, 2, 3}  # raw p has no tie: strict ranks
-    assert [t.get_text() for t in ax.texts] == ["="] and ax.texts[0].get_position()[0] == 1
+    ranks = pd.DataFrame({"rater": "r", "cell": ["a__a", "a__b", "b__a"], "theta": [0.0, 0.0, 0.4],
+                          "rank_low": [2, 2, 1], "rank_high": [3, 3, 2]})  # fmt: skip
+    ax = figures.rank_sets_figure(corr, ranks).axes[0]
+    segments = sorted((ln.get_ydata()[0], ln.get_ydata()[1]) for ln in ax.lines if len(ln.get_xdata()) == 2)
+    assert segments == [(1, 2), (2, 3), (2, 3)]
+    raw = sorted(ln.get_ydata()[0] for ln in ax.lines if len(ln.get_xdata()) == 1 and round(ln.get_xdata()[0]) == 0)
+    assert raw == [1, 2, 3]
+    pairs = pd.DataFrame({"rater": "r", "a": ["a__a"], "b": ["b__a"], "difference": [0.4], "ci_low": [-0.1],
+                          "ci_high": [0.7], "raw_difference": [-0.4]})  # fmt: skip
+    ax = figures.differences_figure(pairs).axes[0]
+    bar = ax.collections[0].get_segments()[0]
+    assert bar[0][0] == pytest.approx(-40)  # the raw gap, in points
+    (xs,) = {tuple(np.round(seg[:, 0], 6)) for c in ax.collections[1:] for seg in c.get_segments()} or {()}
+    assert xs == (-10, 70)  # the corrected difference's interval, in points
 
 
 def test_the_coverage_scale_is_centred_on_the_nominal_level():

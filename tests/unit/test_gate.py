@@ -135,7 +135,7 @@ def test_a_runs_unscored_share_is_its_abandoned_levels(capsys):
 
 
 def test_an_undefined_bound_does_not_hold():
-    from vocab.calibration.gate import CellGate, Check
+    from vocab.estimates.gate import CellGate, Check
 
     g = CellGate("a__b", "ann", (Check("q1", 0.5, float("nan"), False),))
     assert not g.holds and "undefined" in g.line() and g.as_dict()["checks"][0]["lower_bound"] is None
@@ -181,7 +181,7 @@ def test_the_docs_gate_example_is_what_the_gate_prints(capsys, monkeypatch):
 def test_the_docs_pytest_example_runs(audited):
     """The docs' pytest test, pointed at an audited dataset: it passes with the bars at 0 and fails, naming what
     does not hold, with the bars at 1."""
-    code = _block("python", "from vocab.calibration.gate import gate").replace("data/audits/my-task", str(audited))
+    code = _block("python", "from vocab.estimates.gate import gate").replace("data/audits/my-task", str(audited))
     assert "min_rate=0.6, min_q0=0.7" in code
     for bar, holds in (("0", True), ("1", False)):
         namespace: dict = {}

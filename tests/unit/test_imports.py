@@ -495,8 +495,12 @@ def test_the_notebooks_run_on_an_imported_dataset_with_parameters_only(imported_
     checks = pd.read_csv(d / "analysis" / "checks.csv")
     assert list(checks.check) == ["verdict"] and checks.n.iloc[0] == 80
     assert sorted(p.name for p in (tmp / "fig").glob("06_*.png")) == [
-        "06_check_agreement.png", "06_rank_stability.png", "06_raw_vs_corrected.png", "06_sensitivity_specificity.png"
-    ]  # fmt: skip
+        "06_check_agreement.png",
+        "06_differences.png",
+        "06_rank_sets.png",
+        "06_raw_vs_corrected.png",
+        "06_sensitivity_specificity.png",
+    ]
 
 
 def test_a_known_truth_tables_corrected_rate_covers_the_truth(imported_chain):

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from vocab import stats
-from vocab.calibration import correction_table, draw_sample, variants
+from vocab.calibration import draw_sample
 from vocab.coverage.clustered import ClusteredStudies, clustered_interval
+from vocab.estimates import correction_table, variants
 
 from .test_calibration import synthetic_attempts
 
@@ -72,7 +73,7 @@ def test_the_placeholder_pile_moves_no_printed_digit_where_the_committed_runs_ha
     from pathlib import Path
 
     from vocab import calibration
-    from vocab.calibration import correct
+    from vocab.estimates import correct
     from vocab.stats.intervals import binomial_cd_draws, holding_rows
 
     run = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference-v1"
@@ -82,7 +83,7 @@ def test_the_placeholder_pile_moves_no_printed_digit_where_the_committed_runs_ha
     }
     script = raters.pop("script")
     cells = 0
-    for variant, ok in calibration.variants(raters, script, data.rubric).items():
+    for variant, ok in correct.variants(raters, script, data.rubric).items():
         c = correct._cell(correct.cell_counts(data), key, "gemma3__gemma3", ok.index)
         if c is None or c.empty != "passed":
             continue

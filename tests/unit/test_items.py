@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from tests.stored import stored_items, write_table
-from vocab.calibration import correct
 from vocab.calibration import sample as sm
 from vocab.calibration.dataset import cells_table, judgment_rows, load_dataset
 from vocab.calibration.imports.table import import_table
 from vocab.calibration.rows import write_dataset
+from vocab.estimates import correct
 
 
 def _rows(seed: int, n: int) -> list[dict]:

@@ -79,7 +79,7 @@ def test_two_reviewers_of_different_traces_give_the_pooled_rate_in_one_audit(tmp
     assert main(["report", str(two)]) == 0
     md = (two / "report" / "report.md").read_text()
     assert "No rows in common, so no agreement measured: ann and bob" in md
-    from vocab.calibration.correct import corrected
+    from vocab.estimates.correct import corrected
 
     pooled = corrected(two).table.set_index("rater").loc["people"]
     union = corrected(one).table.set_index("rater").loc["carol"]
@@ -128,8 +128,8 @@ def test_the_pooled_interval_covers_on_simulated_reviewers_with_a_known_truth():
     items in at least 90 % of 300 studies (its nominal 95 %, less three standard errors), the tie's half a row of
     error included."""
     from vocab.calibration.blind import pooled_passes
-    from vocab.calibration.correct import correction_table
     from vocab.calibration.dataset import single_verdict
+    from vocab.estimates.correct import correction_table
 
     rub = single_verdict("Is it right?")
     rng = np.random.default_rng(7)
@@ -172,7 +172,7 @@ def test_labels_in_the_table_give_the_corrected_rate_in_one_command(tmp_path, ca
     """The judge's verdict on every row and people's labels on some: `label` is --rater's, `label:bob` bob's. By
     hand, p = 3/6. ann: passed pile q1 P, q3 F, q5 P (a = 2/3), failed pile q6 P (b = 1): theta 5/6. bob: q3 P
     (a = 1), q2 F (b = 0): 1/2. Pooled: q1 1, q3 a tie (1/2), q5 1 (a = 5/6); q2 0, q6 1 (b = 1/2): 2/3."""
-    from vocab.calibration.correct import corrected
+    from vocab.estimates.correct import corrected
 
     (tmp_path / "t.csv").write_text(LABELLED)
     d = tmp_path / "d"
@@ -303,7 +303,7 @@ def test_several_labelled_failed_items_of_one_group_share_its_weight(tmp_path):
     """Group g1 holds three FAILED rows, two labelled (PASSED, FAILED), g2 one FAILED row, labelled PASSED. By hand:
     each g1 row weighs 3/2 and the g2 row 1 (scaled to 3, 3 and 2), so the failed pile's share b is
     (3·1 + 3·0 + 2·1) / 8 = 5/8. They were refused ("two labelled FAILED items share a group")."""
-    from vocab.calibration.correct import corrected
+    from vocab.estimates.correct import corrected
 
     body = ("id,group,system,judge,verdict,input,output,label\n"
             "a,g1,s,j,FAILED,q,x,PASSED\nb,g1,s,j,FAILED,q,y,FAILED\nc,g1,s,j,FAILED,q,z,\n"

@@ -332,7 +332,8 @@ def test_lost_attempt_bounds_are_the_worst_and_best_case():
 def test_abandoned_bounds_per_cell():
     import pandas as pd
 
-    from vocab.calibration import VOCABSCAPES, Dataset, abandoned_bounds
+    from vocab.calibration import VOCABSCAPES, Dataset
+    from vocab.estimates import abandoned_bounds
 
     corr = pd.DataFrame([{"rater": "r", "cell": "x", "theta": 0.5, "ci_low": 0.4, "ci_high": 0.6}])
     attempts = pd.DataFrame({"cell": ["x"] * 10})

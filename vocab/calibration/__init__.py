@@ -1,31 +1,11 @@
 """Calibrating the critic against blind raters: the judged items and their rubric, from a run or imported from
 another harness (`dataset`, `imports`), the stratified blind sample (`sample`), the raters and their
-files (`raters`, the human form in `form`; who they are and the pooled people in `blind`), the bias-corrected
-rate with its interval (`correct`), the agreement between raters and critic (`agreement`), and the whole chain as
-the demo runs it (`chain`)."""
+files (`raters`, the human form in `form`; who they are and the pooled people in `blind`), and the whole chain as
+the demo runs it (`chain`). What is estimated from them (the corrected rate, agreement, comparisons, the gate) is
+the next stage, :mod:`vocab.estimates`; the audit that strings every stage together is :mod:`vocab.audit`."""
 
-from vocab.calibration.agreement import (
-    KAPPA_COLUMNS,
-    agreement_table,
-    checks_table,
-    kappa_table,
-    script_adjudication,
-)
 from vocab.calibration.chain import (
     calibrate_run,
-)
-from vocab.calibration.correct import (
-    CORRECTION_COLUMNS,
-    INTERVALS,
-    abandoned_bounds,
-    check_audit,
-    correction_table,
-    interval_text,
-    invert_rater_error,
-    inverted_rater_error_table,
-    rank_table,
-    self_preference,
-    variants,
 )
 from vocab.calibration.dataset import (
     VOCABSCAPES,
@@ -74,9 +54,6 @@ from vocab.calibration.sample import (
 __all__ = [
     "allocate",
     "pile_sizes",
-    "CORRECTION_COLUMNS",
-    "KAPPA_COLUMNS",
-    "agreement_table",
     "CalibrationError",
     "Dataset",
     "JudgeRubric",
@@ -89,37 +66,24 @@ __all__ = [
     "form_widget",
     "make_packet",
     "rater_order",
-    "INTERVALS",
     "KEY_COLUMNS",
     "RATING_COLUMNS",
     "RaterProgress",
     "SCOPE_COLUMNS",
     "SHEET_COLUMNS",
     "Sample",
-    "abandoned_bounds",
     "coverage_text",
     "calibrate_run",
-    "check_audit",
-    "checks_table",
-    "correction_table",
     "draw_sample",
     "import_ratings",
-    "interval_text",
-    "invert_rater_error",
-    "inverted_rater_error_table",
-    "kappa_table",
-    "rank_table",
     "rate_until_complete",
     "rate_with_model",
     "rater_error_vs_script",
     "rater_passes",
     "read_key",
     "read_sheet",
-    "script_adjudication",
     "script_ratings",
-    "self_preference",
     "validate_ratings",
-    "variants",
     "write_sample",
     "write_script_ratings",
 ]

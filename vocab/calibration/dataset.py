@@ -243,7 +243,7 @@ class Dataset:
 
 def cells_table(attempts: pd.DataFrame) -> pd.DataFrame:
     """Per cell of a frame of attempts (each with a verdict): passed, failed, groups, failed_groups and deff, as
-    :attr:`Dataset.cells` holds them (the level counts as :func:`vocab.calibration.correct.level_counts` makes
+    :attr:`Dataset.cells` holds them (the level counts as :func:`vocab.estimates.correct.level_counts` makes
     them, so the design effect is the same number)."""
     from vocab import stats
 

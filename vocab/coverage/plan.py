@@ -126,10 +126,10 @@ def plan_from_pilot(
     default the rater with most rows rated, then by name, as the report's headline)."""
     from pathlib import Path
 
-    from vocab.calibration import correct
     from vocab.calibration.blind import blind_raters
     from vocab.calibration.dataset import load_dataset
     from vocab.calibration.sample import read_key
+    from vocab.estimates import correct
 
     check_plan(theta=0.5, q1=0.5, q0=0.5, attempts=2, half_width=half_width, method=method, sims=sims, n_boot=n_boot)
     run_dir = Path(run_dir)

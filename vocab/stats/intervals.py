@@ -108,6 +108,9 @@ class Intervals:
     q0_low: np.ndarray
     q0_high: np.ndarray
     draws: np.ndarray | None  # (S, n_draws); None for ppi
+    p_draws: np.ndarray | None = None  # (S, n_draws) the draws of p theta's draws were made with; None for ppi
+    q1_draws: np.ndarray | None = None  # (S, n_draws) with ``with_q``
+    q0_draws: np.ndarray | None = None
 
 
 def binomial_cd_draws(
@@ -233,7 +236,7 @@ def percentile_interval(samples, alpha: float = 0.025) -> tuple[float, float]:
     return (float(lo), float(hi))
 
 
-def _finish(method, piles, est, lo, hi, a, b, q=None, draws=None) -> Intervals:
+def _finish(method, piles, est, lo, hi, a, b, q=None, draws=None, more=(None, None, None)) -> Intervals:
     """Clipped to [0, 1], NaN where the study is undefined (a pile empty)."""
     undefined = ~piles.defined()
     nan = np.full(len(piles.p), np.nan)
@@ -244,7 +247,7 @@ def _finish(method, piles, est, lo, hi, a, b, q=None, draws=None) -> Intervals:
         x[undefined] = np.nan
         out.append(x)
     est, lo, hi, q1, q1_lo, q1_hi, q0, q0_lo, q0_hi = out
-    return Intervals(method, est, lo, hi, a, b, q1, q1_lo, q1_hi, q0, q0_lo, q0_hi, draws)
+    return Intervals(method, est, lo, hi, a, b, q1, q1_lo, q1_hi, q0, q0_lo, q0_hi, draws, *more)
 
 
 def ppi_intervals(piles: Piles, confidence: float = 0.95) -> Intervals:
@@ -299,16 +302,12 @@ def correction_intervals(
     est = corrected_rate(piles.p, a, b)
     draws = corrected_rate(pb, ab, bb)
     lo, hi = holding_rows(est, draws, alpha)
-    q = None
+    q, q1_draws, q0_draws = None, None, None
     if with_q:
         q1, q0 = sensitivity(piles.p, a, b), specificity(piles.p, a, b)
-        q = (
-            q1,
-            *holding_rows(q1, sensitivity(pb, ab, bb), alpha),
-            q0,
-            *holding_rows(q0, specificity(pb, ab, bb), alpha),
-        )
-    return _finish(method, piles, est, lo, hi, a, b, q, draws)
+        q1_draws, q0_draws = sensitivity(pb, ab, bb), specificity(pb, ab, bb)
+        q = (q1, *holding_rows(q1, q1_draws, alpha), q0, *holding_rows(q0, q0_draws, alpha))
+    return _finish(method, piles, est, lo, hi, a, b, q, draws, (np.broadcast_to(pb, draws.shape), q1_draws, q0_draws))
 
 
 @dataclass(frozen=True)
@@ -321,6 +320,9 @@ class CorrectionInterval:
     q0_ci: tuple[float, float]
     n_resamples: int
     theta_samples: np.ndarray
+    p_samples: np.ndarray | None = None  # the draws of p behind theta's (differences of leniency use them)
+    q1_samples: np.ndarray | None = None
+    q0_samples: np.ndarray | None = None
 
 
 def correction_interval(
@@ -350,7 +352,8 @@ def correction_interval(
     r = correction_intervals(method, piles, n_draws=n_draws, confidence=confidence, rng=rng, with_q=True)
     point = Correction(float(p), float(r.a[0]), float(r.b[0]), float(r.theta[0]), float(r.q1[0]), float(r.q0[0]))
     return CorrectionInterval(point, (float(r.low[0]), float(r.high[0])), (float(r.q1_low[0]), float(r.q1_high[0])),
-                               (float(r.q0_low[0]), float(r.q0_high[0])), n_draws, r.draws[0])  # fmt: skip
+                               (float(r.q0_low[0]), float(r.q0_high[0])), n_draws, r.draws[0], r.p_draws[0],
+                               r.q1_draws[0], r.q0_draws[0])  # fmt: skip
 
 
 def fiducial_correction(p, attempts, passed_pile, failed_pile, failed_weights, **kw) -> CorrectionInterval:

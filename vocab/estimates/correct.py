@@ -1,5 +1,6 @@
-"""The bias-corrected pass rate per rater variant and cell, its interval, the rank and self-preference tables,
-the per-check audit and the rater-error inversion. The estimators themselves live in :mod:`vocab.stats`."""
+"""The bias-corrected pass rate per rater variant and cell, its interval, the per-check audit and the rater-error
+inversion (comparisons between cells, ranks and self-preference: :mod:`vocab.estimates.compare`). The estimators
+themselves live in :mod:`vocab.stats`."""
 
 from __future__ import annotations
 
@@ -229,6 +230,22 @@ class Corrected:
     n_rows: int
     table: pd.DataFrame
     raters: BlindRaters | None = None  # kinds, the pooled rater's rows
+    key: pd.DataFrame | None = None  # the sample's key, as the table read it
+    passes: dict[str, pd.Series] | None = None  # each variant's 0/1 verdicts by blind id, as the table read them
+    seed: int = 0
+    n_boot: int = 4000
+
+    def rater(self, name: str | None, where) -> str:
+        """``name`` if it is one of the table's raters or variants, else the lead rater when ``name`` is None;
+        CalibrationError naming the known ones otherwise (``where``: the run or dataset, for the message)."""
+        name = name or self.lead
+        pooled = {PEOPLE, *([f"{PEOPLE}+script"] if self.script is not None else [])}
+        pooled = pooled if self.raters is not None and self.raters.pooled else set()
+        known = sorted(set(self.table.rater) | pooled | {*self.ratings, *(f"{n}+script" for n in self.ratings
+                                                                          if self.script is not None)})  # fmt: skip
+        if name not in known:
+            raise CalibrationError(f"{where}: no blind rater {name!r} (known: {', '.join(known)})")
+        return name
 
 
 def corrected(run_dir, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Corrected:
@@ -244,47 +261,14 @@ def corrected(run_dir, raters: list[str] | None = None, *, seed: int = 0, n_boot
     data = load_dataset(run_dir)
     b = blind_raters(run_dir, raters)
     script = read_ratings(run_dir, "script") if (run_dir / "calibration" / "ratings_script.csv").exists() else None
-    table = correction_table(data, read_key(run_dir), variants(b.ratings, script, data.rubric, b.people),
-                             n_boot=n_boot, seed=seed)  # fmt: skip
-    return Corrected(data, b.ratings, b.lead, script, len(read_sheet(run_dir)), table, b)
+    key, passes = read_key(run_dir), variants(b.ratings, script, data.rubric, b.people)
+    table = correction_table(data, key, passes, n_boot=n_boot, seed=seed)
+    return Corrected(data, b.ratings, b.lead, script, len(read_sheet(run_dir)), table, b, key, passes, seed, n_boot)
 
 
 def interval_text(table: pd.DataFrame) -> list[str]:
     """Each row's interval as ``[lo, hi]`` with three decimals, for tables that show intervals side by side."""
     return [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table.ci_low, table.ci_high, strict=True)]
-
-
-def rank_table(correction: pd.DataFrame, tie: float = 0.01) -> pd.DataFrame:
-    """Cells ranked by theta under every variant; a cell within ``tie`` of the next one is marked tied."""
-    rows = []
-    for variant, g in correction.groupby("rater", sort=True):
-        g = g.sort_values(["theta", "cell"], ascending=[False, True]).reset_index(drop=True)
-        for i, r in g.iterrows():
-            near = [abs(r.theta - g.theta[j]) <= tie for j in (i - 1, i + 1) if 0 <= j < len(g)]
-            rows.append({"rater": variant, "rank": i + 1, "cell": r.cell, "theta": r.theta, "tied": any(near)})
-    return pd.DataFrame(rows)
-
-
-def self_preference(correction: pd.DataFrame) -> pd.DataFrame:
-    """Per variant and writer: same-model minus cross-model critic, raw (p) and corrected (theta)."""
-    rows = []
-    for variant, g in correction.groupby("rater", sort=True):
-        cells = {tuple(c.split("__")): r for c, r in zip(g.cell, g.itertuples(), strict=True)}
-        for (writer, critic), same in sorted(cells.items()):
-            if writer != critic:
-                continue
-            for (w2, c2), cross in sorted(cells.items()):
-                if w2 == writer and c2 != writer:
-                    rows.append(
-                        {
-                            "rater": variant,
-                            "writer": writer,
-                            "cross_critic": c2,
-                            "raw_gap_points": 100 * (same.p - cross.p),
-                            "corrected_gap_points": 100 * (same.theta - cross.theta),
-                        }
-                    )
-    return pd.DataFrame(rows)
 
 
 # --- the per-check audit ---------------------------------------------------------------------------------

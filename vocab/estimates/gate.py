@@ -1,7 +1,7 @@
 """`vocab gate DIR`: a verdict a CI job can act on. For each cell, the lower end of the corrected rate's 95 %
 interval (and of the judge's sensitivity q1 and specificity q0, as the blind rater measures them) against the
 thresholds given, and the share of units lost before a verdict against a ceiling. The numbers are the report's
-(:func:`vocab.calibration.correct.corrected`, same seed and draws), so a gate and the report it stands beside
+(:func:`vocab.estimates.correct.corrected`, same seed and draws), so a gate and the report it stands beside
 never disagree. Exit 0 when every check of every cell holds, 1 when one does not, 2 on bad input."""
 
 from __future__ import annotations
@@ -95,8 +95,7 @@ def gate(
     """Each cell's checks against the thresholds given, read with ``rater``'s blind ratings (a variant of the
     report's table, e.g. ``ann`` or ``ann+script``; by default the report's lead rater). An undefined bound (a pile
     with no rated row) does not hold: the gate cannot vouch for what it could not measure."""
-    from vocab.calibration.blind import PEOPLE
-    from vocab.calibration.correct import corrected
+    from vocab.estimates.correct import corrected
 
     bounds = check_thresholds(min_rate=min_rate, min_q1=min_q1, min_q0=min_q0, max_unscored=max_unscored)
     run_dir = Path(run_dir)
@@ -105,12 +104,7 @@ def gate(
     from vocab.calibration.imports.labels import labels_note
 
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot)
-    name = rater or c.lead
-    pooled = {PEOPLE, *([f"{PEOPLE}+script"] if c.script is not None else [])} if c.raters.pooled else set()
-    known = sorted(set(c.table.rater) | pooled | {*c.ratings, *(f"{n}+script" for n in c.ratings
-                                                                if c.script is not None)})  # fmt: skip
-    if name not in known:
-        raise CalibrationError(f"{run_dir}: no blind rater {name!r} (known: {', '.join(known)})")
+    name = c.rater(rater, run_dir)
     # every cell of the dataset: one the rater's rows cannot correct (a pile without a rated row, every unit lost)
     # has no row in the table, and its bounds are undefined: they do not hold
     table = c.table[c.table.rater == name].set_index("cell")
@@ -129,3 +123,95 @@ def gate(
             checks.append(Check("unscored", most, v, not math.isnan(v) and v <= most + 1e-12))
         out.append(CellGate(cell, name, tuple(checks), kind))
     return out
+
+
+# --- a gate on a difference: the new system not worse than the old, the new judge not less specific ------------
+
+DIFFERENCE_CHECKS = (
+    ("min_difference", "difference", "ci_low", "the difference's lower bound"),
+    ("min_q1_difference", "q1_difference", "q1_ci_low", "the q1 difference's lower bound"),
+    ("min_q0_difference", "q0_difference", "q0_ci_low", "the q0 difference's lower bound"),
+)
+
+
+@dataclass(frozen=True)
+class DifferenceGate:
+    """B − A's checks: each a margin M against the lower end of the difference's 95 % interval (M < 0: a
+    non-inferiority margin, B at most −M worse than A)."""
+
+    a: str
+    b: str
+    rater: str
+    checks: tuple[Check, ...]
+    comparison: dict  # the comparison's row (vocab.estimates.compare.compare_cells)
+
+    @property
+    def holds(self) -> bool:
+        return all(c.holds for c in self.checks)
+
+    def line(self) -> str:
+        from vocab.estimates.compare import cell_label
+
+        what = {n: text for _, n, _, text in DIFFERENCE_CHECKS}
+        parts = []
+        for c in self.checks:
+            shown = "undefined" if math.isnan(c.value) else f"{c.value:+.3f}"
+            parts.append(f"{what[c.name]} {shown} ≥ {c.bound:+g}: {'holds' if c.holds else 'does not hold'}")
+        pair = f"{cell_label(self.b)} − {cell_label(self.a)}"
+        head = f"{'PASS' if self.holds else 'FAIL'} {pair} ({self.rater}'s ratings): "
+        return head + "; ".join(parts)
+
+    def as_dict(self) -> dict:
+        checks = [
+            {
+                "check": c.name,
+                "lower_bound": None if math.isnan(c.value) else c.value,
+                "margin": c.bound,
+                "holds": c.holds,
+            }
+            for c in self.checks
+        ]
+        return {"a": self.a, "b": self.b, "rater": self.rater, "holds": self.holds, "checks": checks}
+
+
+def check_margins(**margins: float | None) -> dict[str, float]:
+    """The margins given, each in [−1, 1]; at least one. One line on anything else."""
+    given = {k: v for k, v in margins.items() if v is not None}
+    if not given:
+        raise CalibrationError(
+            "with --a and --b give a margin: --min-difference, --min-q1-difference or --min-q0-difference"
+        )
+    for k, v in given.items():
+        if not (isinstance(v, (int, float)) and -1 <= v <= 1):
+            raise CalibrationError(f"--{k.replace('_', '-')} must be a difference between -1 and 1, got {v!r}")
+    return given
+
+
+def difference_gate(
+    run_dir: str | Path,
+    *,
+    a: str,
+    b: str,
+    min_difference: float | None = None,
+    min_q1_difference: float | None = None,
+    min_q0_difference: float | None = None,
+    rater: str | None = None,
+    seed: int = 0,
+    n_boot: int = 4000,
+) -> DifferenceGate:
+    """`vocab gate DIR --a OLD --b NEW --min-difference M`: holds when the lower end of NEW − OLD's 95 % interval
+    (:func:`vocab.estimates.compare.compare_dir`, the report's draws) is at least M; likewise for the judge's q1
+    and q0 differences. An undefined bound does not hold."""
+    from vocab.estimates.compare import compare_dir
+
+    margins = check_margins(
+        min_difference=min_difference, min_q1_difference=min_q1_difference, min_q0_difference=min_q0_difference
+    )
+    found = compare_dir(run_dir, rater=rater, a=a, b=b, seed=seed, n_boot=n_boot)
+    row = found.pairs.iloc[0].to_dict()
+    checks = []
+    for key, name, column, _ in DIFFERENCE_CHECKS:
+        if key in margins:
+            v = float(row[column])
+            checks.append(Check(name, margins[key], v, not math.isnan(v) and v >= margins[key] - 1e-12))
+    return DifferenceGate(row["a"], row["b"], found.rater, tuple(checks), row)

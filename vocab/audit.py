@@ -259,7 +259,7 @@ def audit(
         result.rated.setdefault(name, "none")
     if ratings:  # the sentences `vocab report` puts on top, from the same functions (the rest is the report's)
         from vocab import report
-        from vocab.calibration.correct import corrected
+        from vocab.estimates.correct import corrected
 
         result.headline = report.headline_lines(d, corrected(d, ratings))
     waiting = [n for n in raters if result.rated.get(n) != "complete"]

@@ -1,0 +1,32 @@
+"""`vocab compare DIR`: every pair of cells with its corrected difference, the judge's leniency difference and the
+rank sets (:mod:`vocab.estimates.compare`); the parser beside its command."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from vocab.cli_options import rater
+
+
+def add_compare(sub) -> None:
+    co = sub.add_parser("compare", help="differences between cells with intervals, the judge's leniency, rank sets")
+    co.add_argument("run_dir", type=Path, help="an audited run or dataset (blind ratings handed in)")
+    co.add_argument("--a", help="the pair's first cell (system → judge, system__judge, or a system or judge name)")
+    co.add_argument("--b", help="the pair's second cell: the difference is b − a (default: every pair)")
+    co.add_argument(
+        "--rater", type=rater, help="whose blind ratings (a variant of the report's table; default its lead rater)"
+    )
+    co.add_argument("--seed", type=int, default=0)
+    co.add_argument("--json", action="store_true", help="one JSON object instead of a line per pair")
+    co.set_defaults(func=cmd_compare)
+
+
+def cmd_compare(args) -> int:
+    from vocab.estimates.compare import compare_dir, lines
+    from vocab.records import dir_lock
+
+    with dir_lock(args.run_dir):  # read while nobody writes into it
+        found = compare_dir(args.run_dir, rater=args.rater, a=args.a, b=args.b, seed=args.seed)
+    print(json.dumps(found.as_dict()) if args.json else "\n".join(lines(found)))
+    return 0

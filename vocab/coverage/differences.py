@@ -1,0 +1,149 @@
+"""What the comparisons' intervals are worth, measured by simulation: the difference of two cells' corrected
+rates, the difference of the judge's leniency on them, and the rank sets of K cells.
+
+Each simulated cell is a study of :func:`vocab.coverage.simulate.simulate_studies` (a writer of true rate theta, a
+critic of sensitivity q1 and specificity q0, ``attempts`` attempts, ``piles`` rows a pile) drawn from a stream of its
+own (the seed and the cell's place); its interval's draws are :func:`vocab.stats.correction_intervals`' — the
+report's code and method — and the comparison is :mod:`vocab.stats.differences`', the code `vocab compare` runs.
+
+The truth of a difference is theta_b − theta_a; of a leniency difference (P_b − theta_b) − (P_a − theta_a), with
+P = theta·q1 + (1 − theta)(1 − q0) the critic's expected pass rate; of the ranks, each cell's rank among the true
+thetas (ties share the best rank). Coverage is counted over the studies where every cell is defined.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vocab import stats
+from vocab.coverage.simulate import check_sizes, simulate_studies, study_piles
+from vocab.stats.differences import difference_interval, rank_sets, true_ranks
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A simulated cell's truth: the writer's rate and the critic's sensitivity and specificity."""
+
+    theta: float
+    q1: float
+    q0: float
+
+    @property
+    def pass_rate(self) -> float:
+        return self.theta * self.q1 + (1 - self.theta) * (1 - self.q0)
+
+    @property
+    def leniency(self) -> float:
+        return self.pass_rate - self.theta
+
+
+def _cell_draws(cell: Cell, *, attempts: int, piles: int, sims: int, n_boot: int, method: str, seed: int, place: int):
+    """One cell's simulated studies: (theta estimate, theta draws, p, p draws, defined), from its own stream."""
+    rng = stats.stream(seed, "compare-coverage", place)
+    st = simulate_studies(cell.theta, cell.q1, cell.q0, attempts, piles, sims, rng)
+    r = stats.correction_intervals(method, study_piles(st), n_draws=n_boot, rng=rng)
+    return r.theta, r.draws, st.p, r.p_draws, st.defined & np.isfinite(r.theta)
+
+
+@dataclass(frozen=True)
+class PairCoverage:
+    method: str
+    coverage: float  # of theta_b − theta_a
+    mean_width: float
+    leniency_coverage: float  # of (P_b − theta_b) − (P_a − theta_a)
+    leniency_mean_width: float
+    resolved: float  # share of studies whose difference interval excludes 0
+    sims: int
+    defined: int
+
+    def as_dict(self) -> dict:
+        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+def pair_coverage(
+    a: Cell,
+    b: Cell,
+    *,
+    attempts: int,
+    piles: int,
+    sims: int,
+    seed: int,
+    n_boot: int = 1000,
+    method: str = stats.DEFAULT_INTERVAL,
+    confidence: float = 0.95,
+) -> PairCoverage:
+    """Coverage and mean width of b − a's interval and of its leniency difference's, over ``sims`` studies."""
+    check_sizes(sims=sims, n_boot=2 * n_boot, attempts=attempts, piles=piles)
+    ta, da, pa, pda, oka = _cell_draws(
+        a, attempts=attempts, piles=piles, sims=sims, n_boot=n_boot, method=method, seed=seed, place=0
+    )
+    tb, db, pb, pdb, okb = _cell_draws(
+        b, attempts=attempts, piles=piles, sims=sims, n_boot=n_boot, method=method, seed=seed, place=1
+    )
+    ok = oka & okb
+    d = difference_interval(ta, da, tb, db, confidence)
+    lean = difference_interval(pa - ta, pda - da, pb - tb, pdb - db, confidence)
+    truth, lean_truth = b.theta - a.theta, b.leniency - a.leniency
+    nan = float("nan")
+
+    def share(x):
+        return float(np.mean(x[ok])) if ok.any() else nan
+
+    return PairCoverage(
+        method,
+        share((d.low <= truth + 1e-12) & (truth - 1e-12 <= d.high)),
+        share(d.high - d.low),
+        share((lean.low <= lean_truth + 1e-12) & (lean_truth - 1e-12 <= lean.high)),
+        share(lean.high - lean.low),
+        share(d.resolved),
+        sims,
+        int(ok.sum()),
+    )
+
+
+@dataclass(frozen=True)
+class RankCoverage:
+    method: str
+    coverage: float  # share of studies whose rank sets hold every true rank at once
+    mean_set_size: float  # cells' rank sets, averaged over cells and studies
+    sims: int
+    defined: int
+
+    def as_dict(self) -> dict:
+        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+def rank_coverage(
+    cells: list[Cell],
+    *,
+    attempts: int,
+    piles: int,
+    sims: int,
+    seed: int,
+    n_boot: int = 1000,
+    method: str = stats.DEFAULT_INTERVAL,
+    confidence: float = 0.95,
+) -> RankCoverage:
+    """How often the rank sets of ``cells`` (family-wise ``confidence``) hold every cell's true rank at once."""
+    check_sizes(sims=sims, n_boot=len(cells) * n_boot, attempts=attempts, piles=piles)
+    parts = [
+        _cell_draws(c, attempts=attempts, piles=piles, sims=sims, n_boot=n_boot, method=method, seed=seed, place=i)
+        for i, c in enumerate(cells)
+    ]
+    est = np.stack([p[0] for p in parts], axis=1)
+    draws = np.stack([p[1] for p in parts], axis=1)
+    ok = np.all(np.stack([p[4] for p in parts], axis=1), axis=1)
+    r = rank_sets(est, draws, confidence)
+    truth = true_ranks([c.theta for c in cells])[0]
+    held = np.all((r.low <= truth[None, :]) & (truth[None, :] <= r.high), axis=1)
+    size = (r.high - r.low + 1).mean(axis=1)
+    nan = float("nan")
+    return RankCoverage(
+        method,
+        float(held[ok].mean()) if ok.any() else nan,
+        float(size[ok].mean()) if ok.any() else nan,
+        sims,
+        int(ok.sum()),
+    )

@@ -1,0 +1,417 @@
+"""Comparisons between cells with intervals: which system is better and by how much, how much more the judge
+inflates one than another (its leniency), whether a critic favours its own model, and which ranks hold.
+
+Every number is read off the draws behind each cell's own interval in the correction table
+(:func:`vocab.estimates.correct.correction_table`): the same piles, the same method, the same random stream of
+the seed, the rater and the cell, so a difference and the two rates beside it come from one set of draws. For a
+pair (a, b) of independent cells (their attempts and sampled rows are their own, as in a writer x critic run or two
+systems under one judge):
+
+- ``difference`` theta_b − theta_a with the percentile interval of the differenced draws
+  (:func:`vocab.stats.differences.difference_interval`); *resolved* when the interval excludes 0;
+- ``raw_difference`` p_b − p_a, the judge's own gap;
+- ``leniency_difference`` (p_b − theta_b) − (p_a − theta_a): how many points more the judge inflates b than a,
+  with its interval from the (p, theta) draws;
+- the judge's sensitivity and specificity differences, q1_b − q1_a and q0_b − q0_a, for a gate on a judge.
+
+Ranks as sets from simultaneous intervals over every pair (:func:`vocab.stats.differences.rank_sets`), and for a
+writer x critic design the self-preference per writer: the same-model critic's cell minus each cross-model critic's.
+
+Cells that share items (two judges on the same outputs) are treated as independent here: their shared labels are
+not paired, so ``paired`` is always False (the interval is then not the paired one; docs/statistics.md says so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from vocab import stats
+from vocab.calibration.sample import CalibrationError
+from vocab.estimates.correct import _cell, _estimate, cell_counts
+from vocab.stats.differences import difference_interval, pairs_of
+from vocab.stats.differences import rank_sets as stats_rank_sets
+
+COMPARISON_COLUMNS = [
+    "rater",
+    "a",
+    "b",
+    "theta_a",
+    "theta_b",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "raw_difference",
+    "leniency_difference",
+    "leniency_ci_low",
+    "leniency_ci_high",
+    "q1_difference",
+    "q1_ci_low",
+    "q1_ci_high",
+    "q0_difference",
+    "q0_ci_low",
+    "q0_ci_high",
+    "paired",
+    "resolved",
+]
+RANK_COLUMNS = ["rater", "cell", "theta", "ci_low", "ci_high", "rank_low", "rank_high"]
+SELF_PREFERENCE_COLUMNS = [
+    "rater",
+    "writer",
+    "same_critic",
+    "cross_critic",
+    "raw_gap",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "leniency_difference",
+    "leniency_ci_low",
+    "leniency_ci_high",
+    "resolved",
+]
+
+
+@dataclass(frozen=True)
+class CellDraws:
+    """One cell under one rater: its point estimates and the draws behind their intervals."""
+
+    cell: str
+    p: float
+    theta: float
+    q1: float
+    q0: float
+    ci: tuple[float, float]
+    theta_draws: np.ndarray
+    p_draws: np.ndarray
+    q1_draws: np.ndarray
+    q0_draws: np.ndarray
+
+
+def cell_draws(
+    counts,
+    key: pd.DataFrame,
+    verdicts: pd.Series,
+    *,
+    rater: str,
+    interval: str = stats.DEFAULT_INTERVAL,
+    n_boot: int = 4000,
+    seed: int = 0,
+) -> dict[str, CellDraws]:
+    """Every cell the rater's ``verdicts`` can correct, with its draws: the correction table's own (the same
+    stream of ``seed``, ``interval``, ``rater`` and the cell), so each theta and its interval are the table's."""
+    counts = cell_counts(counts)
+    out = {}
+    for cell in sorted(key.cell.unique()):
+        c = _cell(counts, key, cell, verdicts.index)
+        if c is None:
+            continue
+        rng = stats.stream(seed, "correction", interval, rater, cell)
+        bs = _estimate(c, verdicts, interval, n_boot, 0.95, rng)
+        pt = bs.point
+        out[cell] = CellDraws(
+            cell,
+            pt.p,
+            pt.theta,
+            pt.q1,
+            pt.q0,
+            bs.theta_ci,
+            bs.theta_samples,
+            bs.p_samples,
+            bs.q1_samples,
+            bs.q0_samples,
+        )
+    return out
+
+
+def compare_cells(a: CellDraws, b: CellDraws, confidence: float = 0.95) -> dict:
+    """b − a: the corrected difference, the raw one, the leniency difference and the q1 and q0 differences, each
+    with its interval at ``confidence`` (one row of :data:`COMPARISON_COLUMNS` but the rater)."""
+    d = difference_interval([a.theta], a.theta_draws[None], [b.theta], b.theta_draws[None], confidence)
+    len_a, len_b = a.p - a.theta, b.p - b.theta
+    lean = difference_interval(
+        [len_a], (a.p_draws - a.theta_draws)[None], [len_b], (b.p_draws - b.theta_draws)[None], confidence
+    )
+    q1 = difference_interval([a.q1], a.q1_draws[None], [b.q1], b.q1_draws[None], confidence)
+    q0 = difference_interval([a.q0], a.q0_draws[None], [b.q0], b.q0_draws[None], confidence)
+    return {
+        "a": a.cell,
+        "b": b.cell,
+        "theta_a": a.theta,
+        "theta_b": b.theta,
+        "difference": float(d.estimate[0]),
+        "ci_low": float(d.low[0]),
+        "ci_high": float(d.high[0]),
+        "raw_difference": b.p - a.p,
+        "leniency_difference": float(lean.estimate[0]),
+        "leniency_ci_low": float(lean.low[0]),
+        "leniency_ci_high": float(lean.high[0]),
+        "q1_difference": float(q1.estimate[0]),
+        "q1_ci_low": float(q1.low[0]),
+        "q1_ci_high": float(q1.high[0]),
+        "q0_difference": float(q0.estimate[0]),
+        "q0_ci_low": float(q0.low[0]),
+        "q0_ci_high": float(q0.high[0]),
+        "paired": False,
+        "resolved": bool(d.resolved[0]),
+    }
+
+
+def rank_sets(draws: dict[str, CellDraws], confidence: float = 0.95) -> pd.DataFrame:
+    """Each cell's rank set (1 the highest corrected rate) from simultaneous intervals over every pairwise
+    difference at family-wise ``confidence``; without the rater name (:data:`RANK_COLUMNS` but it)."""
+    cells = sorted(draws)
+    if not cells:
+        return pd.DataFrame(columns=RANK_COLUMNS[1:])
+    est = np.array([[draws[c].theta for c in cells]])
+    joint = np.stack([draws[c].theta_draws for c in cells])[None]
+    r = stats_rank_sets(est, joint, confidence)
+    rows = [
+        {
+            "cell": c,
+            "theta": draws[c].theta,
+            "ci_low": draws[c].ci[0],
+            "ci_high": draws[c].ci[1],
+            "rank_low": int(r.low[0, i]),
+            "rank_high": int(r.high[0, i]),
+        }
+        for i, c in enumerate(cells)
+    ]
+    return pd.DataFrame(rows).sort_values(
+        ["rank_low", "rank_high", "theta", "cell"], ascending=[True, True, False, True], ignore_index=True
+    )
+
+
+def self_preference_pairs(cells) -> list[tuple[str, str, str]]:
+    """A writer x critic design's (writer, same-model cell, cross-model cell) triples: cells named writer__critic
+    where a writer is also a critic; empty for any other design."""
+    split = {c: tuple(c.split("__", 1)) for c in cells if "__" in c}
+    out = []
+    for same, (writer, critic) in sorted(split.items()):
+        if writer != critic:
+            continue
+        out += [(writer, same, cross) for cross, (w2, c2) in sorted(split.items()) if w2 == writer and c2 != writer]
+    return out
+
+
+def self_preference_intervals(draws: dict[str, CellDraws], confidence: float = 0.95) -> pd.DataFrame:
+    """Per writer of a writer x critic design: same-model critic minus cross-model critic, the corrected gap and
+    the leniency gap with their intervals, the raw gap beside them (:data:`SELF_PREFERENCE_COLUMNS` but the
+    rater). A positive leniency gap is self-preference measured: the critic inflates its own model more."""
+    rows = []
+    for writer, same, cross in self_preference_pairs(draws):
+        r = compare_cells(draws[cross], draws[same], confidence)
+        rows.append(
+            {
+                "writer": writer,
+                "same_critic": same,
+                "cross_critic": cross,
+                "raw_gap": r["raw_difference"],
+                "difference": r["difference"],
+                "ci_low": r["ci_low"],
+                "ci_high": r["ci_high"],
+                "leniency_difference": r["leniency_difference"],
+                "leniency_ci_low": r["leniency_ci_low"],
+                "leniency_ci_high": r["leniency_ci_high"],
+                "resolved": r["resolved"],
+            }
+        )
+    return pd.DataFrame(rows, columns=SELF_PREFERENCE_COLUMNS[1:])
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    """Every comparison of one rater's correction: the pairs, the rank sets and (writer x critic designs) the
+    self-preference, each a table; ``interval`` the method of the draws."""
+
+    rater: str
+    interval: str
+    pairs: pd.DataFrame  # COMPARISON_COLUMNS
+    ranks: pd.DataFrame  # RANK_COLUMNS
+    self_preference: pd.DataFrame  # SELF_PREFERENCE_COLUMNS
+
+    def as_dict(self) -> dict:
+        """The JSON object `vocab compare --json` prints (every float as it is, NaN as None)."""
+
+        def records(frame, columns):
+            return [
+                {k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in row.items()}
+                for row in frame[columns].to_dict("records")
+            ]
+
+        pairs = [c for c in COMPARISON_COLUMNS if c not in ("rater", "theta_a", "theta_b")]
+        return {
+            "rater": self.rater,
+            "interval": self.interval,
+            "comparisons": records(self.pairs, pairs),
+            "ranks": records(self.ranks, ["cell", "theta", "rank_low", "rank_high"]),
+            "self_preference": records(self.self_preference, SELF_PREFERENCE_COLUMNS[1:]),
+        }
+
+
+def comparisons(
+    counts,
+    key: pd.DataFrame,
+    passes: dict[str, pd.Series],
+    *,
+    raters: list[str] | None = None,
+    pairs: list[tuple[str, str]] | None = None,
+    interval: str = stats.DEFAULT_INTERVAL,
+    n_boot: int = 4000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict[str, Comparisons]:
+    """Per rater variant of ``passes`` (or those in ``raters``): every pair of the cells it corrects (or the
+    ``pairs`` given, as (a, b): b − a), its rank sets and self-preference. The draws are the correction table's
+    (:func:`cell_draws`), so a difference's two rates are the table's."""
+    out = {}
+    for rater in sorted(raters or passes):
+        draws = cell_draws(counts, key, passes[rater], rater=rater, interval=interval, n_boot=n_boot, seed=seed)
+        wanted = (
+            pairs
+            if pairs is not None
+            else [(a, b) for a, b in ((sorted(draws)[i], sorted(draws)[j]) for i, j in pairs_of(len(draws)))]
+        )
+        rows = [
+            {"rater": rater, **compare_cells(draws[a], draws[b], confidence)}
+            for a, b in wanted
+            if a in draws and b in draws
+        ]
+        ranks = (
+            rank_sets(draws, confidence).assign(rater=rater)[RANK_COLUMNS]
+            if draws
+            else pd.DataFrame(columns=RANK_COLUMNS)
+        )
+        sp = self_preference_intervals(draws, confidence).assign(rater=rater)[SELF_PREFERENCE_COLUMNS]
+        out[rater] = Comparisons(rater, interval, pd.DataFrame(rows, columns=COMPARISON_COLUMNS), ranks, sp)
+    return out
+
+
+def comparison_tables(found: dict[str, Comparisons]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The pairs, ranks and self-preference of every rater, each one table (rows sorted by rater)."""
+    parts = [found[r] for r in sorted(found)]
+
+    def cat(frames, columns):
+        frames = [f for f in frames if len(f)]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+
+    return (
+        cat([c.pairs for c in parts], COMPARISON_COLUMNS),
+        cat([c.ranks for c in parts], RANK_COLUMNS),
+        cat([c.self_preference for c in parts], SELF_PREFERENCE_COLUMNS),
+    )
+
+
+# --- naming a cell on the command line ---------------------------------------------------------------------
+
+
+def cell_label(cell: str) -> str:
+    """A cell as the report names it: ``system → judge``."""
+    return cell.replace("__", " → ", 1)
+
+
+def resolve_cell(name: str, cells: list[str], where) -> str:
+    """The cell ``name`` means: a cell as stored (``system__judge``) or as the report names it (``system →
+    judge``, ``->`` too), or a system or judge name that picks one cell only. CalibrationError otherwise."""
+    text = name.strip()
+    for sep in (" → ", "→", " -> ", "->"):
+        if sep in text:
+            system, _, judge = text.partition(sep)
+            text = f"{system.strip()}__{judge.strip()}"
+            break
+    if text in cells:
+        return text
+    by_system = [c for c in cells if c.split("__", 1)[0] == text]
+    by_judge = [c for c in cells if c.split("__", 1)[-1] == text]
+    found = sorted(set(by_system) | set(by_judge))
+    if len(found) == 1:
+        return found[0]
+    known = ", ".join(cell_label(c) for c in cells)
+    if found:
+        raise CalibrationError(
+            f"{where}: {name!r} names {len(found)} cells ({', '.join(map(cell_label, found))}): "
+            "name one as system → judge"
+        )
+    raise CalibrationError(f"{where}: no cell {name!r} (known: {known})")
+
+
+def compare_dir(
+    run_dir, *, rater: str | None = None, a: str | None = None, b: str | None = None, seed: int = 0, n_boot: int = 4000
+) -> Comparisons:
+    """`vocab compare DIR`: the comparisons of one rater's correction (by default the report's lead rater), every
+    pair of cells or the one pair (``a``, ``b``), on a run or an audited dataset, from the report's own draws."""
+    from pathlib import Path
+
+    from vocab.estimates.correct import corrected
+
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
+    if (a is None) != (b is None):
+        raise CalibrationError("give both --a and --b (the pair b − a), or neither (every pair)")
+    c = corrected(run_dir, None, seed=seed, n_boot=n_boot)
+    name = c.rater(rater, run_dir)
+    cells = sorted(c.key.cell.unique())
+    if len(cells) < 2:
+        raise CalibrationError(f"{run_dir}: one cell only ({', '.join(map(cell_label, cells))}): nothing to compare")
+    pairs = None
+    if a is not None:
+        pa, pb = resolve_cell(a, cells, run_dir), resolve_cell(b, cells, run_dir)
+        if pa == pb:
+            raise CalibrationError(f"{run_dir}: --a and --b name one cell ({cell_label(pa)}): compare two")
+        pairs = [(pa, pb)]
+    found = comparisons(c.data, c.key, c.passes, raters=[name], pairs=pairs, seed=seed, n_boot=n_boot)[name]
+    if pairs and found.pairs.empty:
+        missing = [x for x in pairs[0] if x not in set(found.ranks.cell)]
+        raise CalibrationError(
+            f"{run_dir}: {name}'s ratings cannot correct {', '.join(map(cell_label, missing))} "
+            "(a pile with no rated row): rate it first"
+        )
+    return found
+
+
+def _points(x: float, signed: bool = True) -> str:
+    if not np.isfinite(x):
+        return "undefined"
+    v = 100 * x
+    return (f"{v:+.0f}" if signed else f"{v:.0f}").replace("-", "−")  # a minus sign, not a hyphen
+
+
+def comparison_line(r: dict) -> str:
+    """One pair in words: ``b − a: +9 points [−6, +24], not resolved; the judge inflates b 15 points more [2, 28]``."""
+    a, b = cell_label(r["a"]), cell_label(r["b"])
+    if not np.isfinite(r["difference"]):
+        return f"{b} − {a}: undefined"
+    state = "resolved" if r["resolved"] else "not resolved"
+    lean = r["leniency_difference"]
+    more = "more" if lean >= 0 else "less"
+    lo, hi = _points(r["leniency_ci_low"]), _points(r["leniency_ci_high"])
+    return (
+        f"{b} − {a}: {_points(r['difference'])} points [{_points(r['ci_low'])}, {_points(r['ci_high'])}], "
+        f"{state} (the judge's own gap {_points(r['raw_difference'])}); the judge inflates {b} "
+        f"{_points(abs(lean), False)} points {more} than {a} [{lo}, {hi}]"
+    )
+
+
+def rank_line(r) -> str:
+    """A cell's rank set in words: ``rank 1–2: system → judge (58 %)``."""
+    ranks = f"rank {r.rank_low}" if r.rank_low == r.rank_high else f"rank {r.rank_low}–{r.rank_high}"
+    return f"{ranks}: {cell_label(r.cell)} ({100 * r.theta:.0f} %)"
+
+
+def lines(c: Comparisons) -> list[str]:
+    """What `vocab compare` prints: whose ratings, every pair, the rank sets and any self-preference."""
+    out = [f"comparisons against {c.rater}'s ratings ({c.interval} intervals, 95 %; ranks family-wise 95 %):"]
+    out += [comparison_line(r) for r in c.pairs.to_dict("records")]
+    if len(c.ranks) >= 2:
+        out.append("ranks: " + "; ".join(rank_line(r) for r in c.ranks.itertuples()))
+    for r in c.self_preference.itertuples():
+        state = "resolved" if r.resolved else "not resolved"
+        out.append(
+            f"self-preference of {r.writer}: its own critic minus {cell_label(r.cross_critic)}: "
+            f"{_points(r.difference)} points [{_points(r.ci_low)}, {_points(r.ci_high)}], {state}; leniency "
+            f"gap {_points(r.leniency_difference)} [{_points(r.leniency_ci_low)}, "
+            f"{_points(r.leniency_ci_high)}]; raw gap {_points(r.raw_gap)}"
+        )
+    return out
