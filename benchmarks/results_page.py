@@ -139,6 +139,16 @@ def _anchors(doc: dict) -> str:
     return f"vocab under 0.93 at {v['under_93']} of {v['points']} points (worst {v['worst']})"
 
 
+def _compare(doc: dict) -> str:
+    s = doc["summary"]
+    v, t, p, r = s["vocab"], s["truescore"], s["ppi_py"], s["vocab-ranks"]
+    return (
+        f"differences under 0.93 at {v['under_93']} of {v['points']} points (worst {v['worst']}), truescore at "
+        f"{t['under_93']} (worst {t['worst']}), ppi_py at {p['under_93']} (worst {p['worst']}); rank sets worst "
+        f"{r['worst']}"
+    )
+
+
 def _plan(doc: dict) -> str:
     f = doc["fewer_labels"]
     return f"vocab fewer labels at {f['vocab']} of {len(doc['points'])} points, truescore at {f['truescore']}"
@@ -208,6 +218,12 @@ ROWS = [
         "python benchmarks/bench_grid_dask.py",
     ),
     Row("side-by-side with the anchors", "anchors.json", _anchors, "python benchmarks/bench_anchors.py"),
+    Row(
+        "differences and rank sets beside the anchors",
+        "compare_anchors.json",
+        _compare,
+        "python benchmarks/bench_compare.py",
+    ),
     Row("`vocab plan` beside `truescore plan`", "plan.json", _plan, "python benchmarks/bench_plan.py"),
     Row(
         "serving recipes on AVX2, side by side",

@@ -30,6 +30,7 @@ class Audit:
     packets: dict[str, Path] = field(default_factory=dict)
     rated: dict[str, str] = field(default_factory=dict)  # rater -> "complete" | "N of M rows" | "none"
     headline: list[str] = field(default_factory=list)  # one sentence per cell, once a rater has rated
+    comparisons: list[str] = field(default_factory=list)  # every pair of cells the lead rater corrects, a line each
     next_step: str = ""
 
 
@@ -259,9 +260,14 @@ def audit(
         result.rated.setdefault(name, "none")
     if ratings:  # the sentences `vocab report` puts on top, from the same functions (the rest is the report's)
         from vocab import report
+        from vocab.estimates.compare import comparisons, lines
         from vocab.estimates.correct import corrected
 
-        result.headline = report.headline_lines(d, corrected(d, ratings))
+        c = corrected(d, ratings)
+        result.headline = report.headline_lines(d, c)
+        found = comparisons(c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot)[c.lead]
+        if len(found.pairs):  # two or more cells the lead rater corrects: `vocab compare`'s lines
+            result.comparisons = lines(found)
     waiting = [n for n in raters if result.rated.get(n) != "complete"]
     if waiting:
         result.next_step = (

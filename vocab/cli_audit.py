@@ -170,7 +170,7 @@ def cmd_audit(args) -> int:
                      assertion=args.assertion, feedback=args.feedback, metric=args.metric)  # fmt: skip
     for name, state in sorted(a.rated.items()):
         print(f"ratings {name}: {state}")
-    print("\n".join([*a.headline, f"next: {a.next_step}"]))
+    print("\n".join([*a.headline, *a.comparisons, f"next: {a.next_step}"]))
     return 0
 
 

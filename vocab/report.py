@@ -20,6 +20,7 @@ import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from vocab.errors import InputError
@@ -153,6 +154,7 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
             table,
         )  # fmt: skip
     )
+    comparisons_section(rep, c, study)
     rep.sections.append(
         (
             "Raters (labels not blinded by vocab)" if labelled else "Blind raters",
@@ -239,6 +241,43 @@ def _source_text(source: dict) -> str:
         return "none" if v in (None, "") else str(v)
 
     return "; ".join(f"{k.replace('_', ' ')}: {value(v)}" for k, v in source.items())
+
+
+def comparisons_section(rep: Report, c, study: bool) -> None:
+    """Every pair of cells the lead rater corrects (`vocab compare`'s numbers, the same draws): the difference with
+    its interval, the judge's own gap, how much more it inflates one than the other, and the rank sets."""
+    from vocab.estimates.compare import cell_label, comparisons, rank_line
+
+    found = comparisons(c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot)[c.lead]
+    if found.pairs.empty:
+        return
+    p = found.pairs
+    judge = "critic" if study else "judge"
+
+    def pts(x: float) -> str:
+        return "undefined" if not np.isfinite(x) else f"{100 * x:+.0f}".replace("-", "−")
+
+    table = pd.DataFrame({
+        "b − a": [f"{cell_label(b)} − {cell_label(a)}" for a, b in zip(p.a, p.b, strict=True)],
+        "difference (95 %), points": [f"{pts(d)} [{pts(lo)}, {pts(hi)}]" for d, lo, hi in
+                                      zip(p.difference, p.ci_low, p.ci_high, strict=True)],
+        "resolved": p.resolved.map({True: "yes", False: "no"}),
+        f"the {judge}'s own gap": p.raw_difference.map(pts),
+        f"how much more the {judge} inflates b (95 %)": [f"{pts(d)} [{pts(lo)}, {pts(hi)}]" for d, lo, hi in
+                                                       zip(p.leniency_difference, p.leniency_ci_low,
+                                                           p.leniency_ci_high, strict=True)],
+    })  # fmt: skip
+    ranks = "; ".join(rank_line(r) for r in found.ranks.itertuples())
+    rep.sections.append(
+        (
+            "Comparisons",
+            f"Against {c.lead}'s ratings, every pair of cells: the corrected difference with its 95 % interval "
+            f"(resolved "
+            f"when it excludes 0), the {judge}'s own gap, and how many points more the {judge} inflates b than a "
+            f"(p − θ, differenced). Ranks as sets, from simultaneous 95 % intervals over every pair: {ranks}.",
+            table,
+        )
+    )
 
 
 def _figure(corr: pd.DataFrame, judge: str = "critic") -> bytes:

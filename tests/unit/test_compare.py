@@ -277,3 +277,33 @@ def test_the_reference_run_has_every_pair_and_a_self_preference_per_writer(capsy
         assert r["raw_gap"] == pytest.approx(table.p[same] - table.p[cross])
         assert r["difference"] == pytest.approx(table.theta[same] - table.theta[cross])
         assert r["ci_low"] <= r["difference"] <= r["ci_high"]
+
+
+def test_the_docs_compare_example_is_what_vocab_prints(capsys, monkeypatch):
+    """docs/audit.md's block: each `$ vocab ...` line run, its output the lines under it."""
+    import re
+    import shlex
+
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "docs" / "audit.md").read_text()
+    (block,) = [b for b in re.findall(r"```sh\n(.*?)```", text, flags=re.S) if b.startswith("$ vocab compare")]
+    lines = block.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("$ vocab ")]
+    assert len(starts) == 2
+    for i, start in enumerate(starts):
+        expected = lines[start + 1 : starts[i + 1] if i + 1 < len(starts) else len(lines)]
+        rc, out, err = _run(shlex.split(lines[start].removeprefix("$ vocab ")), capsys)
+        assert rc == 0 and not err and out == expected
+
+
+def test_audit_and_report_state_every_pair(audited, capsys, tmp_path):
+    """`vocab audit DIR` prints `vocab compare`'s lines after the rates (three cells: three pairs and the ranks),
+    and the report has the section with the same differences."""
+    rc, out, _ = _run(["audit", audited], capsys)
+    _, compared, _ = _run(["compare", audited], capsys)
+    assert rc == 0 and compared[0] in out
+    start = out.index(compared[0])
+    assert out[start : start + len(compared)] == compared and len(compared) == 5  # the head, 3 pairs, the ranks
+    assert main(["report", str(audited), "--out", str(tmp_path / "r")]) == 0
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "## Comparisons" in md and "| best → J − base → J | +100 [" in md
