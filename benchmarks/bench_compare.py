@@ -13,7 +13,9 @@ number of human labels per system.
 The truth of a difference is theta_b − theta_a (each system's expected rate), of a leniency difference (P_b −
 theta_b) − (P_a − theta_a) with P the judge's expected pass rate on the system. Rank sets: ``vocab``'s (the
 family-wise 95 % simultaneous intervals of `vocab compare`) on four systems, held when every true rank is in its
-set. Beside every row, ``theta_coverage``: each cell's own interval's coverage on the same studies (the
+set. ``clustered``: vocab's difference on the study's own design (140 levels of up to 3 retried attempts, each
+level's rate drawn with a spread of 2 or 10; 10 or 20 rows a pile), against each cell's population rate. Beside
+every row, ``theta_coverage``: each cell's own interval's coverage on the same studies (the
 comparison inherits it). Each point and method draws from its own stream.
 
 Run: .venv/bin/python benchmarks/bench_compare.py [--sims 1000] [--jobs 2]; writes
@@ -34,6 +36,7 @@ from common import result_record, write_result  # benchmarks/common.py (this scr
 
 from vocab import stats
 from vocab.coverage import anchors as an
+from vocab.coverage.differences import Cell, clustered_pair_coverage
 from vocab.stats.differences import difference_interval, rank_sets, true_ranks
 
 # (theta_a, q1_a, q0_a), (theta_b, q1_b, q0_b): the same judge on two systems; it may be more lenient on one
@@ -46,6 +49,7 @@ SYSTEMS = (
     ((0.8, 0.97, 0.47), (0.9, 0.97, 0.47)),  # a lenient judge on both
 )
 SIZES = ((48, 20), (140, 20), (140, 40), (400, 40), (400, 80))  # (examples, labels per system)
+CLUSTERED = tuple(itertools.product((2.0, 10.0), (10, 20)))  # (level spread, rows a pile): 140 levels of <= 3 attempts
 RANK_CELLS = ((0.3, 0.9, 0.9), (0.5, 0.9, 0.9), (0.5, 0.8, 0.95), (0.75, 0.9, 0.8))
 METHODS = ("vocab", "truescore", "ppi_py")
 ALPHA = 0.05
@@ -179,7 +183,23 @@ def run_ranks(args) -> dict:
     }
 
 
-def summarise(rows: list[dict], ranks: list[dict]) -> dict:
+def run_clustered(args) -> dict:
+    """vocab's difference and leniency difference on the study's clustered design (the report's fiducial draws on
+    each cell's clustered piles)."""
+    (a, b, spread, piles), sims, seed, draws = args
+    r = clustered_pair_coverage(Cell(*a), Cell(*b), spread=spread, piles=piles, sims=sims, seed=seed, n_boot=draws)
+    return {
+        "a": list(a),
+        "b": list(b),
+        "spread": spread,
+        "levels": 140,
+        "max_attempts": 3,
+        "piles": piles,
+        **{k: v for k, v in r.as_dict().items() if k != "method"},
+    }
+
+
+def summarise(rows: list[dict], ranks: list[dict], clustered: list[dict] | None = None) -> dict:
     """Per method: points, points under 0.93, worst coverage, points within 95 ± 2 %, and median width; vocab's
     leniency coverage the same way; the rank sets' worst."""
     out = {}
@@ -199,6 +219,16 @@ def summarise(rows: list[dict], ranks: list[dict]) -> dict:
         "under_93": sum(c < 0.93 for c in lean),
         "worst": min(lean, default=None),
         "within_95_2": sum(0.93 <= c <= 0.97 for c in lean),
+    }
+    cl = [r["coverage"] for r in clustered or []]
+    cl_lean = [r["leniency_coverage"] for r in clustered or []]
+    out["vocab-clustered"] = {
+        "points": len(cl),
+        "under_93": sum(c < 0.93 for c in cl),
+        "worst": min(cl, default=None),
+        "within_95_2": sum(0.93 <= c <= 0.97 for c in cl),
+        "leniency_under_93": sum(c < 0.93 for c in cl_lean),
+        "leniency_worst": min(cl_lean, default=None),
     }
     out["vocab-ranks"] = {
         "points": len(ranks),
@@ -235,7 +265,13 @@ def main() -> None:
         for r in pool.map(run_ranks, [(s, args.sims, args.seed, args.draws) for s in SIZES]):
             ranks.append(r)
             print(json.dumps(r), flush=True)
-    summary = summarise(rows, ranks)
+        clustered = []
+        tasks = [((a, b, sp, n), args.sims, args.seed, args.draws) for (a, b), (sp, n) in
+                 itertools.product(SYSTEMS, CLUSTERED)]  # fmt: skip
+        for r in pool.map(run_clustered, tasks):
+            clustered.append(r)
+            print(json.dumps(r), flush=True)
+    summary = summarise(rows, ranks, clustered)
     result = result_record(
         "compare_anchors",
         versions={"truescore": truescore.__version__, "ppi-python": version("ppi-python")},
@@ -246,6 +282,7 @@ def main() -> None:
         summary=summary,
         rows=rows,
         ranks=ranks,
+        clustered=clustered,
     )
     print(json.dumps(summary, indent=1))
     write_result("compare_anchors", result)

@@ -417,7 +417,9 @@ def add_commands(sub, cli) -> None:
     pl.add_argument("--q1", type=finite, help="a guess of the critic's sensitivity")
     pl.add_argument("--q0", type=finite, help="a guess of the critic's specificity")
     pl.add_argument("--attempts", type=int, help="judged items (attempts) in the cell")
-    pl.add_argument("--rater", type=rater, help="with a pilot: whose ratings (default: the one with most rows rated)")
+    pl.add_argument(
+        "--rater", type=rater, help="with a pilot: whose ratings (default: the people, else the rater with most rows)"
+    )
     pl.add_argument("--half-width", type=finite, required=True, help="the target: mean half-width of the interval")
     pl.add_argument("--method", choices=METHODS, default=DEFAULT_INTERVAL, help=f"(default {DEFAULT_INTERVAL})")
     pl.add_argument("--sims", type=int, default=1000, help="simulated studies per size tried (default 1000)")

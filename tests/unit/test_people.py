@@ -362,3 +362,38 @@ def test_items_sharing_a_group_and_epoch_keep_their_own_labels(tmp_path, capsys)
     assert main(["import", "table", str(tmp_path / "other.csv"), "--run-dir", str(tmp_path / "one")]) == 2
     err = capsys.readouterr().err
     assert "another sample" in err or "share a group and epoch" in err, err
+
+
+def test_one_persons_partial_sheet_leads_over_complete_llm_raters(tmp_path, capsys):
+    """The reference run, whose two LLM raters rated all 67 rows, and jane-doe's hand-in of 23 rows: the audit's
+    headline, the report, the gate's default and the planner read jane-doe's ratings and say how many rows they
+    cover (the counts read from the files: the hand-in's rows, the blind sheet's lines)."""
+    import shutil
+
+    from vocab.cli import main
+
+    run = tmp_path / "reference"
+    shutil.copytree(ROOT / "data" / "runs" / "reference", run, ignore=shutil.ignore_patterns("notebooks", "figures"))
+    sheet = [json.loads(line) for line in (run / "calibration" / "blind_sheet.jsonl").read_text().splitlines()]
+    rows = [r["blind_id"] for r in sheet][:23]
+    f = tmp_path / "jane.csv"
+    pd.DataFrame({"blind_id": rows, **{f"c{i}": "PASSED" for i in range(1, 13)}}).to_csv(f, index=False)
+    assert main(["ratings", "import", str(f), "--run-dir", str(run), "--rater", "jane-doe", "--partial"]) == 0
+    handed = len(pd.read_csv(run / "calibration" / "ratings_jane-doe.csv"))
+    assert handed == 23 and len(sheet) == 67
+    assert {len(pd.read_csv(run / "calibration" / f"ratings_{n}.csv")) for n in ("gemma3", "smollm2")} == {67}
+    capsys.readouterr()
+    assert main(["audit", str(run)]) == 0
+    out = capsys.readouterr().out
+    heads = [line for line in out.splitlines() if " judged by " in line]
+    assert heads and all(
+        f"against jane-doe's blind ratings ({handed} of {len(sheet)} sampled rows)" in h for h in heads
+    )
+    assert main(["gate", str(run), "--min-rate", "0", "--json"]) in (0, 1)
+    gated = json.loads(capsys.readouterr().out)
+    assert {c["rater"] for c in gated["cells"]} == {"jane-doe"}
+    assert main(["plan", str(run), "--half-width", "0.3", "--sims", "200", "--n-boot", "200", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rater"] == "jane-doe"
+    assert main(["report", str(run), "--out", str(tmp_path / "r")]) == 0
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert f"jane-doe's blind ratings ({handed} of {len(sheet)} sampled rows)" in md

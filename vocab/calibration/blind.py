@@ -42,8 +42,9 @@ def pooled_passes(
 @dataclass(frozen=True)
 class BlindRaters:
     """The blind raters of a run or dataset as the correction reads them: each rater's ratings, their kinds, and
-    the default rater of the headline, the gate and the planner (:data:`PEOPLE` when two or more people rated,
-    else the rater with most rows, then by name)."""
+    the default rater of the headline, the gate and the planner: people before any LLM or script rater —
+    :data:`PEOPLE` when two or more people rated, the one person when one did, else the rater with most rows, then by
+    name."""
 
     ratings: dict[str, pd.DataFrame]
     kinds: dict[str, str]
@@ -112,6 +113,8 @@ def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpos
         lead = wanted[0]
     elif chosen.pooled:
         lead = PEOPLE
-    else:
+    elif chosen.people:  # one person: their ratings lead, however few rows they cover beside a model's
+        (lead,) = chosen.people
+    else:  # no person: the machine raters, the one with most rows first, then by name
         lead = min(names, key=lambda n: (-len(ratings[n]), n))
     return dataclasses.replace(chosen, lead=lead)

@@ -62,6 +62,24 @@ class PairCoverage:
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
 
 
+def _pair_coverage(method: str, d, lean, truth: float, lean_truth: float, ok: np.ndarray, sims: int) -> PairCoverage:
+    """The difference's and the leniency difference's coverage and width over the studies ``ok``."""
+
+    def share(x):
+        return float(np.mean(x[ok])) if ok.any() else float("nan")
+
+    return PairCoverage(
+        method,
+        share((d.low <= truth + 1e-12) & (truth - 1e-12 <= d.high)),
+        share(d.high - d.low),
+        share((lean.low <= lean_truth + 1e-12) & (lean_truth - 1e-12 <= lean.high)),
+        share(lean.high - lean.low),
+        share(d.resolved),
+        sims,
+        int(ok.sum()),
+    )
+
+
 def pair_coverage(
     a: Cell,
     b: Cell,
@@ -86,21 +104,7 @@ def pair_coverage(
     d = difference_interval(ta, da, tb, db, confidence)
     lean = difference_interval(pa - ta, pda - da, pb - tb, pdb - db, confidence)
     truth, lean_truth = b.theta - a.theta, b.leniency - a.leniency
-    nan = float("nan")
-
-    def share(x):
-        return float(np.mean(x[ok])) if ok.any() else nan
-
-    return PairCoverage(
-        method,
-        share((d.low <= truth + 1e-12) & (truth - 1e-12 <= d.high)),
-        share(d.high - d.low),
-        share((lean.low <= lean_truth + 1e-12) & (lean_truth - 1e-12 <= lean.high)),
-        share(lean.high - lean.low),
-        share(d.resolved),
-        sims,
-        int(ok.sum()),
-    )
+    return _pair_coverage(method, d, lean, truth, lean_truth, ok, sims)
 
 
 @dataclass(frozen=True)
@@ -147,3 +151,45 @@ def rank_coverage(
         sims,
         int(ok.sum()),
     )
+
+
+def clustered_pair_coverage(
+    a: Cell,
+    b: Cell,
+    *,
+    spread: float,
+    levels: int = 140,
+    max_attempts: int = 3,
+    piles: int = 10,
+    sims: int,
+    seed: int,
+    n_boot: int = 1000,
+    confidence: float = 0.95,
+) -> PairCoverage:
+    """:func:`pair_coverage` on the study's clustered design (:func:`vocab.coverage.clustered.simulate_clustered`:
+    levels of up to ``max_attempts`` retried attempts, each level's true rate drawn with ``spread``): each cell's
+    fiducial draws on its clustered piles (p on attempts / the levels' design effect, the failed pile weighted by its
+    levels' failed attempts), as the report computes them. The truth is each cell's population rate over attempts
+    (:func:`~vocab.coverage.clustered.population_theta`); the leniency truth its expected pass rate minus it, the
+    pass rate counted over the same attempts."""
+    from vocab.coverage.clustered import clustered_piles, population_theta, simulate_clustered
+
+    check_sizes(sims=sims, n_boot=2 * n_boot, attempts=levels * max_attempts, piles=piles)
+    parts = []
+    for place, c in enumerate((a, b)):
+        rng = stats.stream(seed, "compare-clustered", place)
+        st = simulate_clustered(c.theta, c.q1, c.q0, levels=levels, max_attempts=max_attempts, piles=piles,
+                                spread=spread, sims=sims, rng=rng)  # fmt: skip
+        r = stats.correction_intervals(stats.DEFAULT_INTERVAL, clustered_piles(st), n_draws=n_boot, rng=rng)
+        truth = population_theta(c.theta, c.q1, c.q0, spread, max_attempts)
+        parts.append((r.theta, r.draws, st.p, r.p_draws, st.defined & np.isfinite(r.theta), truth))
+    (ta, da, pa, pda, oka, truth_a), (tb, db, pb, pdb, okb, truth_b) = parts
+    ok = oka & okb
+    d = difference_interval(ta, da, tb, db, confidence)
+    lean = difference_interval(pa - ta, pda - da, pb - tb, pdb - db, confidence)
+    truth = truth_b - truth_a
+    # the judge's pass rate over the attempts, as a population rate: P = theta·q1 + (1 − theta)(1 − q0) on them
+    lean_truth = ((truth_b * b.q1 + (1 - truth_b) * (1 - b.q0)) - truth_b) - (
+        (truth_a * a.q1 + (1 - truth_a) * (1 - a.q0)) - truth_a
+    )
+    return _pair_coverage(stats.DEFAULT_INTERVAL, d, lean, truth, lean_truth, ok, sims)

@@ -17,10 +17,10 @@ target below it is out of reach: the plan says so and names the best half-width 
 
 Assumed without a pilot: the attempts are independent (a design effect of 1: a level's retries are not clustered)
 and the failed pile's rows weigh alike. From a pilot (:func:`plan_from_pilot`, ``vocab plan DIR``): per cell the
-corrected estimates of theta, q1 and q0 from the rater with most rows rated, the cell's attempts, its piles' sizes
-and its design effect over the levels are plugged in as if they were the truth. They are estimates, with the
-pilot's intervals around them; the plan says so, and a plan made from a handful of rows is a guess to be made again
-when more come back.
+corrected estimates of theta, q1 and q0 from the lead rater (people first: see vocab.calibration.blind), the
+cell's attempts, its piles' sizes and its design effect over the levels are plugged in as if they were the truth.
+They are estimates, with the pilot's intervals around them; the plan says so, and a plan made from a handful of
+rows is a guess to be made again when more come back.
 """
 
 from __future__ import annotations
@@ -123,7 +123,7 @@ def plan_from_pilot(
     n_boot: int = 1000,
 ) -> PilotPlan:
     """A plan per cell from a pilot's corrected estimates (see the module's note); ``rater``: whose ratings (by
-    default the rater with most rows rated, then by name, as the report's headline)."""
+    default the lead rater, as the report's headline: people before any LLM or script rater)."""
     from pathlib import Path
 
     from vocab.calibration.blind import blind_raters

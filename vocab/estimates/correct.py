@@ -221,7 +221,8 @@ def correction_table(
 @dataclasses.dataclass
 class Corrected:
     """A run's or dataset's correction as the report and the gate read it: the blind raters' ratings, the lead
-    rater (most rows rated, then by name), the script's ratings if any, the sample's size and the table."""
+    rater (people first: vocab.calibration.blind.blind_raters), the script's ratings if any, the sample's size and
+    the table."""
 
     data: object  # the Dataset
     ratings: dict[str, pd.DataFrame]
