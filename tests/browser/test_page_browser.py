@@ -225,3 +225,36 @@ def test_criteria_named_with_commas_and_quotes_and_notes_round_trip_and_a_duplic
     assert by.loc[rows[1]["blind_id"], "note"] == "first the note too"
     assert by.loc[rows[1]["blind_id"], "accuracy, overall"] == "FAILED"
     assert by.loc[rows[1]["blind_id"], 'tone "style"'] == "PASSED"
+
+
+def test_an_answer_that_quotes_a_grade_carries_a_notice(tmp_path, chromium):
+    """The reference run's packet: the three answers that repeat a judge's words (found here by reading the sheet:
+    a verdict word in capitals or the retry prompt's "A grader failed it") are shown under a notice, a note to
+    screen readers too; the other rows carry none."""
+    import re
+    import shutil
+
+    from selenium.webdriver.common.by import By
+
+    run = tmp_path / "reference"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "data" / "runs" / "reference", run,
+                    ignore=shutil.ignore_patterns("notebooks", "figures", "report"))  # fmt: skip
+    with zipfile.ZipFile(make_packet(run, "jane-doe").with_suffix(".zip")) as z:
+        z.extractall(tmp_path / "rater-machine")
+    html = tmp_path / "rater-machine" / "jane-doe" / "rate.html"
+    rows = [json.loads(line) for line in (html.parent / "sheet.jsonl").open()]
+    quotes = re.compile(r"\b(PASSED|FAILED|FAIL)\b|A grader failed it")
+    quoting = [i for i, r in enumerate(rows) if quotes.search(json.dumps([r["sentence"], r["answer_key"]]))]
+    assert len(quoting) == 3
+    driver, _ = chromium
+    driver.get(html.as_uri())
+    n = len(rows)
+    for i in range(max(quoting) + 1):
+        _wait(driver, lambda d, i=i: _progress(d).startswith(f"row {i + 1} of {n}"), 30, f"row {i + 1}")
+        notes = driver.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-quotes")
+        if i in quoting:
+            assert len(notes) == 1 and notes[0].get_attribute("role") == "note"
+            assert "judge the sentence, not the quote" in notes[0].text
+        else:
+            assert notes == [], (i, notes[0].text)
+        _keys(driver, "l")

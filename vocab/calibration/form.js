@@ -194,6 +194,12 @@ function render({ model, el: host }) {
         item.append(f);
       }
       root.append(item);
+      if (v.quotes) { // the answer repeats a judge's words: said before the rater reads it as a verdict
+        const notice = el("div", "vf-quotes", "This answer quotes a grade (" + v.quotes + "): judge the sentence, " +
+          "not the quote. The quote is the model's own text, not the judge's verdict on this row.");
+        notice.setAttribute("role", "note");
+        root.insertBefore(notice, item);
+      }
       const list = el("div", "vf-criteria");
       v.criteria.forEach((c, i) => {
         const row = el("div", "vf-crit" + (i === focus ? " vf-focused" : "") + (c.required ? "" : " vf-na"));

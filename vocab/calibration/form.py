@@ -27,6 +27,7 @@ import pandas as pd
 
 from vocab.calibration.dataset import JudgeRubric
 from vocab.calibration.packet import KEYS, check_rater_name, read_packet_meta
+from vocab.calibration.quotes import judge_quotes
 from vocab.calibration.sample import CalibrationError
 from vocab.rubric import VERDICTS
 
@@ -272,6 +273,7 @@ class RatingSession:
             "keys": KEYS,
             "finished": row is None,
             "dead": not self.alive(),
+            "quotes": judge_quotes(row) if row is not None else "",  # the answer's own words: the notice's
         }
 
 

@@ -149,7 +149,7 @@ class Session {
       k: this.k === null ? null : this.k + 1, n: this.n, done: this.done,
       blind_id: row ? row.blind_id : null, fields, criteria, note: saved ? saved.note : "",
       message, message_kind: kind, rated: Boolean(saved), saved_at: saved ? saved.time : "", keys: PACKET.keys,
-      finished: row === null, dead, texts: TEXTS,
+      finished: row === null, dead, texts: TEXTS, quotes: row ? (PACKET.quotes || {})[row.blind_id] || "" : "",
     };
   }
 }

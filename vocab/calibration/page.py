@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vocab.calibration.dataset import JudgeRubric
+from vocab.calibration.quotes import judge_quotes
 
 HERE = Path(__file__).parent
 PAGE_CSS = """
@@ -53,6 +54,8 @@ def packet_data(meta: dict[str, Any], rows: list[dict], keys: str) -> dict[str, 
             for c in rub.criteria
         ],  # fmt: skip
         "rows": rows,
+        # what of a judge each answer quotes (its own text, seen by the rater anyway), for the page's notice
+        "quotes": {r["blind_id"]: q for r in rows if (q := judge_quotes(r))},
         "keys": keys,
     }
 
