@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vocab.calibration.sample import CalibrationError
+from vocab.layout import RunDir
 
 TABLE_SUFFIXES = (".csv", ".jsonl")
 INSPECT_SUFFIXES = (".eval", ".json")
@@ -213,7 +214,7 @@ def audit(
     for name in raters:
         check_rater_name(name, d)
     data = load_dataset(d)
-    if (d / "calibration" / "key.csv").exists():
+    if RunDir(d).key.exists():
         from vocab.calibration.imports.labels import labels_note
 
         kept = "labelled in the source, not drawn by vocab" if labels_note(d) else "already drawn"
@@ -226,7 +227,7 @@ def audit(
             f"blind sample: {len(read_sheet(d))} rows ({per_pile} per pile per cell where the piles allow, seed {seed})"
         )
     result = Audit(d, len(read_sheet(d)))
-    if data.rubric.script and not (d / "calibration" / "ratings_script.csv").exists():
+    if data.rubric.script and not RunDir(d).script_ratings.exists():
         write_script_ratings(d)
         say("script rater: done (the checks a script decides)")
     for name in raters:
@@ -250,8 +251,8 @@ def audit(
             )
     n = result.sample_rows
     ratings = []
-    for f in sorted((d / "calibration").glob("ratings_*.csv")):
-        name = f.stem.removeprefix("ratings_")
+    for f in RunDir(d).ratings_files():
+        name = RunDir.rater_of(f)
         rows = len(read_ratings(d, name))
         result.rated[name] = "complete" if rows == n else f"{rows} of {n} rows"
         if name != "script":

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import os
 import sys
-from pathlib import Path
 
 from vocab.cli_options import UsageError, names
 from vocab.config import load_config
+from vocab.layout import RunDir
 
 
 def cmd_sample(args) -> int:
@@ -112,7 +112,7 @@ def cmd_import_deepeval(args) -> int:
 def cmd_rate(args) -> int:
     from vocab.calibration.raters import rate_with_config, write_script_ratings
 
-    if not (Path(args.run_dir) / "calibration" / "blind_sheet.jsonl").exists():
+    if not RunDir(args.run_dir).sheet.exists():
         raise UsageError(f"{args.run_dir}: no calibration/blind_sheet.jsonl (draw the sample first: vocab sample)")
     if args.model == "script":
         print(write_script_ratings(args.run_dir))

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from vocab.errors import InputError
+from vocab.layout import RunDir
 
 FLAG_MEANINGS = {
     "unstable": "the interval of q1 or q0 spans more than half of [0, 1]: too few rows in a pile",
@@ -224,7 +225,7 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
         "code": m.get("git_commit", ""),
         "rubric": f"{data.rubric.name} {data.rubric.version} ({data.rubric.hash[:12]})",
         "blind sample": f"{n_rows} rows, calibration/key.csv sha256 "
-        + hashlib.sha256((run_dir / "calibration" / "key.csv").read_bytes()).hexdigest()[:16],
+        + hashlib.sha256(RunDir(run_dir).key.read_bytes()).hexdigest()[:16],
         "interval": "fiducial (vocab.stats.DEFAULT_INTERVAL), seed " + str(seed),
         "report made by": f"vocab {versions()['vocab']}",
     }
@@ -371,7 +372,7 @@ def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | P
     it is written, and each file is written whole or not at all."""
     from vocab.records import dir_lock, write_bytes_atomic, write_text_atomic
 
-    out = Path(out_dir) if out_dir is not None else Path(run_dir) / "report"
+    out = Path(out_dir) if out_dir is not None else RunDir(run_dir).report
     if out.exists() and not out.is_dir():
         raise ReportError(f"--out {out}: a file, not a directory")
     held = [f for f in REPORT_FILES if (out / f).exists()]

@@ -85,3 +85,21 @@ def test_each_module_holds_one_subject():
     sizes = {p.relative_to(PACKAGE.parent).as_posix(): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
     assert {m: n for m, n in sizes.items() if n > 500} == {}
     assert sizes["vocab/cli.py"] <= 400
+
+
+def test_only_the_layout_spells_a_run_directorys_paths():
+    """vocab.layout.RunDir names the files of a run or dataset directory; no other module spells them (a second
+    spelling is a second owner that can drift). Read from the source: string constants naming a calibration file or
+    folder."""
+    import re
+
+    names = (
+        r"calibration|analysis|packets|key\.csv|blind_sheet\.jsonl|blind_sheet\.csv|sample\.json|earlier_sheets\.txt"
+    )
+    spelled = re.compile(rf"""["']({names})["']""")
+    found = {
+        p.relative_to(PACKAGE.parent).as_posix(): sorted(set(spelled.findall(p.read_text())))
+        for p in PACKAGE.rglob("*.py")
+        if p.name != "layout.py"
+    }
+    assert {m: s for m, s in found.items() if s} == {}

@@ -14,6 +14,7 @@ from vocab.calibration.dataset import JudgeRubric
 from vocab.calibration.packet import PEOPLE
 from vocab.calibration.raters import coverage_text, rater_passes, read_ratings
 from vocab.calibration.sample import CalibrationError
+from vocab.layout import RunDir
 
 __all__ = ["PEOPLE", "BlindRaters", "blind_raters", "pooled_passes", "rater_kind"]
 
@@ -87,12 +88,12 @@ def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpos
     kinds and the lead rater. One line when there is no sample, a wanted rater has not rated, or none has;
     ``purpose`` ends that last line."""
     run_dir = Path(run_dir)
-    cal = run_dir / "calibration"
-    if not (cal / "key.csv").exists():
+    layout = RunDir(run_dir)
+    if not layout.key.exists():
         raise CalibrationError(f"{run_dir}: no blind sample yet (vocab audit / vocab sample first)")
-    found = sorted(f.stem.removeprefix("ratings_") for f in cal.glob("ratings_*.csv"))
+    found = sorted(RunDir.rater_of(f) for f in layout.ratings_files())
     if any(n.lower() == PEOPLE for n in found):
-        raise CalibrationError(f"{cal}/ratings_{PEOPLE}.csv: {PEOPLE} is the pooled rater of everyone's labels, "
+        raise CalibrationError(f"{layout.ratings(PEOPLE)}: {PEOPLE} is the pooled rater of everyone's labels, "
                                "computed from their files; rename this rater's file (and name) to keep it")  # fmt: skip
     kinds = {n: rater_kind(run_dir, n) for n in found if n != "script"}
     people = sorted(n for n, k in kinds.items() if k == "person")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from vocab.calibration.raters import rate_until_complete, write_script_ratings
 from vocab.calibration.sample import draw, read_sheet, write_sample
+from vocab.layout import RunDir
 
 SAMPLE_PER_PILE, SAMPLE_SEED = 10, 0  # notebook 02's defaults: the chain draws the same sample
 
@@ -96,7 +97,7 @@ def _sample_step(run_dir, per_pile, budget, allocation, rater, seed, on_dask) ->
     data = load_dataset(run_dir)
     if on_dask is not None:
         data = dataclasses.replace(data, items=on_dask)
-    cal = Path(run_dir) / "calibration"
+    layout = RunDir(run_dir)
     record = {"seed": seed, "allocation": allocation, "budget": budget}
     said = []
     if allocation == "pilot":
@@ -108,14 +109,14 @@ def _sample_step(run_dir, per_pile, budget, allocation, rater, seed, on_dask) ->
         extra, sizes = sm.extend_sample(data, key, b.passes(rater, rubric=data.rubric), budget, seed,
                                         data.visible, set(sheet.blind_id))  # fmt: skip
         sm.write_extension(extra, key, run_dir)
-        if (cal / "ratings_script.csv").exists():  # the script rater covers every row: its verdicts adjudicate
+        if layout.script_ratings.exists():  # the script rater covers every row: its verdicts adjudicate
             write_script_ratings(run_dir)
         record |= {"stage": "pilot extension", "pilot_rater": rater, "added": len(extra.key)}
-        said.append(f"{cal}: {len(extra.key)} rows added to the {len(key)} of the pilot (allocated by {rater}'s "
-                    "ratings); the new rows are at the end of the blind sheet")  # fmt: skip
+        said.append(f"{layout.calibration}: {len(extra.key)} rows added to the {len(key)} of the pilot (allocated by "
+                    f"{rater}'s ratings); the new rows are at the end of the blind sheet")  # fmt: skip
     else:
         sizes = sm.cell_sizes(data, budget, allocation) if budget is not None else None
-        fresh = not (cal / "key.csv").exists()
+        fresh = not layout.key.exists()
         per_pile = 10 if per_pile is None else per_pile
         out = write_sample(sm.draw(data, per_pile, seed, sizes=sizes), run_dir)
         if not fresh:

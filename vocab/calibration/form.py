@@ -29,6 +29,7 @@ from vocab.calibration.dataset import JudgeRubric
 from vocab.calibration.packet import KEYS, check_rater_name, read_packet_meta
 from vocab.calibration.quotes import judge_quotes
 from vocab.calibration.sample import CalibrationError
+from vocab.layout import RunDir
 from vocab.rubric import VERDICTS
 
 LOCK = "session.json"
@@ -393,20 +394,19 @@ def runs_holding(sample_sha256: str, packet: Path) -> list[Path]:
     the vocab checkout this vocab is imported from (``data/``, matched by the blind sheet's hash, or a pilot's first
     stage's). On a rater's machine, where vocab is installed from the packet's wheel, there are none."""
     from vocab.calibration.packet import checkout
-    from vocab.calibration.sample import EARLIER_SHEETS
 
-    cals = [packet.resolve().parent.parent / "calibration"]
+    runs = [RunDir(packet.resolve().parent.parent)]  # a packet is <run>/packets/<rater>
     if (root := checkout()) is not None and (root / "data").is_dir():
-        cals += [p.parent for p in (root / "data").glob("**/calibration/blind_sheet.jsonl")]
+        runs += [RunDir(p.parent.parent) for p in (root / "data").glob("**/calibration/blind_sheet.jsonl")]
     found = []
-    for cal in dict.fromkeys(cals):
-        if not (cal / "key.csv").is_file():
+    for run in dict.fromkeys(runs):
+        if not run.key.is_file():
             continue
-        sheet, earlier = cal / "blind_sheet.jsonl", cal / EARLIER_SHEETS
+        sheet, earlier = run.sheet, run.earlier_sheets
         hashes = {hashlib.sha256(sheet.read_bytes()).hexdigest()} if sheet.is_file() else set()
         hashes |= set(earlier.read_text().split()) if earlier.is_file() else set()
         if sample_sha256 in hashes:
-            found.append(cal.parent)
+            found.append(run.root)
     return found
 
 

@@ -23,6 +23,7 @@ import pandas as pd
 
 from vocab.calibration.errors import CalibrationError
 from vocab.calibration.values import as_text
+from vocab.layout import RunDir
 
 FORMATS = ("form", "label-studio")
 VERDICT_CHOICES = ("PASSED", "FAILED")
@@ -74,7 +75,7 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
     sheet = read_sheet(run_dir)
     rub = read_rubric(run_dir)
     sample = sheet_sha256(run_dir)
-    out = run_dir / "packets" / f"{rater}-label-studio"
+    out = RunDir(run_dir).label_studio(rater)
     check_packet_folder(out, run_dir)
     by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
     order = rater_order(list(by_id), rater, seed)

@@ -48,6 +48,7 @@ from vocab.calibration.dataset import JudgeRubric, read_rubric
 from vocab.calibration.page import rate_page
 from vocab.calibration.sample import CalibrationError, read_sheet, sheet_sha256
 from vocab.files import make_dir
+from vocab.layout import RunDir
 from vocab.machine import salted
 from vocab.records import git_commit, read_json_object, write_bytes_atomic, write_text_atomic
 
@@ -62,7 +63,7 @@ PAGE_KEYS = KEYS.replace("e: export", "e: download ratings.csv")  # rate.html's
 def llm_raters(run_dir: str | Path) -> set[str]:
     """Names taken by machine raters in this run: the script, and every LLM rater that answered here."""
     names = {"script"}
-    for f in (Path(run_dir) / "calibration").glob("rater_*.jsonl"):
+    for f in RunDir(run_dir).rater_logs():
         if f.name.endswith("_errors.jsonl"):
             names.add(f.stem.removeprefix("rater_").removesuffix("_errors"))
             continue
@@ -251,11 +252,11 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     """Write (or find, unchanged) the rater's packet. A packet made for another sample is refused."""
     run_dir = Path(run_dir)
     check_rater_name(rater, run_dir)
-    sheet_path = run_dir / "calibration" / "blind_sheet.jsonl"
+    sheet_path = RunDir(run_dir).sheet
     if not sheet_path.exists():
         raise CalibrationError(f"{run_dir}: no blind sheet yet (draw the sample first: vocab sample)")
     sample_hash = sheet_sha256(run_dir)
-    out = run_dir / "packets" / rater
+    out = RunDir(run_dir).packet(rater)
     if out.with_suffix(".zip").exists() and not out.with_suffix(".zip").is_file():
         raise CalibrationError(f"{out.with_suffix('.zip')} is not a file; move it away to make the packet")
     check_packet_folder(out, run_dir)

@@ -19,7 +19,8 @@ import pandas as pd
 
 from vocab import rubric, script
 from vocab.calibration.dataset import VOCABSCAPES, JudgeRubric, declared_criteria, read_rubric
-from vocab.calibration.sample import EARLIER_SHEETS, CalibrationError, read_sheet, sheet_sha256
+from vocab.calibration.sample import CalibrationError, read_sheet, sheet_sha256
+from vocab.layout import RunDir
 from vocab.rubric import VERDICTS
 
 RATING_COLUMNS = ["blind_id", *VOCABSCAPES.columns]
@@ -122,7 +123,7 @@ def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> bool:
         hashes = set(df.sample_sha256)
         here = sheet_sha256(run_dir)
         # a pilot's extension keeps its first stage's rows valid: the sheets it grew from count as this sample
-        earlier = Path(run_dir) / "calibration" / EARLIER_SHEETS
+        earlier = RunDir(run_dir).earlier_sheets
         known = {here, *(earlier.read_text().split() if earlier.exists() else [])}
         if len(hashes) != 1 or not hashes <= known:
             shown = ", ".join(sorted(h[:12] for h in hashes))
@@ -200,7 +201,7 @@ def store_ratings(run_dir: str | Path, rater: str, valid: pd.DataFrame, rub, *, 
     checked before anything is written."""
     from vocab.files import check_writable, make_dir, read_text, write_text_atomic
 
-    out = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
+    out = RunDir(run_dir).ratings(rater)
     body = valid.to_csv(index=False)
     check_writable(out, run_dir, CalibrationError)
     if not out.exists():
@@ -221,7 +222,7 @@ def store_ratings(run_dir: str | Path, rater: str, valid: pd.DataFrame, rub, *, 
             f"{', ...' if len(dropped) > 5 else ''}): hand in the whole sheet, or --replace to replace it"
         )
     digest = hashlib.sha256(before.encode()).hexdigest()[:12]
-    history = out.parent / "history"
+    history = RunDir(run_dir).history
     earlier = history / f"ratings_{rater}.{digest}.csv"
     check_writable(earlier, run_dir, CalibrationError)
     make_dir(history, run_dir, CalibrationError)
@@ -236,7 +237,7 @@ def read_ratings(run_dir: str | Path, rater: str) -> pd.DataFrame:
     file, imported with ``--partial``, is read as it is: :func:`coverage_text` says how much it covers)."""
     from vocab.files import check_inside
 
-    path = Path(run_dir) / "calibration" / f"ratings_{rater}.csv"
+    path = RunDir(run_dir).ratings(rater)
     if not path.exists():
         raise CalibrationError(f"{path}: no such ratings file (rate the sheet first: vocab rate / vocab calibrate)")
     check_inside(path, run_dir, CalibrationError)  # a rater's file is the run's own, not a link to another's
@@ -315,9 +316,8 @@ async def rate_with_model(
     from vocab.records import JsonlWriter
     from vocab.serving.client import ModelCallError
 
-    cal = Path(run_dir) / "calibration"
     sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
-    answers_path, errors_path = cal / f"rater_{rater}.jsonl", cal / f"rater_{rater}_errors.jsonl"
+    answers_path, errors_path = RunDir(run_dir).rater_log(rater), RunDir(run_dir).rater_errors(rater)
     done = {a["blind_id"] for a in _rater_lines(answers_path, ("blind_id", "checks"))}
     tries: dict[str, int] = {}
     for e in _rater_lines(errors_path, ("blind_id",)):
@@ -382,7 +382,7 @@ async def rate_with_model(
             columns=["blind_id", *rub.columns],
         )
         validate_ratings(table, list(sheet.blind_id), rubric=rub)
-        table.to_csv(cal / f"ratings_{rater}.csv", index=False)
+        table.to_csv(RunDir(run_dir).ratings(rater), index=False)
     tries = {}
     for e in _rater_lines(errors_path, ("blind_id",)):
         tries[e["blind_id"]] = tries.get(e["blind_id"], 0) + 1
@@ -408,7 +408,7 @@ def write_script_ratings(run_dir: str | Path) -> Path:
         raise CalibrationError(f"{run_dir}: this dataset's rubric has no script rater")
     sheet = read_sheet(run_dir)
     table = validate_ratings(script_ratings(sheet), list(sheet.blind_id), allow_empty=True)
-    out = Path(run_dir) / "calibration" / "ratings_script.csv"
+    out = RunDir(run_dir).script_ratings
     table.to_csv(out, index=False)
     return out
 

@@ -35,8 +35,8 @@ from vocab.calibration.dataset import FORMAT_VERSION, is_imported
 from vocab.calibration.errors import CalibrationError
 from vocab.calibration.quotes import COLUMN as QUOTES
 from vocab.calibration.quotes import judge_quotes
+from vocab.layout import RunDir
 
-EARLIER_SHEETS = "earlier_sheets.txt"  # the sha256 of each sheet a pilot's extension grew from, one a line
 KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight", QUOTES]
 KEY_REQUIRED = KEY_COLUMNS[:-1]  # never empty in a row (quotes_judge mostly is)
 SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
@@ -302,7 +302,7 @@ def sample_stages(run_dir: str | Path) -> list[dict]:
     another shape is one line."""
     from vocab.records import read_json_object
 
-    path = Path(run_dir) / "calibration" / "sample.json"
+    path = RunDir(run_dir).sample_meta
     if not path.exists():
         return []
     stages = read_json_object(path, ("stages",), "a sample's record", "draw or import the sample again",
@@ -317,7 +317,7 @@ def write_sample_manifest(run_dir: str | Path, record: dict) -> Path:
     for a pilot's second stage the rater whose ratings allocated it), one record per stage."""
     from vocab.records import write_text_atomic
 
-    path = Path(run_dir) / "calibration" / "sample.json"
+    path = RunDir(run_dir).sample_meta
     # a new draw starts the record afresh (a sample moved away may have left its record behind)
     stages = sample_stages(run_dir) if record.get("stage") != "draw" else []
     write_text_atomic(path, json.dumps({"stages": [*stages, record]}, indent=1, sort_keys=True) + "\n")
@@ -327,26 +327,26 @@ def write_sample_manifest(run_dir: str | Path, record: dict) -> Path:
 def write_extension(extra: Sample, before: pd.DataFrame, run_dir: str | Path) -> Path:
     """Append a pilot's second stage to the sample on disk: the new rows at the end of the blind sheet (ratings of
     the first rows stay valid), the key re-sorted. Refused if the key on disk is not ``before``."""
-    out = Path(run_dir) / "calibration"
-    if (out / "key.csv").read_text() != _as_stored(before, out / "key.csv").to_csv(index=False):
-        raise CalibrationError(f"{out / 'key.csv'} changed while the extension was drawn; draw it again")
+    layout = RunDir(run_dir)
+    out = layout.calibration
+    if layout.key.read_text() != _as_stored(before, layout.key).to_csv(index=False):
+        raise CalibrationError(f"{layout.key} changed while the extension was drawn; draw it again")
     key = pd.concat([before, extra.key], ignore_index=True).sort_values(["cell", "level", "attempt"], kind="stable")
     rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in extra.sheet.to_dict(orient="records"))
     staged = {  # every file written whole beside its target first, then each moved into place
-        "blind_sheet.csv": (out / "blind_sheet.csv").read_text() + _sheet_csv(extra.sheet).to_csv(index=False,
-                                                                                                 header=False),
-        "blind_sheet.jsonl": (out / "blind_sheet.jsonl").read_text() + rows,
-        "key.csv": key.to_csv(index=False),  # last: the key names the rows the sheet holds
-    }  # fmt: skip
+        layout.sheet_csv: layout.sheet_csv.read_text() + _sheet_csv(extra.sheet).to_csv(index=False, header=False),
+        layout.sheet: layout.sheet.read_text() + rows,
+        layout.key: key.to_csv(index=False),  # last: the key names the rows the sheet holds
+    }
     from vocab.records import write_text_atomic
 
     # the first stage's sheet stays valid for its rows: a hand-in stamped with its hash is still this sample's
     before_hash = sheet_sha256(run_dir)
-    earlier = out / EARLIER_SHEETS
+    earlier = layout.earlier_sheets
     known = earlier.read_text().split() if earlier.exists() else []
     write_text_atomic(earlier, "".join(f"{h}\n" for h in dict.fromkeys([*known, before_hash])))
-    for name, text in staged.items():  # in order, each whole: the key last
-        write_text_atomic(out / name, text)
+    for path, text in staged.items():  # in order, each whole: the key last
+        write_text_atomic(path, text)
     return out
 
 
@@ -368,11 +368,12 @@ def _sheet_csv(sheet: pd.DataFrame) -> pd.DataFrame:
 def write_sample(sample: Sample, run_dir: str | Path) -> Path:
     """Write key.csv and the blind sheet. An existing, different sample is never overwritten: its ratings
     would no longer match it."""
-    out = Path(run_dir) / "calibration"
+    layout = RunDir(run_dir)
+    out = layout.calibration
     key_csv = sample.key.to_csv(index=False)
     sheet_csv = _sheet_csv(sample.sheet).to_csv(index=False)
-    existing = out / "key.csv"
-    left = sorted(p.name for p in out.glob("*") if p.name.startswith(("blind_sheet.", "ratings_")))
+    existing = layout.key
+    left = sorted(p.name for p in (layout.sheet, layout.sheet_csv, *layout.ratings_files()) if p.exists())
     if not existing.exists() and left:
         # a sample whose drawing was cut short, or whose key went missing: its sheet may have been handed out and
         # rated, so a new draw over it would leave ratings of rows that are no longer there
@@ -400,8 +401,8 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
     rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in sample.sheet.to_dict(orient="records"))
     # each file whole or not at all; the key last: a sample is complete when key.csv exists and names the rows
     # both sheets hold (read_sheet checks it, so a sample a kill interrupted is never trusted)
-    write_text_atomic(out / "blind_sheet.csv", sheet_csv)
-    write_text_atomic(out / "blind_sheet.jsonl", rows)
+    write_text_atomic(layout.sheet_csv, sheet_csv)
+    write_text_atomic(layout.sheet, rows)
     write_text_atomic(existing, key_csv)
     return out
 
@@ -410,8 +411,8 @@ def read_sheet(run_dir: str | Path) -> pd.DataFrame:
     """The blind sheet, once the sample is known whole: key.csv there (written last) and naming exactly the rows of
     blind_sheet.jsonl. A sample cut short (a kill while it was written), cut mid-line or damaged is one line, never
     a shorter sheet."""
-    cal = Path(run_dir) / "calibration"
-    key_path, jsonl = cal / "key.csv", cal / "blind_sheet.jsonl"
+    layout = RunDir(run_dir)
+    cal, key_path, jsonl = layout.calibration, layout.key, layout.sheet
     redraw = "move calibration/ away (keep any ratings) and draw the sample again"
     if not key_path.exists():
         if jsonl.exists():
@@ -437,7 +438,7 @@ def read_sheet(run_dir: str | Path) -> pd.DataFrame:
 def sheet_sha256(run_dir: str | Path) -> str | None:
     """The sample's identity: the sha256 of its blind_sheet.jsonl (None without one). A packet and the form's
     ratings file carry it; an import checks it."""
-    sheet = Path(run_dir) / "calibration" / "blind_sheet.jsonl"
+    sheet = RunDir(run_dir).sheet
     return hashlib.sha256(sheet.read_bytes()).hexdigest() if sheet.exists() else None
 
 
@@ -446,7 +447,7 @@ def read_key(run_dir: str | Path) -> pd.DataFrame:
     # an imported dataset's groups are names ("12", "q-07"), a run's levels numbers
     dtype = {"level": str, QUOTES: str} if is_imported(run_dir) else {QUOTES: str}
     # keep_default_na=False: an item named "NA" or "null" is a name, not a gap (read_sheet reads the key alike)
-    key = pd.read_csv(Path(run_dir) / "calibration" / "key.csv", dtype=dtype, keep_default_na=False)
+    key = pd.read_csv(RunDir(run_dir).key, dtype=dtype, keep_default_na=False)
     if QUOTES not in key.columns:
         from vocab.calibration.quotes import flag_rows
 

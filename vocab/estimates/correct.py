@@ -14,6 +14,7 @@ from vocab.calibration.blind import PEOPLE, BlindRaters, pooled_passes
 from vocab.calibration.dataset import JudgeRubric
 from vocab.calibration.raters import rater_passes, rubric_of
 from vocab.calibration.sample import CalibrationError
+from vocab.layout import RunDir
 
 # --- the correction per rater variant and cell ----------------------------------------------------------
 
@@ -261,7 +262,7 @@ def corrected(run_dir, raters: list[str] | None = None, *, seed: int = 0, n_boot
     run_dir = Path(run_dir)
     data = load_dataset(run_dir)
     b = blind_raters(run_dir, raters)
-    script = read_ratings(run_dir, "script") if (run_dir / "calibration" / "ratings_script.csv").exists() else None
+    script = read_ratings(run_dir, "script") if RunDir(run_dir).script_ratings.exists() else None
     key, passes = read_key(run_dir), variants(b.ratings, script, data.rubric, b.people)
     table = correction_table(data, key, passes, n_boot=n_boot, seed=seed)
     return Corrected(data, b.ratings, b.lead, script, len(read_sheet(run_dir)), table, b, key, passes, seed, n_boot)
@@ -354,23 +355,22 @@ def invert_rater_error(correction: pd.DataFrame, error: float) -> pd.Series:
     return (passed_term + failed_term).rename("theta_if_inverted")
 
 
-def inverted_rater_error_table(run_dir) -> pd.DataFrame:
+def inverted_rater_error_table(run_dir, correction: pd.DataFrame | None = None) -> pd.DataFrame:
     """Per LLM or human rater of a rated run: its disagreement with the script on checks 2 and 3 (the only
     error measurable here) and the corrected theta if every pile share were inverted for that error rate
-    (:func:`invert_rater_error`; a sensitivity analysis). Reads ``analysis/correction.csv`` and the ratings.
-    Without a script rater (an imported dataset) there is nothing to measure the error against: empty."""
-    from pathlib import Path
-
+    (:func:`invert_rater_error`; a sensitivity analysis). ``correction``: the correction table (by default the
+    report's, :func:`corrected`: the library reads no table a notebook wrote). Without a script rater (an imported
+    dataset) there is nothing to measure the error against: empty."""
     from vocab.calibration.raters import rater_error_vs_script
 
-    cal = Path(run_dir) / "calibration"
-    if not (cal / "ratings_script.csv").exists():
+    layout = RunDir(run_dir)
+    if not layout.script_ratings.exists():
         return pd.DataFrame(columns=["rater", "cell", "theta", "error_vs_script", "theta_if_inverted"])
-    script = pd.read_csv(cal / "ratings_script.csv", dtype=str)
-    corr = pd.read_csv(Path(run_dir) / "analysis" / "correction.csv")
+    script = pd.read_csv(layout.script_ratings, dtype=str)
+    corr = corrected(run_dir).table if correction is None else correction
     rows = []
-    for f in sorted(cal.glob("ratings_*.csv")):
-        name = f.stem.removeprefix("ratings_")
+    for f in layout.ratings_files():
+        name = RunDir.rater_of(f)
         if name == "script":
             continue
         e = rater_error_vs_script(pd.read_csv(f, dtype=str), script)

@@ -9,6 +9,7 @@ from typing import Any
 from vocab import files
 from vocab.calibration.dataset import read_meta
 from vocab.calibration.errors import CalibrationError
+from vocab.layout import RunDir
 
 # the results, test cases or traces a promptfoo, DeepEval or MLflow file may hold (each read whole: a JSON document)
 MAX_ROWS = 200_000
@@ -60,7 +61,7 @@ def summary(run_dir: str | Path) -> str:
             "(mlflow.override_feedback: the judge's verdict stays the judge's, the override is the label)"
         )
     humans = meta["source"].get("human_labels")
-    if humans and (Path(run_dir) / "calibration" / "key.csv").exists():
+    if humans and RunDir(run_dir).key.exists():
         unfinished += (f"; labels from people: {', '.join(f'{k} {v}' for k, v in humans.items())} (the blind sample "
                        "and its ratings: vocab audit DIR gives the corrected rate)")  # fmt: skip
     return (

@@ -18,6 +18,7 @@ import pandas as pd
 
 from vocab import stats
 from vocab.calibration.errors import CalibrationError
+from vocab.layout import RunDir
 
 LABELS_ALLOCATION = "labels"
 ASSUMPTION = (
@@ -94,7 +95,7 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     rub = read_rubric(run_dir)
     (column,) = rub.columns
     earlier = {}
-    if (Path(run_dir) / "calibration" / "key.csv").exists():
+    if RunDir(run_dir).key.exists():
         earlier = next((s.get("labels_sha256", {}) for s in sample_stages(run_dir) if s.get("stage") == "draw"), {})
 
     def ratings_of(key: pd.DataFrame) -> dict[str, pd.DataFrame]:
@@ -122,7 +123,7 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     digests = {n: hashlib.sha256(df.to_csv(index=False).encode()).hexdigest() for n, df in people.items()}
     said = []
     for name, df in people.items():
-        if earlier.get(name) == digests[name] and (Path(run_dir) / "calibration" / f"ratings_{name}.csv").exists():
+        if earlier.get(name) == digests[name] and RunDir(run_dir).ratings(name).exists():
             continue  # the source says what it said at the last import: the person's file stays as it is now
         done = store_ratings(run_dir, name, df, rub, replace=True)
         if done.earlier is not None:

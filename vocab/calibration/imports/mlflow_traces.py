@@ -28,6 +28,7 @@ from vocab.calibration.imports import common
 from vocab.calibration.imports.common import JudgmentImportError, first_line
 from vocab.calibration.values import as_text
 from vocab.files import sha256_file
+from vocab.layout import RunDir
 
 MLFLOW_PASS = ("yes", "true", "pass", "passed", "correct")
 MLFLOW_FAIL = ("no", "false", "fail", "failed", "incorrect")
@@ -412,7 +413,7 @@ def import_mlflow(
         raise JudgmentImportError(f"{origin.get('path') or tracking_uri}: no trace carries the judge's feedback")
     check_labels_fit(run_dir, labels)
     if labels:  # the sample's folder can be made, before the dataset is written
-        files.check_writable(Path(run_dir) / "calibration" / "key.csv", run_dir, JudgmentImportError)
+        files.check_writable(RunDir(run_dir).key, run_dir, JudgmentImportError)
     out = write_dataset(run_dir, rows, meta)
     scored = {r["id"] for r in rows if r["verdict"] != "UNSCORED"}
     if scored & set(labels):  # labels of items the judge left UNSCORED alone fill no pile

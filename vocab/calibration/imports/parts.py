@@ -28,6 +28,7 @@ from vocab import files
 from vocab.calibration import items
 from vocab.calibration.errors import CalibrationError
 from vocab.calibration.imports.common import JudgmentImportError, first_line
+from vocab.layout import RunDir
 
 PARTS_DIR = "items"  # the dataset's parts, in its folder
 # what a part's checks and numbers depend on (DuckDB checks each part): a worker whose versions differ is refused
@@ -210,7 +211,7 @@ def import_parts(
             scored.update(tuple(k) for k in got["scored"])
         check_labels_fit(run_dir, labels)
         if labels:
-            check_writable(run_dir / "calibration" / "key.csv", run_dir, JudgmentImportError)
+            check_writable(RunDir(run_dir).key, run_dir, JudgmentImportError)
         written = [{"file": f"{PARTS_DIR}/{Path(o).name}", "sha256": g["sha256_out"]}
                    for o, g in zip(outs, staged_parts, strict=True)]  # fmt: skip
         if old is not None:

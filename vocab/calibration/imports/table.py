@@ -39,6 +39,7 @@ from vocab.calibration.imports.table_rows import (
 )
 from vocab.calibration.values import as_text
 from vocab.files import sha256_file
+from vocab.layout import RunDir
 
 # Python's str.strip() whitespace, for the SQL that checks a whole column as the row check checks one value
 _SPACE = r"[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]"
@@ -453,7 +454,7 @@ def import_table(
         meta["source"]["human_labels"] = dict(sorted(people.items()))
         check_labels_fit(run_dir, {k: v for k, v in labels.items()})
         if labels:
-            check_writable(Path(run_dir) / "calibration" / "key.csv", run_dir, JudgmentImportError)
+            check_writable(RunDir(run_dir).key, run_dir, JudgmentImportError)
         out = write_items(run_dir, con, src, meta)
     finally:
         con.close()
