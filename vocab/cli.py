@@ -213,7 +213,8 @@ def cmd_coverage_grid(args) -> int:
     jobs = 2 if args.jobs is None else args.jobs
     spec = grid_request(args.methods, args.piles, args.thetas, args.q1s, args.q0s, args.spreads, levels=args.levels,
                         max_attempts=args.max_attempts, sims=args.sims, n_boot=args.n_boot, seed=args.seed,
-                        jobs=jobs, scheduler=args.scheduler, jobs_given=args.jobs is not None)  # fmt: skip
+                        jobs=jobs, scheduler=args.scheduler, jobs_given=args.jobs is not None,
+                        population=args.population)  # fmt: skip
     t0 = time.perf_counter()
     command = _command_line()
     out = run_grid(spec, args.out, jobs=jobs, force=args.force, command=command, scheduler=args.scheduler)

@@ -320,6 +320,7 @@ def add_commands(sub, cli) -> None:
     cv.add_argument("--json", action="store_true")
     cv.set_defaults(func=cli.cmd_coverage)
 
+    from vocab import stats
     from vocab.coverage.grid import GRID_METHODS
 
     rc = sub.add_parser("coverage-recheck", help="simulate again the grid points where simulation error can decide "
@@ -343,6 +344,9 @@ def add_commands(sub, cli) -> None:
     cg.add_argument("--sims", type=int, default=2000)
     cg.add_argument("--n-boot", type=int, default=1000)
     cg.add_argument("--seed", type=int, default=0)
+    cg.add_argument("--population", choices=stats.POPULATIONS, default=stats.DEFAULT_POPULATION,
+                    help="what the intervals aim at: each study's own attempts (finite, the report's) or the writer's "
+                         "rate over levels (superpopulation)")  # fmt: skip
     cg.add_argument(
         "--jobs",
         type=int,

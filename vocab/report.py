@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from vocab import stats
 from vocab.errors import InputError
 from vocab.layout import RunDir
 
@@ -72,6 +73,16 @@ CORRECTED_TEXT_IMPORTED = (
     "the sampled items of its PASSED and FAILED piles) with its 95 % interval, and the judge's sensitivity q1 and "
     "specificity q0 as that rater measures them."
 )
+POPULATION_TEXT = {
+    "finite": (
+        " θ is the share of these {units} that pass: the {judge}'s verdicts on all of them are known, so p carries no "
+        "error, and a pile rated in full carries none either."
+    ),
+    "superpopulation": (
+        " θ is the rate of the process that made these {units} (p drawn as a sample of it), each pile as if "
+        "infinite: the wider question."
+    ),
+}
 NOT_BLIND = (
     "Not blind: these labels were given in the source, not drawn or blinded by vocab, and the people may have seen the "
     "judge's verdict. The correction assumes that, within each pile, which items were labelled does not depend on "
@@ -113,7 +124,14 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
     return headline
 
 
-def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Report:
+def build(
+    run_dir: str | Path,
+    raters: list[str] | None = None,
+    *,
+    seed: int = 0,
+    n_boot: int = 4000,
+    population: str = stats.DEFAULT_POPULATION,
+) -> Report:
     from vocab.calibration.blind import PEOPLE
     from vocab.calibration.imports.labels import labels_note
     from vocab.calibration.quotes import quotes_text
@@ -123,7 +141,7 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
     from vocab.records import versions
 
     run_dir = Path(run_dir)
-    c = correct.corrected(run_dir, raters, seed=seed, n_boot=n_boot)
+    c = correct.corrected(run_dir, raters, seed=seed, n_boot=n_boot, population=population)
     data, ratings, script, n_rows, corr = c.data, c.ratings, c.script, c.n_rows, c.table
     names = [*ratings, *([PEOPLE] if c.raters.pooled else [])]
     study = data.kind == "run"  # a Vocabscapes run speaks of the critic and levels; an imported dataset of its judge
@@ -151,6 +169,9 @@ def build(run_dir: str | Path, raters: list[str] | None = None, *, seed: int = 0
         (
             "Corrected pass rates",
             (CORRECTED_TEXT if study else CORRECTED_TEXT_IMPORTED)
+            + POPULATION_TEXT[c.population].format(
+                units="attempts" if study else "items", judge="critic" if study else "judge"
+            )  # fmt: skip
             + "".join(f" {f}: {FLAG_MEANINGS[f]}." for f in flags if f in FLAG_MEANINGS),
             table,
         )  # fmt: skip

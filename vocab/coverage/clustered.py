@@ -5,10 +5,12 @@ A simulated study: ``levels`` levels, level l's attempts good with probability g
 (``spread`` s: smaller is more varied; s → ∞ is no clustering); each attempt passed by the critic with
 probability q1 if good, 1 − q0 if not; a level stops at its first pass or after ``max_attempts``. The piles are
 drawn as `vocab.calibration.sample` draws them: ``piles`` critic-passed attempts, and ``piles`` levels with a
-failed attempt, one failed attempt each, weighted by the level's number of failed attempts. The target is the
-writer's rate of good attempts over the population of levels (:func:`population_theta`: E[good attempts] /
-E[attempts], the retries included), as in the unclustered simulator; each study's own share of good attempts is
-kept too (``truth``), for the finite-population view.
+failed attempt, one failed attempt each, weighted by the level's number of failed attempts. The target depends on
+the population (:data:`vocab.stats.POPULATIONS`): for ``finite`` (the report's default) each study's own share of
+good attempts (``truth``), the intervals with p known and the passed pile finite (the failed pile is weighted, so
+drawn as infinite: :class:`vocab.stats.Piles`); for ``superpopulation`` the writer's rate of good attempts over the
+population of levels (:func:`population_theta`: E[good attempts] / E[attempts], the retries included), as in the
+unclustered simulator.
 
 Intervals (nominal 95 %), each the report's (:mod:`vocab.stats.intervals`, the same code and draws) with the model
 of p named:
@@ -131,10 +133,29 @@ def population_theta(theta: float, q1: float, q0: float, spread: float, max_atte
     return float(num / den)
 
 
-def clustered_piles(st: ClusteredStudies) -> Piles:
-    """The studies' piles as :mod:`vocab.stats.intervals` takes them, p's design effect from their levels."""
+def clustered_piles(st: ClusteredStudies, population: str = stats.SUPERPOPULATION) -> Piles:
+    """The studies' piles as :mod:`vocab.stats.intervals` takes them, p's design effect from their levels; for the
+    finite population with each pile's rows in all (the failed pile's where every failing level failed once, as
+    :mod:`vocab.estimates.correct` decides it; otherwise NaN: drawn as infinite)."""
+    totals = (None, None)
+    if population == stats.FINITE:
+        passes = st.level_passes.sum(axis=1).astype(float)
+        failures = st.level_attempts - st.level_passes
+        unit = np.all((failures <= 1), axis=1)
+        totals = (passes, np.where(unit, st.attempts - passes, np.nan))
+    elif population != stats.SUPERPOPULATION:
+        raise ValueError(f"unknown population {population!r} (known: {', '.join(stats.POPULATIONS)})")
     return Piles(st.p, st.attempts.astype(float), st.passed, st.failed, st.weights,
-                 stats.design_effect(st.level_passes, st.level_attempts))  # fmt: skip
+                 stats.design_effect(st.level_passes, st.level_attempts), *totals)  # fmt: skip
+
+
+def clustered_target(st: ClusteredStudies, population: str, theta: float, q1: float, q0: float, spread: float,
+                     max_attempts: int):  # fmt: skip
+    """What the intervals aim at: each study's own share of good attempts (finite), or the writer's rate over
+    the population of levels (superpopulation, :func:`population_theta`)."""
+    if population == stats.FINITE:
+        return st.truth
+    return population_theta(theta, q1, q0, spread, max_attempts)
 
 
 def clustered_shares(st: ClusteredStudies):
@@ -173,7 +194,13 @@ def _level_boot(st: ClusteredStudies, n_boot: int):
 
 
 def clustered_interval(
-    method: str, st: ClusteredStudies, n_boot: int, rng: np.random.Generator, *, unanimous_scale: float = 1.0
+    method: str,
+    st: ClusteredStudies,
+    n_boot: int,
+    rng: np.random.Generator,
+    *,
+    unanimous_scale: float = 1.0,
+    population: str = stats.SUPERPOPULATION,
 ):
     """(estimate, low, high) per study, by :func:`vocab.stats.correction_intervals` (the report's intervals).
     ``unanimous_scale`` (fiducial only, for :func:`unanimous_tradeoff`): how much of the piles' uncertainty the
@@ -183,8 +210,8 @@ def clustered_interval(
     interval, p_model = AS_INTERVAL[method]
     if p_model == "levels":
         p_model = _level_boot(st, n_boot)
-    r = stats.correction_intervals(interval, clustered_piles(st), n_draws=n_boot, rng=rng, p_model=p_model,
-                                   unanimous_scale=unanimous_scale)  # fmt: skip
+    r = stats.correction_intervals(interval, clustered_piles(st, population), n_draws=n_boot, rng=rng,
+                                   p_model=p_model, unanimous_scale=unanimous_scale)  # fmt: skip
     return r.theta, r.low, r.high
 
 
@@ -196,7 +223,8 @@ def oracle_interval(est, target: float, defined, *, shortest: bool = False, conf
     a floor (an interval whose width follows each study's data can be narrower on average)."""
     est = np.asarray(est, dtype=float)
     d = np.asarray(defined, dtype=bool)
-    errors = np.sort(est[d] - target)
+    target = np.broadcast_to(np.asarray(target, dtype=float), est.shape)  # a number, or each study's own truth
+    errors = np.sort(est[d] - target[d])
     if errors.size == 0:
         nan = np.full(est.shape, np.nan)
         return est, nan, nan.copy()
@@ -225,17 +253,19 @@ def clustered_point(
     sims: int = 1000,
     seed: int = 0,
     n_boot: int = 500,
+    population: str = stats.SUPERPOPULATION,
 ) -> list[Coverage]:
     """Coverage of several methods on the same simulated studies (paired): the studies from ``seed``, each
     method's draws from ``seed`` and the method's name, so a method's result does not depend on the others.
-    ``methods`` may include the :data:`ORACLES` (yardsticks from the point's own studies, no draws)."""
+    ``methods`` may include the :data:`ORACLES` (yardsticks from the point's own studies, no draws).
+    ``population``: what the intervals aim at (:func:`clustered_target`)."""
     unknown = [m for m in methods if m not in POINT_METHODS]
     if unknown:
         raise ValueError(f"unknown method {unknown[0]!r} (known: {', '.join(POINT_METHODS)})")
     st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
                             sims=sims, rng=np.random.default_rng(seed))  # fmt: skip
     # (the simulator's stream from the seed alone, not stats.stream: that would move every committed grid point)
-    target = population_theta(theta, q1, q0, spread, max_attempts)
+    target = clustered_target(st, population, theta, q1, q0, spread, max_attempts)
     out = []
     for m in methods:
         if m in ORACLES:
@@ -243,7 +273,7 @@ def clustered_point(
             out.append(coverage_of(m, est, lo, hi, target, st.defined))
             continue
         rng = stats.stream(seed, "method", m)
-        est, lo, hi = clustered_interval(m, st, n_boot, rng)
+        est, lo, hi = clustered_interval(m, st, n_boot, rng, population=population)
         out.append(coverage_of(m, est, lo, hi, target, st.defined))
     return out
 

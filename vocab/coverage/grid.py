@@ -41,10 +41,12 @@ def coverage_grid(
     sims: int = 2000,
     seed: int = 0,
     n_boot: int = 1000,
+    population: str = stats.DEFAULT_POPULATION,
 ):
     """Coverage, width and bias over a grid (a pandas DataFrame, one row per point and method). Each point
     gets its own seed derived from ``seed`` and its position, so a point's result does not depend on which
-    other points are in the grid; every method sees the same simulated studies at a point."""
+    other points are in the grid; every method sees the same simulated studies at a point, and so does either
+    ``population`` (what the intervals aim at: :func:`vocab.coverage.clustered.clustered_target`)."""
     rows = []
     for n, th, a1, a0, spread in itertools.product(piles, thetas, q1s, q0s, spreads):
         # a point's coordinates as numbers of one type, so spreads=(2,) and (2.0,) name the same point
@@ -52,7 +54,7 @@ def coverage_grid(
         point_seed = stats.derived_seed(seed, "coverage_grid", *coords)
         found = clustered_point(
             methods, theta=th, q1=a1, q0=a0, spread=spread, levels=levels, max_attempts=max_attempts, piles=n,
-            sims=sims, seed=point_seed, n_boot=n_boot,
+            sims=sims, seed=point_seed, n_boot=n_boot, population=population,
         )  # fmt: skip
         for c in found:
             rows.append(
@@ -69,6 +71,7 @@ def coverage_grid(
                     "bias": c.bias,
                     "sims": sims,
                     "defined": c.defined,
+                    "population": population,
                 }
             )
     return pd.DataFrame(rows)
@@ -100,8 +103,11 @@ class GridSpec:
     sims: int = 2000
     n_boot: int = 1000
     seed: int = 0
+    population: str = stats.DEFAULT_POPULATION
 
     def validate(self) -> None:
+        if self.population not in stats.POPULATIONS:
+            raise ValueError(f"population: {self.population!r} is not one of {', '.join(stats.POPULATIONS)}")
         unknown = [m for m in self.methods if m not in POINT_METHODS]
         if unknown or not self.methods:
             raise ValueError(f"methods: unknown {unknown or 'none given'} (known: {', '.join(POINT_METHODS)})")
@@ -138,14 +144,14 @@ class GridRequestError(InputError):
 
 def grid_request(methods: str, piles: str, thetas: str, q1s: str, q0s: str, spreads: str, *, levels: int,
                  max_attempts: int, sims: int, n_boot: int, seed: int, jobs: int, scheduler: str | None,
-                 jobs_given: bool = False) -> GridSpec:  # fmt: skip
+                 jobs_given: bool = False, population: str = stats.DEFAULT_POPULATION) -> GridSpec:  # fmt: skip
     """The grid the command line asks for, validated with its ``jobs`` and ``scheduler`` before any work."""
     try:
         spec = GridSpec(
             tuple(m.strip() for m in methods.split(",") if m.strip()), parse_values(piles, "--piles", int),
             parse_values(thetas, "--thetas"), parse_values(q1s, "--q1s"), parse_values(q0s, "--q0s"),
             parse_values(spreads, "--spreads"), levels=levels, max_attempts=max_attempts, sims=sims, n_boot=n_boot,
-            seed=seed,
+            seed=seed, population=population,
         )  # fmt: skip
         spec.validate()
     except ValueError as e:
@@ -173,6 +179,7 @@ def grid_point(spec: GridSpec, point: tuple[int, float, float, float, float]) ->
     return coverage_grid(
         methods=spec.methods, piles=(n,), thetas=(th,), q1s=(a1,), q0s=(a0,), spreads=(spread,), levels=spec.levels,
         max_attempts=spec.max_attempts, sims=spec.sims, seed=spec.seed, n_boot=spec.n_boot,
+        population=spec.population,
     )  # fmt: skip
 
 

@@ -181,16 +181,18 @@ def coverage(
     return coverage_of(method, est, lo, hi, theta, st.defined)
 
 
-def coverage_of(method: str, est, lo, hi, target: float, defined) -> Coverage:
-    """Coverage, mean width and bias over the studies where the estimate is defined."""
+def coverage_of(method: str, est, lo, hi, target, defined) -> Coverage:
+    """Coverage, mean width and bias over the studies where the estimate is defined; ``target`` one number, or
+    each study's own (the finite population's truth)."""
     d = np.asarray(defined)
     nan = float("nan")
+    target = np.broadcast_to(np.asarray(target, dtype=float), np.shape(est))[d]
     covered = (lo[d] <= target) & (target <= hi[d])
     return Coverage(
         method,
         float(covered.mean()) if d.any() else nan,
         float((hi[d] - lo[d]).mean()) if d.any() else nan,
-        float(est[d].mean() - target) if d.any() else nan,
+        float((est[d] - target).mean()) if d.any() else nan,
         len(d),
         int(d.sum()),
     )

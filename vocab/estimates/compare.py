@@ -98,13 +98,14 @@ def cell_draws(
     interval: str = stats.DEFAULT_INTERVAL,
     n_boot: int = 4000,
     seed: int = 0,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> dict[str, CellDraws]:
     """Every cell the rater's ``verdicts`` can correct, with its draws: the correction table's own (the same
     stream of ``seed``, ``interval``, ``rater`` and the cell), so each theta and its interval are the table's."""
     counts = cell_counts(counts)
     out = {}
     for cell in sorted(key.cell.unique()):
-        c = _cell(counts, key, cell, verdicts.index)
+        c = _cell(counts, key, cell, verdicts.index, population)
         if c is None:
             continue
         rng = stats.stream(seed, "correction", interval, rater, cell)
@@ -261,13 +262,15 @@ def comparisons(
     n_boot: int = 4000,
     seed: int = 0,
     confidence: float = 0.95,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> dict[str, Comparisons]:
     """Per rater variant of ``passes`` (or those in ``raters``): every pair of the cells it corrects (or the
     ``pairs`` given, as (a, b): b − a), its rank sets and self-preference. The draws are the correction table's
     (:func:`cell_draws`), so a difference's two rates are the table's."""
     out = {}
     for rater in sorted(raters or passes):
-        draws = cell_draws(counts, key, passes[rater], rater=rater, interval=interval, n_boot=n_boot, seed=seed)
+        draws = cell_draws(counts, key, passes[rater], rater=rater, interval=interval, n_boot=n_boot, seed=seed,
+                           population=population)  # fmt: skip
         wanted = (
             pairs
             if pairs is not None
@@ -337,7 +340,14 @@ def resolve_cell(name: str, cells: list[str], where) -> str:
 
 
 def compare_dir(
-    run_dir, *, rater: str | None = None, a: str | None = None, b: str | None = None, seed: int = 0, n_boot: int = 4000
+    run_dir,
+    *,
+    rater: str | None = None,
+    a: str | None = None,
+    b: str | None = None,
+    seed: int = 0,
+    n_boot: int = 4000,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> Comparisons:
     """`vocab compare DIR`: the comparisons of one rater's correction (by default the report's lead rater), every
     pair of cells or the one pair (``a``, ``b``), on a run or an audited dataset, from the report's own draws."""
@@ -350,7 +360,7 @@ def compare_dir(
         raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
     if (a is None) != (b is None):
         raise CalibrationError("give both --a and --b (the pair b − a), or neither (every pair)")
-    c = corrected(run_dir, None, seed=seed, n_boot=n_boot)
+    c = corrected(run_dir, None, seed=seed, n_boot=n_boot, population=population)
     name = c.rater(rater, run_dir)
     cells = sorted(c.key.cell.unique())
     if len(cells) < 2:
@@ -361,7 +371,8 @@ def compare_dir(
         if pa == pb:
             raise CalibrationError(f"{run_dir}: --a and --b name one cell ({cell_label(pa)}): compare two")
         pairs = [(pa, pb)]
-    found = comparisons(c.data, c.key, c.passes, raters=[name], pairs=pairs, seed=seed, n_boot=n_boot)[name]
+    found = comparisons(c.data, c.key, c.passes, raters=[name], pairs=pairs, seed=seed, n_boot=n_boot,
+                        population=population)[name]  # fmt: skip
     if pairs and found.pairs.empty:
         missing = [x for x in pairs[0] if x not in set(found.ranks.cell)]
         raise CalibrationError(

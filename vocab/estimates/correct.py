@@ -119,12 +119,26 @@ class _Cell:
     failed_weights: np.ndarray
     empty: str | None  # the pile p's weight 0 cancels ("passed" at p = 0, "failed" at p = 1), else None
     failed_levels: np.ndarray | None = None  # each failed row's level (several rows of one: labels in the source)
+    # the finite population (vocab.stats.FINITE): each pile's rows in all; NaN where the pile is drawn as infinite
+    # (a placeholder, or a failed pile whose groups failed more than once: its rows are weighted); both None for
+    # the superpopulation
+    passed_total: float | None = None
+    failed_total: float | None = None
 
 
-def _cell(counts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index) -> _Cell | None:
+def _population(population: str) -> str:
+    if population not in stats.POPULATIONS:
+        raise CalibrationError(f"unknown population {population!r} (known: {', '.join(stats.POPULATIONS)})")
+    return population
+
+
+def _cell(
+    counts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index, population: str = stats.DEFAULT_POPULATION
+) -> _Cell | None:
     """The cell's piles restricted to the rows in ``rated`` (a partial rater: the rows it rated); None when
     the correction is undefined (a pile it needs is empty, or the cell has no attempt). ``counts``:
-    :func:`cell_counts`."""
+    :func:`cell_counts`. ``population``: one of :data:`vocab.stats.POPULATIONS`; for the finite one each pile's
+    rows in all come from the counts (the critic's passes; its failures where every failing group failed once)."""
     if cell not in counts.index or not counts.attempts[cell]:
         return None
     n = int(counts.attempts[cell])
@@ -143,9 +157,15 @@ def _cell(counts: pd.DataFrame, key: pd.DataFrame, cell: str, rated: pd.Index) -
         empty = "failed"
     elif pp.empty or fp.empty:
         return None
+    totals = (None, None)
+    if _population(population) == stats.FINITE:
+        failed = int(counts.failed[cell])
+        unit = "failed_groups" not in counts or int(counts.failed_groups[cell]) == failed
+        totals = (float(counts.passed[cell]) if empty != "passed" else np.nan,
+                  float(failed) if empty != "failed" and unit else np.nan)  # fmt: skip
     return _Cell(p, n, float(counts.deff[cell]), pd.Index(pp.blind_id), pd.Index(fp.blind_id),
                  fp.weight.to_numpy(float), empty,
-                 fp["level"].astype(str).to_numpy() if "level" in fp else None)  # fmt: skip
+                 fp["level"].astype(str).to_numpy() if "level" in fp else None, *totals)  # fmt: skip
 
 
 def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confidence: float, rng):
@@ -159,8 +179,9 @@ def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confiden
         # failed pile samples, so its rows are one row, their weighted mean verdict with the level's weight
         frame = pd.DataFrame({"level": c.failed_levels, "w": w, "wy": w * y}).groupby("level", sort=True).sum()
         y, w = (frame.wy / frame.w).to_numpy(float), frame.w.to_numpy(float)
-    bs = stats.correction_interval(method, c.p, c.attempts, x, y, w, deff=c.deff, n_draws=n_draws,
-                                   confidence=confidence, rng=rng)  # fmt: skip
+    bs = stats.correction_interval(method, c.p, c.attempts, x, y, w, deff=c.deff, passed_total=c.passed_total,
+                                   failed_total=c.failed_total, n_draws=n_draws, confidence=confidence,
+                                   rng=rng)  # fmt: skip
     if c.empty is not None:  # the placeholder pile's share is no estimate
         share = "a" if c.empty == "passed" else "b"
         bs = dataclasses.replace(bs, point=dataclasses.replace(bs.point, **{share: float("nan")}))
@@ -175,12 +196,15 @@ def correction_table(
     n_boot: int = 4000,
     seed: int = 0,
     interval: str = stats.DEFAULT_INTERVAL,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> pd.DataFrame:
     """One row per rater variant and cell: p, a, b, theta with its interval, the shift, q1, q0.
 
     ``interval``: one of :data:`vocab.stats.INTERVALS` (:func:`vocab.stats.correction_interval`); 08 chose the
-    default on the coverage grid. Each (variant, cell) draws from its own stream (:func:`vocab.stats.stream` of
-    ``seed``, the interval, the variant and the cell), so a row does not depend on the other raters or cells.
+    default on the coverage grid. ``population``: what theta is the rate of, one of
+    :data:`vocab.stats.POPULATIONS` (finite: the cell's own attempts, p known and each pile the finite set it is).
+    Each (variant, cell) draws from its own stream (:func:`vocab.stats.stream` of ``seed``, the interval, the
+    variant and the cell), so a row does not depend on the other raters or cells.
     """
     if interval not in INTERVALS:
         raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
@@ -189,7 +213,7 @@ def correction_table(
     for variant in sorted(passes):
         ok = passes[variant]
         for cell in sorted(key.cell.unique()):
-            c = _cell(counts, key, cell, ok.index)
+            c = _cell(counts, key, cell, ok.index, population)
             if c is None:
                 continue
             rng = stats.stream(seed, "correction", interval, variant, cell)
@@ -236,6 +260,7 @@ class Corrected:
     passes: dict[str, pd.Series] | None = None  # each variant's 0/1 verdicts by blind id, as the table read them
     seed: int = 0
     n_boot: int = 4000
+    population: str = stats.DEFAULT_POPULATION
 
     def rater(self, name: str | None, where) -> str:
         """``name`` if it is one of the table's raters or variants, else the lead rater when ``name`` is None;
@@ -250,7 +275,14 @@ class Corrected:
         return name
 
 
-def corrected(run_dir, raters: list[str] | None = None, *, seed: int = 0, n_boot: int = 4000) -> Corrected:
+def corrected(
+    run_dir,
+    raters: list[str] | None = None,
+    *,
+    seed: int = 0,
+    n_boot: int = 4000,
+    population: str = stats.DEFAULT_POPULATION,
+) -> Corrected:
     """:func:`correction_table` of every blind rater's variants on ``run_dir``, as ``vocab report`` prints it."""
     from pathlib import Path
 
@@ -264,8 +296,9 @@ def corrected(run_dir, raters: list[str] | None = None, *, seed: int = 0, n_boot
     b = blind_raters(run_dir, raters)
     script = read_ratings(run_dir, "script") if RunDir(run_dir).script_ratings.exists() else None
     key, passes = read_key(run_dir), variants(b.ratings, script, data.rubric, b.people)
-    table = correction_table(data, key, passes, n_boot=n_boot, seed=seed)
-    return Corrected(data, b.ratings, b.lead, script, len(read_sheet(run_dir)), table, b, key, passes, seed, n_boot)
+    table = correction_table(data, key, passes, n_boot=n_boot, seed=seed, population=_population(population))
+    return Corrected(data, b.ratings, b.lead, script, len(read_sheet(run_dir)), table, b, key, passes, seed, n_boot,
+                     population)  # fmt: skip
 
 
 def interval_text(table: pd.DataFrame) -> list[str]:
@@ -287,6 +320,7 @@ def check_audit(
     family_alpha: float = 0.05,
     interval: str = stats.DEFAULT_INTERVAL,
     rubric: JudgeRubric | None = None,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> pd.DataFrame:
     """Per cell and rubric check: the critic's pass rate on that check over all logged attempts, against the
     rater's, estimated from the stratified sample exactly as the correction estimates the overall verdict (the
@@ -304,7 +338,7 @@ def check_audit(
     rows = []
     counts = cell_counts(attempts)
     for cell in sorted(key.cell.unique()):
-        c = _cell(counts, key, cell, rated.index)
+        c = _cell(counts, key, cell, rated.index, population)
         if c is None:
             continue
         ids = c.passed_ids.append(c.failed_ids)

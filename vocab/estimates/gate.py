@@ -10,6 +10,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from vocab import stats
 from vocab.calibration.errors import CalibrationError
 
 
@@ -91,6 +92,7 @@ def gate(
     rater: str | None = None,
     seed: int = 0,
     n_boot: int = 4000,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> list[CellGate]:
     """Each cell's checks against the thresholds given, read with ``rater``'s blind ratings (a variant of the
     report's table, e.g. ``ann`` or ``ann+script``; by default the report's lead rater). An undefined bound (a pile
@@ -103,7 +105,7 @@ def gate(
         raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
     from vocab.calibration.imports.labels import labels_note
 
-    c = corrected(run_dir, None, seed=seed, n_boot=n_boot)
+    c = corrected(run_dir, None, seed=seed, n_boot=n_boot, population=population)
     name = c.rater(rater, run_dir)
     # every cell of the dataset: one the rater's rows cannot correct (a pile without a rated row, every unit lost)
     # has no row in the table, and its bounds are undefined: they do not hold
@@ -198,6 +200,7 @@ def difference_gate(
     rater: str | None = None,
     seed: int = 0,
     n_boot: int = 4000,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> DifferenceGate:
     """`vocab gate DIR --a OLD --b NEW --min-difference M`: holds when the lower end of NEW − OLD's 95 % interval
     (:func:`vocab.estimates.compare.compare_dir`, the report's draws) is at least M; likewise for the judge's q1
@@ -207,7 +210,7 @@ def difference_gate(
     margins = check_margins(
         min_difference=min_difference, min_q1_difference=min_q1_difference, min_q0_difference=min_q0_difference
     )
-    found = compare_dir(run_dir, rater=rater, a=a, b=b, seed=seed, n_boot=n_boot)
+    found = compare_dir(run_dir, rater=rater, a=a, b=b, seed=seed, n_boot=n_boot, population=population)
     row = found.pairs.iloc[0].to_dict()
     checks = []
     for key, name, column, _ in DIFFERENCE_CHECKS:

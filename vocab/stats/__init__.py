@@ -30,7 +30,11 @@ from vocab.stats.correction import (
 )
 from vocab.stats.intervals import (
     DEFAULT_INTERVAL,
+    DEFAULT_POPULATION,
+    FINITE,
     INTERVALS,
+    POPULATIONS,
+    SUPERPOPULATION,
     CorrectionInterval,
     Intervals,
     Piles,
@@ -39,6 +43,7 @@ from vocab.stats.intervals import (
     correction_interval,
     correction_intervals,
     fiducial_correction,
+    finite_shares,
     holding,
     percentile_interval,
     pile_bootstrap,
@@ -56,7 +61,11 @@ from vocab.stats.seeds import derived_seed, stream
 
 __all__ = [
     "DEFAULT_INTERVAL",
+    "DEFAULT_POPULATION",
+    "FINITE",
     "INTERVALS",
+    "POPULATIONS",
+    "SUPERPOPULATION",
     "AgreementInterval",
     "CorrectionInterval",
     "BradleyTerry",
@@ -82,6 +91,7 @@ __all__ = [
     "design_effect_from_sums",
     "elo_updates",
     "fiducial_correction",
+    "finite_shares",
     "gwet_ac1",
     "holding",
     "invert_flip_rate",

@@ -27,6 +27,17 @@ Methods (equal-tailed, nominal level ``confidence``, each widened where needed t
 
 How p's uncertainty enters is each method's own (``fixed`` for seed, ``cd`` for fiducial, ``beta`` for
 jeffreys); the simulator's variants pass another (:data:`P_MODELS`, or a function of the generator).
+
+**The population** (:data:`POPULATIONS`). ``finite`` (the default since 2026-12, issue #65): theta is the share of
+*these* attempts that pass, so p — the critic's verdicts on all of them, every one seen — carries no error, and
+each pile is the finite set of rows it is. A pile of N rows of which n are labelled, k passing, has its share's
+draws completed as (k + Binomial(N − n, π)) / N, π the method's draw of the pile's rate
+(:func:`finite_shares`): the hypergeometric analogue of the binomial draws, so a pile labelled in full carries no
+sampling error and one labelled in small part is drawn as before. A failed pile whose rows are weighted (a group
+failed more than once, so one labelled row stands for several failed attempts it does not pin down) keeps its
+draws as they are, as if infinite: the conservative side. ``superpopulation``: theta is the rate of the process
+that made the attempts (the writer on levels like these), p drawn by the method's model, the piles infinite: the
+intervals before 2026-12, unchanged draw for draw.
 """
 
 from __future__ import annotations
@@ -44,6 +55,9 @@ INTERVALS = ("fiducial", "jeffreys", "seed")  # what 03 and the report can print
 METHODS = (*INTERVALS, "ppi")
 P_MODELS = ("fixed", "cd", "beta", "beta-deff", "binomial")
 METHOD_P = {"fiducial": "cd", "jeffreys": "beta", "seed": "fixed"}
+FINITE, SUPERPOPULATION = "finite", "superpopulation"
+POPULATIONS = (FINITE, SUPERPOPULATION)  # what theta is the rate of; the default first
+DEFAULT_POPULATION = FINITE
 
 
 @dataclass(frozen=True)
@@ -56,10 +70,22 @@ class Piles:
     failed: np.ndarray  # (S, m) the same on the failed pile
     weights: np.ndarray  # (S, m) the failed pile's weights
     deff: np.ndarray  # (S,) p's design effect over the levels (1: independent attempts)
+    # the finite population (None: superpopulation): each pile's rows in all, labelled or not; NaN where a pile is
+    # drawn as infinite (a weighted failed pile, a placeholder)
+    passed_total: np.ndarray | None = None  # (S,) the critic-passed attempts
+    failed_total: np.ndarray | None = None  # (S,) the critic-failed attempts, where each is a row of weight 1
+
+    @property
+    def finite(self) -> bool:
+        """Theta is the rate of the studies' own attempts (p known, the piles finite): :data:`FINITE`."""
+        return self.passed_total is not None or self.failed_total is not None
 
     @classmethod
-    def one(cls, p: float, attempts: int, passed_pile, failed_pile, failed_weights, *, deff: float = 1.0) -> Piles:
-        """One study (a cell), validated: ValueError naming what is wrong."""
+    def one(cls, p: float, attempts: int, passed_pile, failed_pile, failed_weights, *, deff: float = 1.0,
+            passed_total: float | None = None, failed_total: float | None = None) -> Piles:  # fmt: skip
+        """One study (a cell), validated: ValueError naming what is wrong. ``passed_total`` and ``failed_total``:
+        the piles' rows in all for the finite population (both None: the superpopulation; NaN: that pile
+        infinite); a finite failed pile's weights must all be 1."""
         x = np.asarray(passed_pile, dtype=float)
         y = np.asarray(failed_pile, dtype=float)
         w = np.asarray(failed_weights, dtype=float)
@@ -69,8 +95,15 @@ class Piles:
             raise ValueError(f"the failed pile has {y.size} rows but {w.size} weights")
         if attempts < 1 or not 0 <= p <= 1:
             raise ValueError(f"p must lie in [0, 1] over at least one attempt, got p = {p} over {attempts}")
+        finite = passed_total is not None or failed_total is not None
+        totals = [np.array([np.nan if t is None else float(t)]) for t in (passed_total, failed_total)]
+        for name, t, rows in (("passed", totals[0][0], x.size), ("failed", totals[1][0], y.size)):
+            if np.isfinite(t) and t < rows:
+                raise ValueError(f"the {name} pile has {rows} labelled rows but {t:g} rows in all")
+        if np.isfinite(totals[1][0]) and np.any(w != 1):
+            raise ValueError("a finite failed pile's rows must each weigh 1 (a weighted pile is drawn as infinite)")
         return cls(np.array([float(p)]), np.array([float(attempts)]), x[None, :], y[None, :], w[None, :],
-                   np.array([float(deff)]))  # fmt: skip
+                   np.array([float(deff)]), *(totals if finite else (None, None)))  # fmt: skip
 
     def shares(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per study: (passed-pile rows, a, failed-pile rows, the weighted b); NaN shares for an empty pile."""
@@ -186,6 +219,23 @@ def share_draws(method: str, piles: Piles, n_draws: int, rng: np.random.Generato
     raise ValueError(f"unknown interval {method!r} (known: {', '.join(INTERVALS)})")
 
 
+def finite_shares(draws: np.ndarray, values: np.ndarray, total, rng: np.random.Generator) -> np.ndarray:
+    """A pile's share over its ``total`` rows (S,), from the draws (S, n_draws) of its rate: the labelled rows
+    ``values`` (S, n; NaN past the pile's end; a pooled rater's tie 0.5 counts half) are known, the other
+    total − n rows pass by Binomial(total − n, draw): (k + that) / total. Rows whose total is NaN (an infinite pile)
+    keep their draws; so do undefined studies (no labelled row). One binomial call over every study."""
+    total = np.asarray(total, dtype=float)
+    n = np.sum(~np.isnan(values), axis=1).astype(float)
+    k = np.nansum(values, axis=1)
+    use = np.isfinite(total) & (n > 0) & (total >= n)
+    rest = np.where(use, total - n, 0).astype(np.int64)[:, None]
+    pi = np.clip(np.nan_to_num(draws), 0, 1)
+    more = rng.binomial(rest, pi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        done = (k[:, None] + more) / total[:, None]
+    return np.where(use[:, None], done, draws)
+
+
 def p_draws(model: str, piles: Piles, n_draws: int, rng: np.random.Generator) -> np.ndarray:
     """(S, n_draws) draws of p: ``fixed`` (p itself), ``cd`` (its randomised confidence distribution on attempts /
     design effect), ``beta`` (Jeffreys on the attempts), ``beta-deff`` (on attempts / design effect), ``binomial``
@@ -269,7 +319,10 @@ def ppi_intervals(piles: Piles, confidence: float = 0.95) -> Intervals:
         mean_r = np.nansum(r, axis=1) / n
         var_r = np.nansum(r**2, axis=1) / n - mean_r**2
         est = p + mean_r
-        se = np.sqrt(np.maximum(var_r, 0) / n + p * (1 - p) / piles.attempts)
+        if piles.finite:  # p known; the labelled rows a sample without replacement of the attempts
+            se = np.sqrt(np.maximum(var_r, 0) / n * np.clip(1 - n / piles.attempts, 0, 1))
+        else:
+            se = np.sqrt(np.maximum(var_r, 0) / n + p * (1 - p) / piles.attempts)
     z = norm.ppf(1 - (1 - confidence) / 2)
     return _finish("ppi", piles, est, est - z * se, est + z * se, a, b)
 
@@ -287,7 +340,8 @@ def correction_intervals(
 ) -> Intervals:
     """Theta and its interval by ``method`` for every study of ``piles``; with ``with_q`` also the critic's
     sensitivity q1 and specificity q0 with theirs. Draws in this order: a, b, then p (``p_model``: the method's own
-    by default, :data:`METHOD_P`; a function of the generator for a model of the simulator's own)."""
+    by default, :data:`METHOD_P`, and ``fixed`` for finite piles; a function of the generator for a model of the
+    simulator's own), then, for finite piles, each pile's completion (:func:`finite_shares`: passed, then failed)."""
     if method == "ppi":
         return ppi_intervals(piles, confidence)
     if method not in INTERVALS:
@@ -295,8 +349,12 @@ def correction_intervals(
     if not 0 <= unanimous_scale <= 1 or (unanimous_scale != 1 and method != "fiducial"):
         raise ValueError(f"unanimous_scale must lie in [0, 1], for fiducial only; got {unanimous_scale} for {method}")
     ab, bb = share_draws(method, piles, n_draws, rng, unanimous_scale=unanimous_scale)
-    model = p_model or METHOD_P[method]
+    model = p_model or ("fixed" if piles.finite else METHOD_P[method])
     pb = model(rng) if callable(model) else p_draws(model, piles, n_draws, rng)
+    if piles.finite:
+        nan = np.full(len(piles.p), np.nan)
+        ab = finite_shares(ab, piles.passed, nan if piles.passed_total is None else piles.passed_total, rng)
+        bb = finite_shares(bb, piles.failed, nan if piles.failed_total is None else piles.failed_total, rng)
     _, a, _, b = piles.shares()
     alpha = (1 - confidence) / 2
     est = corrected_rate(piles.p, a, b)
@@ -336,6 +394,8 @@ def correction_interval(
     level_passes=None,
     level_attempts=None,
     deff: float | None = None,
+    passed_total: float | None = None,
+    failed_total: float | None = None,
     n_draws: int = 4000,
     confidence: float = 0.95,
     rng: np.random.Generator,
@@ -343,12 +403,14 @@ def correction_interval(
     """The corrected rate of one cell with its interval by ``method`` (one of :data:`INTERVALS`): the entry point
     of 03's tables and the report, for the overall verdict and for each check alike. ``level_passes`` and
     ``level_attempts``: the cell's counts per level, for p's design effect (fiducial; 1 without them); or ``deff``, that
-    design effect computed already (an imported dataset keeps it)."""
+    design effect computed already (an imported dataset keeps it). ``passed_total`` and ``failed_total``: the
+    piles' rows in all, for the finite population (:class:`Piles`; both None: the superpopulation)."""
     if method not in INTERVALS:
         raise ValueError(f"unknown interval {method!r} (known: {', '.join(INTERVALS)})")
     if deff is None:
         deff = 1.0 if level_passes is None else design_effect(level_passes, level_attempts)
-    piles = Piles.one(p, attempts, passed_pile, failed_pile, failed_weights, deff=deff)
+    piles = Piles.one(p, attempts, passed_pile, failed_pile, failed_weights, deff=deff, passed_total=passed_total,
+                      failed_total=failed_total)  # fmt: skip
     r = correction_intervals(method, piles, n_draws=n_draws, confidence=confidence, rng=rng, with_q=True)
     point = Correction(float(p), float(r.a[0]), float(r.b[0]), float(r.theta[0]), float(r.q1[0]), float(r.q0[0]))
     return CorrectionInterval(point, (float(r.low[0]), float(r.high[0])), (float(r.q1_low[0]), float(r.q1_high[0])),
