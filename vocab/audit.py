@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from vocab import stats
 from vocab.calibration.sample import CalibrationError
 from vocab.layout import RunDir
 
@@ -192,6 +193,7 @@ def audit(
     say: Callable[[str], None] = print,
     import_kw: dict | None = None,
     source_kind: str | None = None,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> Audit:
     import asyncio
 
@@ -264,9 +266,10 @@ def audit(
         from vocab.estimates.compare import comparisons, lines
         from vocab.estimates.correct import corrected
 
-        c = corrected(d, ratings)
+        c = corrected(d, ratings, population=population)
         result.headline = report.headline_lines(d, c)
-        found = comparisons(c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot)[c.lead]
+        found = comparisons(c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot,
+                            population=population)[c.lead]  # fmt: skip
         if len(found.pairs):  # two or more cells the lead rater corrects: `vocab compare`'s lines
             result.comparisons = lines(found)
     waiting = [n for n in raters if result.rated.get(n) != "complete"]
@@ -289,7 +292,8 @@ def audit(
 
 
 def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, per_pile: int, seed: int, max_calls,
-                 source_kind, scorer, assertion, feedback=None, metric=None) -> Audit:  # fmt: skip
+                 source_kind, scorer, assertion, feedback=None, metric=None,
+                 population: str = stats.DEFAULT_POPULATION) -> Audit:  # fmt: skip
     """`vocab audit`: :func:`audit` with its options checked and the dataset directory's lock held while it runs."""
     from vocab.config import load_config
     from vocab.records import dir_lock
@@ -309,4 +313,4 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
         kw = {"inspect": {"scorer": scorer}, "promptfoo": {"assertion": assertion},
               "mlflow": {"feedback": feedback, "seed": seed}, "deepeval": {"metric": metric}}  # fmt: skip
         return audit(source, out, raters=raters, llm_raters=llm_raters, cfg=cfg, per_pile=per_pile, seed=seed,
-                     max_calls=max_calls, source_kind=source_kind, import_kw=kw)  # fmt: skip
+                     max_calls=max_calls, source_kind=source_kind, import_kw=kw, population=population)  # fmt: skip

@@ -167,7 +167,8 @@ def cmd_audit(args) -> int:
     llm = names(args.llm_raters, "--llm-raters") if args.llm_raters is not None else ()
     a = audit_locked(args.source, args.out, raters=raters, llm_raters=llm, config=args.config, per_pile=args.per_pile,
                      seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, scorer=args.scorer,
-                     assertion=args.assertion, feedback=args.feedback, metric=args.metric)  # fmt: skip
+                     assertion=args.assertion, feedback=args.feedback, metric=args.metric,
+                     population=args.population)  # fmt: skip
     for name, state in sorted(a.rated.items()):
         print(f"ratings {name}: {state}")
     print("\n".join([*a.headline, *a.comparisons, f"next: {a.next_step}"]))
@@ -183,7 +184,7 @@ def cmd_report(args) -> int:
 
     raters = list(names(args.raters, "--raters")) if args.raters is not None else None
     with dir_lock(args.run_dir):  # read while nobody writes into it
-        paths = report.write(args.run_dir, raters, args.out, force=args.force)
+        paths = report.write(args.run_dir, raters, args.out, force=args.force, population=args.population)
     for p in paths:
         print(p)
     return 0
@@ -206,11 +207,11 @@ def cmd_gate(args) -> int:
                 f"--{floors[0].replace('_', '-')} gates each cell; with --a and --b give "
                 "--min-difference, --min-q1-difference or --min-q0-difference"
             )
-        g = difference_gate(args.run_dir, a=args.a, b=args.b, rater=args.rater, **margins)
+        g = difference_gate(args.run_dir, a=args.a, b=args.b, rater=args.rater, population=args.population, **margins)
         print(json.dumps(g.as_dict()) if args.json else g.line())
         return 0 if g.holds else 1
     cells = gate(args.run_dir, min_rate=args.min_rate, min_q1=args.min_q1, min_q0=args.min_q0,
-                 max_unscored=args.max_unscored, rater=args.rater)  # fmt: skip
+                 max_unscored=args.max_unscored, rater=args.rater, population=args.population)  # fmt: skip
     if args.json:
         print(json.dumps({"holds": all(c.holds for c in cells), "cells": [c.as_dict() for c in cells]}))
     else:
@@ -223,6 +224,6 @@ def cmd_plan(args) -> int:
 
     p = plan_request(args.pilot, theta=args.theta, q1=args.q1, q0=args.q0, attempts=args.attempts, rater=args.rater,
                      half_width=args.half_width, method=args.method, sims=args.sims, seed=args.seed,
-                     n_boot=args.n_boot)  # fmt: skip
+                     n_boot=args.n_boot, population=args.population)  # fmt: skip
     print(json.dumps(p.as_dict()) if args.json else p.text())
     return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vocab.cli_options import rater
+from vocab.cli_options import population_option, rater
 
 
 def add_compare(sub) -> None:
@@ -18,6 +18,7 @@ def add_compare(sub) -> None:
         "--rater", type=rater, help="whose blind ratings (a variant of the report's table; default its lead rater)"
     )
     co.add_argument("--seed", type=int, default=0)
+    population_option(co)
     co.add_argument("--json", action="store_true", help="one JSON object instead of a line per pair")
     co.set_defaults(func=cmd_compare)
 
@@ -27,6 +28,7 @@ def cmd_compare(args) -> int:
     from vocab.records import dir_lock
 
     with dir_lock(args.run_dir):  # read while nobody writes into it
-        found = compare_dir(args.run_dir, rater=args.rater, a=args.a, b=args.b, seed=args.seed)
+        found = compare_dir(args.run_dir, rater=args.rater, a=args.a, b=args.b, seed=args.seed,
+                            population=args.population)  # fmt: skip
     print(json.dumps(found.as_dict()) if args.json else "\n".join(lines(found)))
     return 0

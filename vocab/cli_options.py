@@ -52,6 +52,16 @@ def rater(text: str) -> str:
     return text
 
 
+def population_option(p) -> None:
+    """``--population``: what a corrected rate is the rate of (:data:`vocab.stats.POPULATIONS`)."""
+    from vocab import stats
+
+    p.add_argument("--population", choices=stats.POPULATIONS, default=stats.DEFAULT_POPULATION,
+                   help="what theta is the rate of: the cell's own judged items, each pile the finite set it is "
+                        "(finite, default: a pile fully labelled is known), or the rate the items were drawn from "
+                        "(superpopulation, seed 000's)")  # fmt: skip
+
+
 def dataset_name(text: str) -> str:
     """A dataset's name (the report's title): 1 to 120 printable characters."""
     if not text.strip() or len(text) > 120 or not text.isprintable():
@@ -344,9 +354,9 @@ def add_commands(sub, cli) -> None:
     cg.add_argument("--sims", type=int, default=2000)
     cg.add_argument("--n-boot", type=int, default=1000)
     cg.add_argument("--seed", type=int, default=0)
-    cg.add_argument("--population", choices=stats.POPULATIONS, default=stats.DEFAULT_POPULATION,
-                    help="what the intervals aim at: each study's own attempts (finite, the report's) or the writer's "
-                         "rate over levels (superpopulation)")  # fmt: skip
+    cg.add_argument("--population", choices=stats.POPULATIONS, default=stats.SUPERPOPULATION,
+                    help="what the intervals aim at: the writer's rate over levels (superpopulation, default: the "
+                         "bar's grid) or each study's own attempts (finite, the report's default)")  # fmt: skip
     cg.add_argument(
         "--jobs",
         type=int,
@@ -383,6 +393,7 @@ def add_commands(sub, cli) -> None:
     au.add_argument("--assertion", help="promptfoo: the judge's assertion, by metric or type")
     au.add_argument("--feedback", help="MLflow: the judge's feedback name")
     au.add_argument("--metric", help="DeepEval: the judge's metric")
+    population_option(au)
     au.set_defaults(func=cli.cmd_audit)
 
     rp = sub.add_parser("report", help="a self-contained report.html and report.md of an audit (run or dataset)")
@@ -390,6 +401,7 @@ def add_commands(sub, cli) -> None:
     rp.add_argument("--raters", help="comma-separated raters (default: every rater with a ratings file)")
     rp.add_argument("--out", type=Path, help="where to write (default: <run_dir>/report)")
     rp.add_argument("--force", action="store_true", help="replace a report already in --out")
+    population_option(rp)
     rp.set_defaults(func=cli.cmd_report)
 
     ga = sub.add_parser("gate", help="exit 0 when every cell's interval clears the thresholds, 1 when one does not")
@@ -408,6 +420,7 @@ def add_commands(sub, cli) -> None:
                        ("--min-q0-difference", "b − a's q0")):  # fmt: skip
         ga.add_argument(flag, type=finite, help=f"a margin for the lower end of {what} (negative: non-inferiority)")
     ga.add_argument("--json", action="store_true", help="one JSON object instead of a line per cell")
+    population_option(ga)
     ga.set_defaults(func=cli.cmd_gate)
 
     pl = sub.add_parser("plan", help="how many rows per pile a target half-width needs, by simulation")
@@ -430,6 +443,7 @@ def add_commands(sub, cli) -> None:
     pl.add_argument("--n-boot", type=int, default=1000, help="draws per interval (default 1000)")
     pl.add_argument("--seed", type=int, default=0)
     pl.add_argument("--json", action="store_true")
+    population_option(pl)
     pl.set_defaults(func=cli.cmd_plan)
 
     ck = sub.add_parser("check", help="the script adjudicator: JSON Lines on stdin, one verdict line per input")

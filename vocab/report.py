@@ -385,7 +385,7 @@ class ReportError(InputError):
 
 
 def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | Path | None = None, *,
-          force: bool = False) -> list[Path]:  # fmt: skip
+          force: bool = False, population: str = stats.DEFAULT_POPULATION) -> list[Path]:  # fmt: skip
     """Write ``report.html``, ``report.md``, the figure the Markdown links (``report.png``) and the corrected-rate
     table at full precision (``corrected.csv``: what the report rounds, and the bounds ``vocab gate`` holds to) into
     ``out_dir`` (default ``<run_dir>/report``, remade on every call); returns the paths. A named ``out_dir`` that
@@ -399,7 +399,7 @@ def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | P
     held = [f for f in REPORT_FILES if (out / f).exists()]
     if out_dir is not None and held and not force:
         raise ReportError(f"--out {out} holds a report already ({', '.join(held)}); pass --force to replace it")
-    rep = build(run_dir, raters)
+    rep = build(run_dir, raters, population=population)
     same = out.exists() and out.resolve() == Path(run_dir).resolve()  # the caller holds the run's own lock
     with contextlib.nullcontext(out) if same else dir_lock(out):
         if out_dir is not None and not force and not held and any((out / f).exists() for f in REPORT_FILES):

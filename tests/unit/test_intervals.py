@@ -3,6 +3,8 @@ study is, to the bit, what the report prints for the same piles and seed."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -42,14 +44,15 @@ def test_the_simulator_computes_what_the_report_prints(seed):
     flip = rng.random(len(key)) < rng.uniform(0.05, 0.4)
     verdicts = pd.Series((key.critic_verdict.eq("PASSED") ^ flip).astype(float).to_numpy(), index=key.blind_id)
     ratings = {"r": pd.DataFrame({"blind_id": key.blind_id, "verdict": np.where(verdicts, "PASSED", "FAILED")})}
-    for interval in stats.INTERVALS:
-        table = correction_table(att, key, variants(ratings, None), n_boot=300, seed=seed, interval=interval)
+    for interval, population in itertools.product(stats.INTERVALS, stats.POPULATIONS):
+        table = correction_table(att, key, variants(ratings, None), n_boot=300, seed=seed, interval=interval,
+                                 population=population)  # fmt: skip
         assert len(table) == 4
         for row in table.itertuples():
             study = _as_study(att, key, verdicts, row.cell)
             rng = stats.stream(seed, "correction", interval, "r", row.cell)  # the report's stream for that row
-            est, lo, hi = clustered_interval(interval, study, 300, rng)
-            assert (est[0], lo[0], hi[0]) == (row.theta, row.ci_low, row.ci_high), (interval, row.cell)
+            est, lo, hi = clustered_interval(interval, study, 300, rng, population=population)
+            assert (est[0], lo[0], hi[0]) == (row.theta, row.ci_low, row.ci_high), (interval, population, row.cell)
 
 
 def test_an_interval_of_one_study_does_not_depend_on_the_studies_beside_it_in_the_scalar_entry():
@@ -69,7 +72,8 @@ def test_the_placeholder_pile_moves_no_printed_digit_where_the_committed_runs_ha
     on the committed cells that have one (reference-v1's gemma3 → gemma3, every rater variant, 411 attempts), with
     the same draws of b and p over five seeds: the interval with the placeholder's draws (checked to be the
     correction's own interval, draw for draw, to 1e-12) and with that share held at 0 (out of the draws) print the
-    same three decimals."""
+    same three decimals (for the superpopulation; for the finite population p = 0 is known and the placeholder moves
+    no draw at all)."""
     from pathlib import Path
 
     from vocab import calibration
@@ -84,9 +88,14 @@ def test_the_placeholder_pile_moves_no_printed_digit_where_the_committed_runs_ha
     script = raters.pop("script")
     cells = 0
     for variant, ok in correct.variants(raters, script, data.rubric).items():
-        c = correct._cell(correct.cell_counts(data), key, "gemma3__gemma3", ok.index)
+        c = correct._cell(correct.cell_counts(data), key, "gemma3__gemma3", ok.index, stats.SUPERPOPULATION)
         if c is None or c.empty != "passed":
             continue
+        # for the finite population p = 0 is known: every draw of p is 0, so the placeholder's share has weight 0 in
+        # every draw of theta
+        fin = correct._cell(correct.cell_counts(data), key, "gemma3__gemma3", ok.index, stats.FINITE)
+        own = correct._estimate(fin, ok, "fiducial", 4000, 0.95, np.random.default_rng(0))
+        assert np.isnan(fin.passed_total) and not own.p_samples.any(), variant
         cells += 1
         y, w = ok.loc[c.failed_ids].to_numpy(float), c.failed_weights
         b_hat, n_b = (y * w).sum() / w.sum(), float(stats.kish_rows(w))

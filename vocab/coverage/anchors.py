@@ -70,14 +70,20 @@ def pile_rows(pop: Population, sizes: tuple[int, int], rng: np.random.Generator)
     return out[0], out[1]
 
 
-def vocab_interval(pop: Population, passed: np.ndarray, failed: np.ndarray, rng, n_draws: int = 4000):
+def vocab_interval(pop: Population, passed: np.ndarray, failed: np.ndarray, rng, n_draws: int = 4000,
+                   population: str = stats.SUPERPOPULATION):  # fmt: skip
     """vocab's default (03's fiducial interval, :func:`vocab.stats.fiducial_correction`) on the piles' true labels:
-    (estimate, low, high), or None where a pile is empty."""
+    (estimate, low, high), or None where a pile is empty. ``population``: the superpopulation (theta, what this
+    module's anchors aim at) or the finite one (the population's own share of true passes: p known, each pile of
+    its verdict's attempts in all)."""
     if passed.size == 0 or failed.size == 0:
         return None
+    totals = {}
+    if population == stats.FINITE:
+        totals = {"passed_total": float(pop.verdict.sum()), "failed_total": float((~pop.verdict).sum())}
     c = stats.fiducial_correction(
         float(pop.verdict.mean()), pop.verdict.size, pop.truth[passed].astype(float), pop.truth[failed].astype(float),
-        np.ones(failed.size), n_draws=n_draws, rng=rng,
+        np.ones(failed.size), n_draws=n_draws, rng=rng, **totals,
     )  # fmt: skip
     return c.point.theta, *c.theta_ci
 

@@ -140,6 +140,7 @@ def _recheck(grid, method, side, *, sims, n_boot, seed, max_attempts, window: fl
             [method], theta=r.theta, q1=r.q1, q0=r.q0, spread=r.spread, levels=int(r.levels),
             max_attempts=max_attempts, piles=int(r.piles), sims=sims, n_boot=n_boot,
             seed=stats.derived_seed(seed, "recheck_below", r.piles, r.theta, r.q1, r.q0, r.spread, r.levels),
+            population=getattr(r, "population", stats.SUPERPOPULATION),  # a grid from before #65 aimed at this
         )  # fmt: skip
         rows.append(
             {

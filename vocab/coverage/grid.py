@@ -41,7 +41,7 @@ def coverage_grid(
     sims: int = 2000,
     seed: int = 0,
     n_boot: int = 1000,
-    population: str = stats.DEFAULT_POPULATION,
+    population: str = stats.SUPERPOPULATION,
 ):
     """Coverage, width and bias over a grid (a pandas DataFrame, one row per point and method). Each point
     gets its own seed derived from ``seed`` and its position, so a point's result does not depend on which
@@ -103,7 +103,7 @@ class GridSpec:
     sims: int = 2000
     n_boot: int = 1000
     seed: int = 0
-    population: str = stats.DEFAULT_POPULATION
+    population: str = stats.SUPERPOPULATION
 
     def validate(self) -> None:
         if self.population not in stats.POPULATIONS:
@@ -144,7 +144,7 @@ class GridRequestError(InputError):
 
 def grid_request(methods: str, piles: str, thetas: str, q1s: str, q0s: str, spreads: str, *, levels: int,
                  max_attempts: int, sims: int, n_boot: int, seed: int, jobs: int, scheduler: str | None,
-                 jobs_given: bool = False, population: str = stats.DEFAULT_POPULATION) -> GridSpec:  # fmt: skip
+                 jobs_given: bool = False, population: str = stats.SUPERPOPULATION) -> GridSpec:  # fmt: skip
     """The grid the command line asks for, validated with its ``jobs`` and ``scheduler`` before any work."""
     try:
         spec = GridSpec(

@@ -12,8 +12,13 @@ The search does not hinge on simulation noise. The studies are simulated once, e
 request of n rows takes each pile's first n (the same studies, nested, for every n); every n's intervals draw from
 one stream. The mean half-width of the true design cannot rise with n, so the simulated values are fitted by a
 non-increasing (isotonic) regression, and the answer is the smallest n whose fitted half-width meets the target.
-Past the larger pile's size more rows change nothing: there the attempts' own variance (p's) is the floor, and a
-target below it is out of reach: the plan says so and names the best half-width every row of both piles gives.
+Past the larger pile's size more rows change nothing. For the finite population (the report's default,
+:data:`vocab.stats.POPULATIONS`) the intervals are the report's with p known and each pile finite, their coverage
+measured against each simulated study's own share of good attempts, so labelling every row of both piles leaves no
+error; a failed pile whose rows are weighted (a pilot's levels that failed more than once) is drawn as infinite, as
+the report draws it, and bounds the half-width from below. For the superpopulation the attempts' own variance (p's)
+is the floor. A target below the floor is out of reach: the plan says so and names the best half-width every row of
+both piles gives.
 
 Assumed without a pilot: the attempts are independent (a design effect of 1: a level's retries are not clustered)
 and the failed pile's rows weigh alike. From a pilot (:func:`plan_from_pilot`, ``vocab plan DIR``): per cell the
@@ -31,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from vocab import stats
-from vocab.coverage.simulate import METHODS, check_point, piles_interval, simulate_studies
+from vocab.coverage.simulate import METHODS, check_point, finite_totals, piles_interval, simulate_studies
 from vocab.errors import InputError
 from vocab.stats import DEFAULT_INTERVAL, Piles
 
@@ -59,10 +64,13 @@ class Plan:
     seed: int
     searched: dict[int, float] = field(default_factory=dict)  # per_pile -> simulated mean half-width, as drawn
     unit: str = "attempts"  # what the text calls the judged units: an imported dataset's are "items"
+    population: str = stats.DEFAULT_POPULATION  # what theta is the rate of (vocab.stats.POPULATIONS)
+    failed_finite: bool = True  # the FAILED pile's rows weigh alike, so it is finite (with the finite population)
 
     def as_dict(self) -> dict:
         d = asdict(self)
         d.pop("unit")
+        d.pop("failed_finite")
         d["searched"] = {str(k): round(v, 6) for k, v in sorted(self.searched.items())}
         d["piles"] = {k: round(v, 2) for k, v in self.piles.items()}
         d["pile_rows"] = {k: round(v, 2) for k, v in self.pile_rows.items()}
@@ -73,12 +81,17 @@ class Plan:
 
     def text(self) -> str:
         u = self.unit
-        what = f"theta {self.theta:.3g}, q1 {self.q1:.3g}, q0 {self.q0:.3g}, {self.attempts} {u}, {self.method}"
+        of = "the cell's own" if self.population == stats.FINITE else "drawn from a superpopulation:"
+        what = (f"theta {self.theta:.3g}, q1 {self.q1:.3g}, q0 {self.q0:.3g}, {of} {self.attempts} {u}, "
+                f"{self.method}")  # fmt: skip
         sizes = f"the piles hold about {self.piles['passed']:.0f} PASSED and {self.piles['failed']:.0f} FAILED {u}"
         if self.per_pile is None:
+            floor = (f"the FAILED pile's weighted rows bound it (each stands for failed {u} of its group it does not "
+                     f"pin down): label more than one a group" if self.population == stats.FINITE
+                     else f"the {u}' own variance bounds it: log more {u}")  # fmt: skip
             return (f"{what}: no request reaches ±{self.target_half_width:g}: with every row of both piles labelled "
-                    f"(about {self.labels:.0f} labels; {sizes}) the half-width is {self.half_width:.3f}; the "
-                    f"{u}' own variance bounds it: log more {u} (assumed: {self.assumed})")  # fmt: skip
+                    f"(about {self.labels:.0f} labels; {sizes}) the half-width is {self.half_width:.3f}; {floor} "
+                    f"(assumed: {self.assumed})")  # fmt: skip
         rows = f"{self.pile_rows['passed']:.0f} passed + {self.pile_rows['failed']:.0f} failed"
         short = "".join(f"; the {k.upper()} pile holds only about {self.piles[k]:.0f}, all of them labelled"
                         for k in self._short())  # fmt: skip
@@ -121,6 +134,7 @@ def plan_from_pilot(
     sims: int = 1000,
     seed: int = 0,
     n_boot: int = 1000,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> PilotPlan:
     """A plan per cell from a pilot's corrected estimates (see the module's note); ``rater``: whose ratings (by
     default the lead rater, as the report's headline: people before any LLM or script rater)."""
@@ -139,7 +153,7 @@ def plan_from_pilot(
     grader, groups = ("critic", "levels") if data.kind == "run" else ("judge", "groups")
     key = read_key(run_dir)
     passes = b.passes(lead, rubric=data.rubric)
-    corr = correct.correction_table(data, key, {lead: passes}, n_boot=n_boot, seed=seed)
+    corr = correct.correction_table(data, key, {lead: passes}, n_boot=n_boot, seed=seed, population=population)
     rated_rows = key[key.blind_id.isin(set(passes.dropna().index))]
     counts = data.cells
     cells = []
@@ -160,10 +174,14 @@ def plan_from_pilot(
         elif est["attempts"] < 2:  # one cell too small to plan leaves the other cells' plans standing
             est["why_none"] = f"no plan: the cell has {est['attempts']} attempt; a plan needs at least 2"
         else:
+            unit = int(counts.failed_groups[r.cell]) == sizes[1]  # every failing group failed once: rows alike
             p = plan(theta=r.theta, q1=q1, q0=q0, attempts=est["attempts"], half_width=half_width, method=method,
-                     sims=sims, seed=seed, n_boot=n_boot, design_effect=deff, pile_sizes=sizes,
+                     sims=sims, seed=seed, n_boot=n_boot, design_effect=deff, pile_sizes=sizes, failed_finite=unit,
+                     population=population,
                      assumed=f"the pilot's design effect {deff:.2f} of the {grader}'s pass rate over its {groups}, "
-                     f"its piles of {sizes[0]} PASSED and {sizes[1]} FAILED")  # fmt: skip
+                     f"its piles of {sizes[0]} PASSED and {sizes[1]} FAILED"
+                     + ("" if unit else f" (the FAILED pile's rows weighted by their {groups}' failures: drawn as "
+                        "infinite)"))  # fmt: skip
             if data.kind != "run":
                 p = dataclasses.replace(p, unit="items")
             est.update(p.as_dict())
@@ -226,16 +244,22 @@ def plan(
     design_effect: float = 1.0,
     pile_sizes: tuple[int, int] | None = None,
     assumed: str = NO_PILOT,
+    population: str = stats.DEFAULT_POPULATION,
+    failed_finite: bool = True,
 ) -> Plan:
     """The smallest rows-per-pile request whose fitted mean half-width meets ``half_width`` (see the module's note).
     ``design_effect``: p's over the levels (a pilot's); ``pile_sizes``: the (PASSED, FAILED) piles' sizes when
-    known (a pilot's), for the labels a request draws."""
+    known (a pilot's), for the labels a request draws. ``population``: what the interval aims at (its coverage is
+    measured against the same); ``failed_finite``: the FAILED pile's rows weigh alike (a pilot whose groups failed
+    more than once: False, the pile drawn as infinite, as the report draws it)."""
     from scipy.optimize import isotonic_regression
 
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
     check_plan(theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims,
                n_boot=n_boot)  # fmt: skip
+    if population not in stats.POPULATIONS:
+        raise ValueError(f"unknown population {population!r} (known: {', '.join(stats.POPULATIONS)})")
     names = ("plan", theta, q1, q0, attempts, method, design_effect)
     st = simulate_studies(theta, q1, q0, attempts, attempts, sims, stats.stream(seed, *names, "studies"))
     sizes = np.stack([np.sum(~np.isnan(st.passed), axis=1), np.sum(~np.isnan(st.failed), axis=1)])  # (2, S)
@@ -250,11 +274,19 @@ def plan(
         # a critic that passed nothing (p = 0) has no PASSED pile and needs none (theta = b), likewise p = 1: the
         # placeholder row the report gives it, which p's weight 0 cancels (calibration.correct)
         x[st.p == 0, 0], y[st.p == 1, 0] = 0.0, 0.0
+        totals, target = (None, None), theta
+        if population == stats.FINITE:
+            passes, failures = finite_totals(st.p, float(attempts))
+            # a placeholder pile (p = 0 or 1) is no finite set: drawn as the report draws it
+            totals = (np.where(passes > 0, passes, np.nan),
+                      np.where((failures > 0) & failed_finite, failures, np.nan))  # fmt: skip
+            target = st.truth
         piles = Piles(st.p, np.full(sims, float(attempts)), x, y, (~np.isnan(y)).astype(float),
-                      np.full(sims, float(design_effect)))  # fmt: skip
+                      np.full(sims, float(design_effect)), *totals)  # fmt: skip
         est, lo, hi = piles_interval(method, piles, n_boot, stats.stream(seed, *names, "draws"))
         d = ~np.isnan(est)
-        seen[n] = (float(np.mean(hi[d] - lo[d]) / 2), float(np.mean((lo[d] <= theta) & (theta <= hi[d]))))
+        t = np.broadcast_to(np.asarray(target, dtype=float), est.shape)[d]
+        seen[n] = (float(np.mean(hi[d] - lo[d]) / 2), float(np.mean((lo[d] <= t) & (t <= hi[d]))))
 
     def fitted() -> dict[int, float]:
         ns = sorted(seen)
@@ -273,7 +305,8 @@ def plan(
         rows = drawn(top)
         return Plan(method, theta, q1, q0, attempts, half_width, None, _pair(expected), _pair(rows),
                     float(rows.sum()), fit[top], seen[top][1], design_effect, assumed, sims, seed,
-                    {k: v[0] for k, v in seen.items()})  # fmt: skip
+                    {k: v[0] for k, v in seen.items()}, population=population,
+                    failed_finite=failed_finite)  # fmt: skip
     hi = meets[0]
     lo = max([n for n in fit if n < hi], default=0)
     while hi - lo > 1:  # bisect between the last request that fails and the first that meets, refitting each time
@@ -284,7 +317,7 @@ def plan(
     rows = drawn(hi)
     return Plan(method, theta, q1, q0, attempts, half_width, hi, _pair(expected), _pair(rows), float(rows.sum()),
                 fit[hi], seen[hi][1], design_effect, assumed, sims, seed,
-                {k: v[0] for k, v in seen.items()})  # fmt: skip
+                {k: v[0] for k, v in seen.items()}, population=population, failed_finite=failed_finite)  # fmt: skip
 
 
 def _pair(x) -> dict[str, float]:
@@ -295,7 +328,8 @@ class PlanError(InputError):
     """A `vocab plan` request that cannot be planned: one line, exit 2."""
 
 
-def plan_request(pilot, *, theta, q1, q0, attempts, rater, half_width, method, sims, seed, n_boot):
+def plan_request(pilot, *, theta, q1, q0, attempts, rater, half_width, method, sims, seed, n_boot,
+                 population=stats.DEFAULT_POPULATION):  # fmt: skip
     """`vocab plan`: from a pilot directory (its estimates plugged in) or from guessed ``theta``, ``q1``, ``q0`` and
     ``attempts``, never both; every input checked before any simulation."""
     from pathlib import Path
@@ -309,13 +343,13 @@ def plan_request(pilot, *, theta, q1, q0, attempts, rater, half_width, method, s
             if not Path(pilot).is_dir():
                 raise PlanError(f"{pilot}: not a directory (a run or dataset with some blind ratings)")
             return plan_from_pilot(pilot, half_width=half_width, rater=rater, method=method, sims=sims, seed=seed,
-                                   n_boot=n_boot)  # fmt: skip
+                                   n_boot=n_boot, population=population)  # fmt: skip
         missing = [k for k, v in guesses.items() if v is None]
         if missing:
             raise PlanError(f"{', '.join(missing)} needed (or a pilot directory: vocab plan DIR --half-width H)")
         if rater is not None:
             raise PlanError("--rater is for a pilot (vocab plan DIR --rater NAME)")
         return plan(theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims,
-                    seed=seed, n_boot=n_boot)  # fmt: skip
+                    seed=seed, n_boot=n_boot, population=population)  # fmt: skip
     except ValueError as e:
         raise PlanError(str(e)) from None

@@ -34,6 +34,7 @@ class Studies:
     failed: np.ndarray  # (S, n) the same for the failed pile
     defined: np.ndarray  # (S,) both piles non-empty
     attempts: int = 0  # N, the attempts behind p
+    truth: np.ndarray | None = None  # (S,) the study's own share of good attempts (the finite population's theta)
 
 
 def _pile(good: np.ndarray, member: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
@@ -64,15 +65,23 @@ def simulate_studies(
     passed = _pile(rated_good, passes, piles, rng)
     failed = _pile(rated_good, ~passes, piles, rng)
     defined = ~np.isnan(passed[:, 0]) & ~np.isnan(failed[:, 0])
-    return Studies(p, passed, failed, defined, attempts)
+    return Studies(p, passed, failed, defined, attempts, good.mean(axis=1))
 
 
-def study_piles(st: Studies) -> Piles:
+def finite_totals(p: np.ndarray, attempts: float) -> tuple[np.ndarray, np.ndarray]:
+    """Each pile's rows in all for the finite population of unweighted, independent attempts: the critic's passes
+    and its failures."""
+    passes = np.round(np.asarray(p, dtype=float) * attempts)
+    return passes, attempts - passes
+
+
+def study_piles(st: Studies, population: str = stats.SUPERPOPULATION) -> Piles:
     """The studies' piles as :mod:`vocab.stats.intervals` takes them: unweighted, independent attempts (design
-    effect 1)."""
+    effect 1); for the finite population with each pile's rows in all (:func:`finite_totals`)."""
     s = len(st.p)
+    totals = finite_totals(st.p, float(st.attempts)) if population == stats.FINITE else (None, None)
     return Piles(st.p, np.full(s, float(st.attempts)), st.passed, st.failed, (~np.isnan(st.failed)).astype(float),
-                 np.ones(s))  # fmt: skip
+                 np.ones(s), *totals)  # fmt: skip
 
 
 # each simulator method (this module's and the clustered simulator's): the interval of vocab.stats.intervals it is,
