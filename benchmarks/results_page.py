@@ -149,6 +149,15 @@ def _compare(doc: dict) -> str:
     )
 
 
+def _finite(doc: dict) -> str:
+    s = doc["summary"]
+    f, w = s["finite"], s["finite"]["width_vs_superpopulation"]
+    others = ", ".join(f"{k} {v['under_93']} (worst {v['worst']})" for k, v in s.items() if k != "finite")
+    return (f"finite piles under 0.93 on {f['under_93']} of {f['tables']} tables (worst {f['worst']}), "
+            f"{w['mean']:.2f}× the superpopulation interval's width on average ({w['min']:.2f}–{w['max']:.2f}); "
+            f"{others}")  # fmt: skip
+
+
 def _plan(doc: dict) -> str:
     f = doc["fewer_labels"]
     return f"vocab fewer labels at {f['vocab']} of {len(doc['points'])} points, truescore at {f['truescore']}"
@@ -225,6 +234,7 @@ ROWS = [
         "python benchmarks/bench_compare.py",
     ),
     Row("`vocab plan` beside `truescore plan`", "plan.json", _plan, "python benchmarks/bench_plan.py"),
+    Row("finite piles on fixed tables", "finite.json", _finite, "python benchmarks/bench_finite.py"),
     Row(
         "serving recipes on AVX2, side by side",
         "avx2_recipes.json",
