@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from vocab import stats
 from vocab.cli import main
 from vocab.coverage.plan import plan
 from vocab.coverage.simulate import coverage
 
+SP = stats.SUPERPOPULATION  # the simulator `vocab coverage` checks a plan against draws the superpopulation
 REFERENCE = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference"
 
 
@@ -21,7 +23,7 @@ def test_the_plan_counts_the_labels_the_piles_hold():
     """Worked by hand: a critic right 9 times in 10 either way on a writer good 1 time in 10 passes 0.1·0.9 + 0.9·0.1
     = 18 % of 200 attempts, so its PASSED pile holds about 36 rows and a request of n > 36 rows a pile draws about
     36 + n labels, not 2n."""
-    p = plan(theta=0.1, q1=0.9, q0=0.9, attempts=200, half_width=0.045, sims=600)
+    p = plan(theta=0.1, q1=0.9, q0=0.9, attempts=200, half_width=0.045, sims=600, population=SP)
     n = p.per_pile
     assert p.piles["passed"] == pytest.approx(36, abs=1.5) and p.piles["failed"] == pytest.approx(164, abs=1.5)
     assert n > 40 and p.pile_rows == {"passed": p.piles["passed"], "failed": n}
@@ -33,8 +35,8 @@ def test_the_answer_holds_in_vocab_coverage_and_does_not_hinge_on_the_seed():
     """Another seed plans within 5 % of the labels, and the study simulated afresh by `vocab coverage` (its own
     studies and draws) at the planned request meets the target within simulation error, where a request a fifth
     smaller does not."""
-    a = plan(theta=0.1, q1=0.9, q0=0.9, attempts=200, half_width=0.045, sims=600, seed=0)
-    b = plan(theta=0.1, q1=0.9, q0=0.9, attempts=200, half_width=0.045, sims=600, seed=5)
+    a = plan(theta=0.1, q1=0.9, q0=0.9, attempts=200, half_width=0.045, sims=600, seed=0, population=SP)
+    b = plan(theta=0.1, q1=0.9, q0=0.9, attempts=200, half_width=0.045, sims=600, seed=5, population=SP)
     assert abs(a.labels - b.labels) <= 0.05 * a.labels, (a.labels, b.labels)
     kw = {"theta": 0.1, "q1": 0.9, "q0": 0.9, "attempts": 200, "sims": 1500, "seed": 21}
     assert coverage("fiducial", piles=a.per_pile, **kw).mean_width / 2 <= 0.045 * 1.02
@@ -55,7 +57,7 @@ def _non_increasing_fit(y: list[float]) -> list[float]:
 def test_the_simulated_half_width_is_fitted_non_increasing():
     """The plan's half-width is the non-increasing least-squares fit of the simulated half-widths at every request
     searched, at the smallest request whose fit meets the target; the request searched before it misses."""
-    p = plan(theta=0.3, q1=0.8, q0=0.7, attempts=400, half_width=0.1, sims=40, seed=1, n_boot=200)
+    p = plan(theta=0.3, q1=0.8, q0=0.7, attempts=400, half_width=0.1, sims=40, seed=1, n_boot=200, population=SP)
     ns = sorted(p.searched)
     assert ns[:3] == [1, 2, 3] and p.per_pile in ns
     fit = dict(zip(ns, _non_increasing_fit([p.searched[n] for n in ns]), strict=True))
@@ -76,7 +78,7 @@ def test_pool_adjacent_violators_fits_as_least_squares():
 
 def test_a_target_the_attempts_cannot_reach_says_so_and_names_the_best():
     """20 attempts: with every row of both piles labelled the cell has exactly its 20 attempts as labels."""
-    p = plan(theta=0.3, q1=0.8, q0=0.7, attempts=20, half_width=0.02, sims=300)
+    p = plan(theta=0.3, q1=0.8, q0=0.7, attempts=20, half_width=0.02, sims=300, population=SP)
     assert p.per_pile is None and p.labels == pytest.approx(20) and p.half_width > 0.02
     assert "no request reaches ±0.02" in p.text() and "log more attempts" in p.text()
 
@@ -179,7 +181,7 @@ def test_bad_input_to_a_pilot_plan_is_one_line(capsys, argv, words):
 def test_a_critic_that_passes_nothing_is_planned_as_the_report_corrects_it():
     """p = 0: no PASSED pile, and none needed (theta = b, the report's placeholder): the plan has a finite
     half-width, not NaN (which is no JSON either)."""
-    p = plan(theta=0.3, q1=0.0, q0=1.0, attempts=50, half_width=0.05, sims=200, n_boot=200)
+    p = plan(theta=0.3, q1=0.0, q0=1.0, attempts=50, half_width=0.05, sims=200, n_boot=200, population=SP)
     assert p.piles["passed"] == 0 and 0 < p.half_width < 0.5 and p.labels == pytest.approx(50)
-    p = plan(theta=0.3, q1=0.0, q0=1.0, attempts=50, half_width=0.2, sims=200, n_boot=200)
+    p = plan(theta=0.3, q1=0.0, q0=1.0, attempts=50, half_width=0.2, sims=200, n_boot=200, population=SP)
     assert p.per_pile is not None and p.pile_rows["passed"] == 0

@@ -7,8 +7,8 @@ probability q1 if good, 1 − q0 if not; a level stops at its first pass or afte
 drawn as `vocab.calibration.sample` draws them: ``piles`` critic-passed attempts, and ``piles`` levels with a
 failed attempt, one failed attempt each, weighted by the level's number of failed attempts. The target depends on
 the population (:data:`vocab.stats.POPULATIONS`): for ``finite`` (the report's default) each study's own share of
-good attempts (``truth``), the intervals with p known and the passed pile finite (the failed pile is weighted, so
-drawn as infinite: :class:`vocab.stats.Piles`); for ``superpopulation`` the writer's rate of good attempts over the
+good attempts (``truth``), the intervals with p known and both piles finite (:class:`vocab.stats.Piles`); for
+``superpopulation`` the writer's rate of good attempts over the
 population of levels (:func:`population_theta`: E[good attempts] / E[attempts], the retries included), as in the
 unclustered simulator.
 
@@ -135,14 +135,11 @@ def population_theta(theta: float, q1: float, q0: float, spread: float, max_atte
 
 def clustered_piles(st: ClusteredStudies, population: str = stats.SUPERPOPULATION) -> Piles:
     """The studies' piles as :mod:`vocab.stats.intervals` takes them, p's design effect from their levels; for the
-    finite population with each pile's rows in all (the failed pile's where every failing level failed once, as
-    :mod:`vocab.estimates.correct` decides it; otherwise NaN: drawn as infinite)."""
+    finite population with each pile's attempts in all (the critic's passes and failures)."""
     totals = (None, None)
     if population == stats.FINITE:
         passes = st.level_passes.sum(axis=1).astype(float)
-        failures = st.level_attempts - st.level_passes
-        unit = np.all((failures <= 1), axis=1)
-        totals = (passes, np.where(unit, st.attempts - passes, np.nan))
+        totals = (passes, st.attempts - passes)
     elif population != stats.SUPERPOPULATION:
         raise ValueError(f"unknown population {population!r} (known: {', '.join(stats.POPULATIONS)})")
     return Piles(st.p, st.attempts.astype(float), st.passed, st.failed, st.weights,

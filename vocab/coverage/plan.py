@@ -15,10 +15,8 @@ non-increasing (isotonic) regression, and the answer is the smallest n whose fit
 Past the larger pile's size more rows change nothing. For the finite population (the report's default,
 :data:`vocab.stats.POPULATIONS`) the intervals are the report's with p known and each pile finite, their coverage
 measured against each simulated study's own share of good attempts, so labelling every row of both piles leaves no
-error; a failed pile whose rows are weighted (a pilot's levels that failed more than once) is drawn as infinite, as
-the report draws it, and bounds the half-width from below. For the superpopulation the attempts' own variance (p's)
-is the floor. A target below the floor is out of reach: the plan says so and names the best half-width every row of
-both piles gives.
+error. For the superpopulation the attempts' own variance (p's) is the floor. A target below the floor is out of
+reach: the plan says so and names the best half-width every row of both piles gives.
 
 Assumed without a pilot: the attempts are independent (a design effect of 1: a level's retries are not clustered)
 and the failed pile's rows weigh alike. From a pilot (:func:`plan_from_pilot`, ``vocab plan DIR``): per cell the
@@ -65,12 +63,10 @@ class Plan:
     searched: dict[int, float] = field(default_factory=dict)  # per_pile -> simulated mean half-width, as drawn
     unit: str = "attempts"  # what the text calls the judged units: an imported dataset's are "items"
     population: str = stats.DEFAULT_POPULATION  # what theta is the rate of (vocab.stats.POPULATIONS)
-    failed_finite: bool = True  # the FAILED pile's rows weigh alike, so it is finite (with the finite population)
 
     def as_dict(self) -> dict:
         d = asdict(self)
         d.pop("unit")
-        d.pop("failed_finite")
         d["searched"] = {str(k): round(v, 6) for k, v in sorted(self.searched.items())}
         d["piles"] = {k: round(v, 2) for k, v in self.piles.items()}
         d["pile_rows"] = {k: round(v, 2) for k, v in self.pile_rows.items()}
@@ -86,8 +82,7 @@ class Plan:
                 f"{self.method}")  # fmt: skip
         sizes = f"the piles hold about {self.piles['passed']:.0f} PASSED and {self.piles['failed']:.0f} FAILED {u}"
         if self.per_pile is None:
-            floor = (f"the FAILED pile's weighted rows bound it (each stands for failed {u} of its group it does not "
-                     f"pin down): label more than one a group" if self.population == stats.FINITE
+            floor = ("the interval's draws bound it" if self.population == stats.FINITE
                      else f"the {u}' own variance bounds it: log more {u}")  # fmt: skip
             return (f"{what}: no request reaches ±{self.target_half_width:g}: with every row of both piles labelled "
                     f"(about {self.labels:.0f} labels; {sizes}) the half-width is {self.half_width:.3f}; {floor} "
@@ -174,14 +169,10 @@ def plan_from_pilot(
         elif est["attempts"] < 2:  # one cell too small to plan leaves the other cells' plans standing
             est["why_none"] = f"no plan: the cell has {est['attempts']} attempt; a plan needs at least 2"
         else:
-            unit = int(counts.failed_groups[r.cell]) == sizes[1]  # every failing group failed once: rows alike
             p = plan(theta=r.theta, q1=q1, q0=q0, attempts=est["attempts"], half_width=half_width, method=method,
-                     sims=sims, seed=seed, n_boot=n_boot, design_effect=deff, pile_sizes=sizes, failed_finite=unit,
-                     population=population,
+                     sims=sims, seed=seed, n_boot=n_boot, design_effect=deff, pile_sizes=sizes, population=population,
                      assumed=f"the pilot's design effect {deff:.2f} of the {grader}'s pass rate over its {groups}, "
-                     f"its piles of {sizes[0]} PASSED and {sizes[1]} FAILED"
-                     + ("" if unit else f" (the FAILED pile's rows weighted by their {groups}' failures: drawn as "
-                        "infinite)"))  # fmt: skip
+                     f"its piles of {sizes[0]} PASSED and {sizes[1]} FAILED")  # fmt: skip
             if data.kind != "run":
                 p = dataclasses.replace(p, unit="items")
             est.update(p.as_dict())
@@ -245,13 +236,11 @@ def plan(
     pile_sizes: tuple[int, int] | None = None,
     assumed: str = NO_PILOT,
     population: str = stats.DEFAULT_POPULATION,
-    failed_finite: bool = True,
 ) -> Plan:
     """The smallest rows-per-pile request whose fitted mean half-width meets ``half_width`` (see the module's note).
     ``design_effect``: p's over the levels (a pilot's); ``pile_sizes``: the (PASSED, FAILED) piles' sizes when
     known (a pilot's), for the labels a request draws. ``population``: what the interval aims at (its coverage is
-    measured against the same); ``failed_finite``: the FAILED pile's rows weigh alike (a pilot whose groups failed
-    more than once: False, the pile drawn as infinite, as the report draws it)."""
+    measured against the same)."""
     from scipy.optimize import isotonic_regression
 
     if method not in METHODS:
@@ -278,8 +267,7 @@ def plan(
         if population == stats.FINITE:
             passes, failures = finite_totals(st.p, float(attempts))
             # a placeholder pile (p = 0 or 1) is no finite set: drawn as the report draws it
-            totals = (np.where(passes > 0, passes, np.nan),
-                      np.where((failures > 0) & failed_finite, failures, np.nan))  # fmt: skip
+            totals = (np.where(passes > 0, passes, np.nan), np.where(failures > 0, failures, np.nan))
             target = st.truth
         piles = Piles(st.p, np.full(sims, float(attempts)), x, y, (~np.isnan(y)).astype(float),
                       np.full(sims, float(design_effect)), *totals)  # fmt: skip
@@ -305,8 +293,7 @@ def plan(
         rows = drawn(top)
         return Plan(method, theta, q1, q0, attempts, half_width, None, _pair(expected), _pair(rows),
                     float(rows.sum()), fit[top], seen[top][1], design_effect, assumed, sims, seed,
-                    {k: v[0] for k, v in seen.items()}, population=population,
-                    failed_finite=failed_finite)  # fmt: skip
+                    {k: v[0] for k, v in seen.items()}, population=population)  # fmt: skip
     hi = meets[0]
     lo = max([n for n in fit if n < hi], default=0)
     while hi - lo > 1:  # bisect between the last request that fails and the first that meets, refitting each time
@@ -317,7 +304,7 @@ def plan(
     rows = drawn(hi)
     return Plan(method, theta, q1, q0, attempts, half_width, hi, _pair(expected), _pair(rows), float(rows.sum()),
                 fit[hi], seen[hi][1], design_effect, assumed, sims, seed,
-                {k: v[0] for k, v in seen.items()}, population=population, failed_finite=failed_finite)  # fmt: skip
+                {k: v[0] for k, v in seen.items()}, population=population)  # fmt: skip
 
 
 def _pair(x) -> dict[str, float]:

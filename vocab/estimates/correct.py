@@ -119,9 +119,8 @@ class _Cell:
     failed_weights: np.ndarray
     empty: str | None  # the pile p's weight 0 cancels ("passed" at p = 0, "failed" at p = 1), else None
     failed_levels: np.ndarray | None = None  # each failed row's level (several rows of one: labels in the source)
-    # the finite population (vocab.stats.FINITE): each pile's rows in all; NaN where the pile is drawn as infinite
-    # (a placeholder, or a failed pile whose groups failed more than once: its rows are weighted); both None for
-    # the superpopulation
+    # the finite population (vocab.stats.FINITE): each pile's attempts in all; NaN for a placeholder pile (drawn
+    # as infinite); both None for the superpopulation
     passed_total: float | None = None
     failed_total: float | None = None
 
@@ -138,7 +137,7 @@ def _cell(
     """The cell's piles restricted to the rows in ``rated`` (a partial rater: the rows it rated); None when
     the correction is undefined (a pile it needs is empty, or the cell has no attempt). ``counts``:
     :func:`cell_counts`. ``population``: one of :data:`vocab.stats.POPULATIONS`; for the finite one each pile's
-    rows in all come from the counts (the critic's passes; its failures where every failing group failed once)."""
+    attempts in all come from the counts (the critic's passes and failures)."""
     if cell not in counts.index or not counts.attempts[cell]:
         return None
     n = int(counts.attempts[cell])
@@ -159,10 +158,8 @@ def _cell(
         return None
     totals = (None, None)
     if _population(population) == stats.FINITE:
-        failed = int(counts.failed[cell])
-        unit = "failed_groups" not in counts or int(counts.failed_groups[cell]) == failed
         totals = (float(counts.passed[cell]) if empty != "passed" else np.nan,
-                  float(failed) if empty != "failed" and unit else np.nan)  # fmt: skip
+                  float(counts.failed[cell]) if empty != "failed" else np.nan)  # fmt: skip
     return _Cell(p, n, float(counts.deff[cell]), pd.Index(pp.blind_id), pd.Index(fp.blind_id),
                  fp.weight.to_numpy(float), empty,
                  fp["level"].astype(str).to_numpy() if "level" in fp else None, *totals)  # fmt: skip
