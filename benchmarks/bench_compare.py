@@ -14,9 +14,11 @@ The truth of a difference is theta_b − theta_a (each system's expected rate), 
 theta_b) − (P_a − theta_a) with P the judge's expected pass rate on the system. Rank sets: ``vocab``'s (the
 family-wise 95 % simultaneous intervals of `vocab compare`) on four systems, held when every true rank is in its
 set. ``clustered``: vocab's difference on the study's own design (140 levels of up to 3 retried attempts, each
-level's rate drawn with a spread of 2 or 10; 10 or 20 rows a pile), against each cell's population rate. Beside
-every row, ``theta_coverage``: each cell's own interval's coverage on the same studies (the
-comparison inherits it). Each point and method draws from its own stream.
+level's rate drawn with a spread of 2 or 10; 10 or 20 rows a pile), against each cell's population rate.
+``vocab-finite``, and the clustered rows at the finite population: `vocab compare`'s default since #65 (p known,
+each pile the finite set it is), against each study's own difference of shares of true passes. Beside every
+row, ``theta_coverage``: each cell's own interval's coverage on the same studies (the comparison inherits it).
+Each point and method draws from its own stream.
 
 Run: .venv/bin/python benchmarks/bench_compare.py [--sims 1000] [--jobs 2]; writes
 benchmarks/results/compare_anchors.json.
@@ -51,7 +53,7 @@ SYSTEMS = (
 SIZES = ((48, 20), (140, 20), (140, 40), (400, 40), (400, 80))  # (examples, labels per system)
 CLUSTERED = tuple(itertools.product((2.0, 10.0), (10, 20)))  # (level spread, rows a pile): 140 levels of <= 3 attempts
 RANK_CELLS = ((0.3, 0.9, 0.9), (0.5, 0.9, 0.9), (0.5, 0.8, 0.95), (0.75, 0.9, 0.8))
-METHODS = ("vocab", "truescore", "ppi_py")
+METHODS = ("vocab", "vocab-finite", "truescore", "ppi_py")  # vocab-finite: `vocab compare`'s default since #65
 ALPHA = 0.05
 
 
@@ -59,11 +61,15 @@ def points() -> list[tuple]:
     return [(a, b, n, m) for (a, b), (n, m) in itertools.product(SYSTEMS, SIZES)]
 
 
-def _vocab_cell(pop: an.Population, labels: int, rng, draws: int):
-    """One system's cell: (theta, theta draws, p, p draws, the interval), or None where a pile is empty."""
+def _vocab_cell(pop: an.Population, labels: int, rng, draws: int, population: str = stats.SUPERPOPULATION):
+    """One system's cell: (theta, theta draws, p, p draws, the interval), or None where a pile is empty; for the
+    finite population p known and each pile the finite set of the system's answers it is."""
     passed, failed = an.pile_rows(pop, (labels - labels // 2, labels // 2), rng)
     if passed.size == 0 or failed.size == 0:
         return None
+    totals = {}
+    if population == stats.FINITE:
+        totals = {"passed_total": float(pop.verdict.sum()), "failed_total": float((~pop.verdict).sum())}
     c = stats.fiducial_correction(
         float(pop.verdict.mean()),
         pop.verdict.size,
@@ -72,6 +78,7 @@ def _vocab_cell(pop: an.Population, labels: int, rng, draws: int):
         np.ones(failed.size),
         n_draws=draws,
         rng=rng,
+        **totals,
     )
     return c.point.theta, c.theta_samples, c.point.p, c.p_samples, c.theta_ci
 
@@ -87,21 +94,27 @@ def run_point(args) -> list[dict]:
     for method in METHODS:
         rng = stats.stream(seed, *names, m, method)
         t0 = time.perf_counter()
-        found, lean, theta_held = [], [], []
+        found, lean, theta_held, truths, lean_truths = [], [], [], [], []
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for pa, pb in zip(pops_a, pops_b, strict=True):
-                if method == "vocab":
-                    ca, cb = _vocab_cell(pa, m, rng, draws), _vocab_cell(pb, m, rng, draws)
+                if method.startswith("vocab"):
+                    population = stats.FINITE if method == "vocab-finite" else stats.SUPERPOPULATION
+                    ca, cb = _vocab_cell(pa, m, rng, draws, population), _vocab_cell(pb, m, rng, draws, population)
                     if ca is None or cb is None:
                         continue
+                    # the truth: each system's expected rate, or (finite) the two tables' own shares of true passes
+                    ta, tb = (pa.truth.mean(), pb.truth.mean()) if population == stats.FINITE else (a[0], b[0])
+                    truths.append(tb - ta)
+                    lean_truths.append((pb.verdict.mean() - tb) - (pa.verdict.mean() - ta)
+                                       if population == stats.FINITE else lean_truth)  # fmt: skip
                     d = difference_interval([ca[0]], ca[1][None], [cb[0]], cb[1][None])
                     ln = difference_interval(
                         [ca[2] - ca[0]], (ca[3] - ca[1])[None], [cb[2] - cb[0]], (cb[3] - cb[1])[None]
                     )
                     found.append((d.estimate[0], d.low[0], d.high[0]))
                     lean.append((ln.low[0], ln.high[0]))
-                    theta_held += [ca[4][0] <= a[0] <= ca[4][1], cb[4][0] <= b[0] <= cb[4][1]]
+                    theta_held += [ca[4][0] <= ta <= ca[4][1], cb[4][0] <= tb <= cb[4][1]]
                     continue
                 idx = an.uniform_labels(pa, m, rng)
                 ja, jb = pa.verdict.astype(float), pb.verdict.astype(float)
@@ -123,8 +136,11 @@ def run_point(args) -> list[dict]:
                         found.append((float(np.ravel(est)[0]), float(np.ravel(lo)[0]), float(np.ravel(hi)[0])))
                 except (ValueError, ZeroDivisionError, np.linalg.LinAlgError):
                     continue
-        ok = np.array([f for f in found if all(np.isfinite(f))], dtype=float).reshape(-1, 3)
+                truths.append(truth)
+        keep = [i for i, f in enumerate(found) if all(np.isfinite(f))]
+        ok = np.array([found[i] for i in keep], dtype=float).reshape(-1, 3)
         est, lo, hi = ok.T
+        held = np.array([truths[i] for i in keep], dtype=float)  # each study's truth (one number but for finite)
         row = {
             "a": list(a),
             "b": list(b),
@@ -133,19 +149,17 @@ def run_point(args) -> list[dict]:
             "method": method,
             "sims": sims,
             "defined": int(len(ok)),
-            "truth": round(truth, 6),
-            "coverage": round(float(np.mean((lo <= truth + 1e-12) & (truth - 1e-12 <= hi))), 4) if len(ok) else None,
+            "truth": round(truth if method != "vocab-finite" else float(np.mean(held)), 6),
+            "coverage": round(float(np.mean((lo <= held + 1e-12) & (held - 1e-12 <= hi))), 4) if len(ok) else None,
             "mean_width": round(float(np.mean(hi - lo)), 4) if len(ok) else None,
             "resolved": round(float(np.mean((lo > 0) | (hi < 0))), 4) if len(ok) else None,
             "seconds": round(time.perf_counter() - t0, 2),
         }
-        if method == "vocab" and lean:
-            ll = np.array(lean)
+        if method.startswith("vocab") and lean:
+            ll, lt = np.array(lean), np.array(lean_truths)
             row |= {
-                "leniency_truth": round(lean_truth, 6),
-                "leniency_coverage": round(
-                    float(np.mean((ll[:, 0] <= lean_truth + 1e-12) & (lean_truth - 1e-12 <= ll[:, 1]))), 4
-                ),
+                "leniency_truth": round(float(np.mean(lt)), 6),
+                "leniency_coverage": round(float(np.mean((ll[:, 0] <= lt + 1e-12) & (lt - 1e-12 <= ll[:, 1]))), 4),
                 "leniency_mean_width": round(float(np.mean(ll[:, 1] - ll[:, 0])), 4),
                 "theta_coverage": round(float(np.mean(theta_held)), 4),
             }
@@ -186,9 +200,11 @@ def run_ranks(args) -> dict:
 def run_clustered(args) -> dict:
     """vocab's difference and leniency difference on the study's clustered design (the report's fiducial draws on
     each cell's clustered piles)."""
-    (a, b, spread, piles), sims, seed, draws = args
-    r = clustered_pair_coverage(Cell(*a), Cell(*b), spread=spread, piles=piles, sims=sims, seed=seed, n_boot=draws)
+    (a, b, spread, piles, population), sims, seed, draws = args
+    r = clustered_pair_coverage(Cell(*a), Cell(*b), spread=spread, piles=piles, sims=sims, seed=seed, n_boot=draws,
+                                population=population)  # fmt: skip
     return {
+        "population": population,
         "a": list(a),
         "b": list(b),
         "spread": spread,
@@ -213,23 +229,26 @@ def summarise(rows: list[dict], ranks: list[dict], clustered: list[dict] | None 
             "within_95_2": sum(0.93 <= c <= 0.97 for c in cov),
             "median_width": float(np.median([r["mean_width"] for r in rs])) if rs else None,
         }
-    lean = [r["leniency_coverage"] for r in rows if "leniency_coverage" in r]
-    out["vocab-leniency"] = {
-        "points": len(lean),
-        "under_93": sum(c < 0.93 for c in lean),
-        "worst": min(lean, default=None),
-        "within_95_2": sum(0.93 <= c <= 0.97 for c in lean),
-    }
-    cl = [r["coverage"] for r in clustered or []]
-    cl_lean = [r["leniency_coverage"] for r in clustered or []]
-    out["vocab-clustered"] = {
-        "points": len(cl),
-        "under_93": sum(c < 0.93 for c in cl),
-        "worst": min(cl, default=None),
-        "within_95_2": sum(0.93 <= c <= 0.97 for c in cl),
-        "leniency_under_93": sum(c < 0.93 for c in cl_lean),
-        "leniency_worst": min(cl_lean, default=None),
-    }
+    for method in ("vocab", "vocab-finite"):
+        lean = [r["leniency_coverage"] for r in rows if "leniency_coverage" in r and r["method"] == method]
+        out[f"{method}-leniency"] = {
+            "points": len(lean),
+            "under_93": sum(c < 0.93 for c in lean),
+            "worst": min(lean, default=None),
+            "within_95_2": sum(0.93 <= c <= 0.97 for c in lean),
+        }
+    for population, name in ((stats.SUPERPOPULATION, "vocab-clustered"), (stats.FINITE, "vocab-finite-clustered")):
+        mine = [r for r in clustered or [] if r.get("population", stats.SUPERPOPULATION) == population]
+        cl, cl_lean = [r["coverage"] for r in mine], [r["leniency_coverage"] for r in mine]
+        out[name] = {
+            "points": len(cl),
+            "under_93": sum(c < 0.93 for c in cl),
+            "worst": min(cl, default=None),
+            "within_95_2": sum(0.93 <= c <= 0.97 for c in cl),
+            "leniency_under_93": sum(c < 0.93 for c in cl_lean),
+            "leniency_worst": min(cl_lean, default=None),
+            "median_width": float(np.median([r["mean_width"] for r in mine])) if mine else None,
+        }
     out["vocab-ranks"] = {
         "points": len(ranks),
         "under_95": sum(r["coverage"] < 0.95 for r in ranks),
@@ -266,8 +285,8 @@ def main() -> None:
             ranks.append(r)
             print(json.dumps(r), flush=True)
         clustered = []
-        tasks = [((a, b, sp, n), args.sims, args.seed, args.draws) for (a, b), (sp, n) in
-                 itertools.product(SYSTEMS, CLUSTERED)]  # fmt: skip
+        tasks = [((a, b, sp, n, pop), args.sims, args.seed, args.draws) for (a, b), (sp, n), pop in
+                 itertools.product(SYSTEMS, CLUSTERED, stats.POPULATIONS)]  # fmt: skip
         for r in pool.map(run_clustered, tasks):
             clustered.append(r)
             print(json.dumps(r), flush=True)

@@ -142,10 +142,15 @@ def _anchors(doc: dict) -> str:
 def _compare(doc: dict) -> str:
     s = doc["summary"]
     v, t, p, r = s["vocab"], s["truescore"], s["ppi_py"], s["vocab-ranks"]
+    finite = ""
+    if "vocab-finite" in s:  # measured since #65
+        f, fc = s["vocab-finite"], s["vocab-finite-clustered"]
+        finite = (f"; finite piles under 0.93 at {f['under_93']} of {f['points']} (worst {f['worst']}), clustered at "
+                  f"{fc['under_93']} of {fc['points']} (worst {fc['worst']})")  # fmt: skip
     return (
         f"differences under 0.93 at {v['under_93']} of {v['points']} points (worst {v['worst']}), truescore at "
         f"{t['under_93']} (worst {t['worst']}), ppi_py at {p['under_93']} (worst {p['worst']}); rank sets worst "
-        f"{r['worst']}"
+        f"{r['worst']}{finite}"
     )
 
 
@@ -156,6 +161,13 @@ def _finite(doc: dict) -> str:
     return (f"finite piles under 0.93 on {f['under_93']} of {f['tables']} tables (worst {f['worst']}), "
             f"{w['mean']:.2f}× the superpopulation interval's width on average ({w['min']:.2f}–{w['max']:.2f}); "
             f"{others}")  # fmt: skip
+
+
+def _weighted_failed(doc: dict) -> str:
+    s = doc["summary"]
+    return "; ".join(f"{t}: within 95 ± 2 % at {v['within_95_pm_2']:.0%} of {v['points']} points, coverage "
+                     f"{v['min_coverage']:.3f}–{v['max_coverage']:.3f}, {v['width_vs_oracle_shortest']:.2f}× "
+                     f"oracle-shortest's width" for t, v in s.items())  # fmt: skip
 
 
 def _plan(doc: dict) -> str:
@@ -235,6 +247,12 @@ ROWS = [
     ),
     Row("`vocab plan` beside `truescore plan`", "plan.json", _plan, "python benchmarks/bench_plan.py"),
     Row("finite piles on fixed tables", "finite.json", _finite, "python benchmarks/bench_finite.py"),
+    Row(
+        "a weighted FAILED pile, three completions",
+        "weighted_failed.json",
+        _weighted_failed,
+        "python benchmarks/bench_weighted_failed.py",
+    ),
     Row(
         "serving recipes on AVX2, side by side",
         "avx2_recipes.json",

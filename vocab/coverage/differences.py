@@ -165,13 +165,16 @@ def clustered_pair_coverage(
     seed: int,
     n_boot: int = 1000,
     confidence: float = 0.95,
+    population: str = stats.SUPERPOPULATION,
 ) -> PairCoverage:
     """:func:`pair_coverage` on the study's clustered design (:func:`vocab.coverage.clustered.simulate_clustered`:
     levels of up to ``max_attempts`` retried attempts, each level's true rate drawn with ``spread``): each cell's
     fiducial draws on its clustered piles (p on attempts / the levels' design effect, the failed pile weighted by its
     levels' failed attempts), as the report computes them. The truth is each cell's population rate over attempts
     (:func:`~vocab.coverage.clustered.population_theta`); the leniency truth its expected pass rate minus it, the
-    pass rate counted over the same attempts."""
+    pass rate counted over the same attempts. With ``population`` finite (`vocab compare`'s default) each cell's
+    draws are the finite piles' (p known, each pile completed over its attempts) and the truth is each study's own:
+    its share of good attempts, and the critic's pass rate over them minus that share."""
     from vocab.coverage.clustered import clustered_piles, population_theta, simulate_clustered
 
     check_sizes(sims=sims, n_boot=2 * n_boot, attempts=levels * max_attempts, piles=piles)
@@ -180,16 +183,16 @@ def clustered_pair_coverage(
         rng = stats.stream(seed, "compare-clustered", place)
         st = simulate_clustered(c.theta, c.q1, c.q0, levels=levels, max_attempts=max_attempts, piles=piles,
                                 spread=spread, sims=sims, rng=rng)  # fmt: skip
-        r = stats.correction_intervals(stats.DEFAULT_INTERVAL, clustered_piles(st), n_draws=n_boot, rng=rng)
-        truth = population_theta(c.theta, c.q1, c.q0, spread, max_attempts)
-        parts.append((r.theta, r.draws, st.p, r.p_draws, st.defined & np.isfinite(r.theta), truth))
-    (ta, da, pa, pda, oka, truth_a), (tb, db, pb, pdb, okb, truth_b) = parts
+        r = stats.correction_intervals(stats.DEFAULT_INTERVAL, clustered_piles(st, population), n_draws=n_boot,
+                                       rng=rng)  # fmt: skip
+        if population == stats.FINITE:  # each study's own share, and the critic's pass rate over its attempts
+            truth, lenient = st.truth, st.p - st.truth
+        else:  # the judge's pass rate as a population rate: P = theta·q1 + (1 − theta)(1 − q0) on the attempts
+            truth = population_theta(c.theta, c.q1, c.q0, spread, max_attempts)
+            lenient = truth * c.q1 + (1 - truth) * (1 - c.q0) - truth
+        parts.append((r.theta, r.draws, st.p, r.p_draws, st.defined & np.isfinite(r.theta), truth, lenient))
+    (ta, da, pa, pda, oka, truth_a, lean_a), (tb, db, pb, pdb, okb, truth_b, lean_b) = parts
     ok = oka & okb
     d = difference_interval(ta, da, tb, db, confidence)
     lean = difference_interval(pa - ta, pda - da, pb - tb, pdb - db, confidence)
-    truth = truth_b - truth_a
-    # the judge's pass rate over the attempts, as a population rate: P = theta·q1 + (1 − theta)(1 − q0) on them
-    lean_truth = ((truth_b * b.q1 + (1 - truth_b) * (1 - b.q0)) - truth_b) - (
-        (truth_a * a.q1 + (1 - truth_a) * (1 - a.q0)) - truth_a
-    )
-    return _pair_coverage(stats.DEFAULT_INTERVAL, d, lean, truth, lean_truth, ok, sims)
+    return _pair_coverage(stats.DEFAULT_INTERVAL, d, lean, truth_b - truth_a, lean_b - lean_a, ok, sims)

@@ -37,8 +37,9 @@ sampling error and one labelled in small part is drawn as before. A failed pile 
 level, weighted by the level's failed attempts) is completed the same way over its attempts: each labelled row is
 one attempt known, and the other N − n failed attempts, the rest of a sampled level's failures among them, pass
 with the pile's drawn rate π (its weighted share, on the Kish effective rows). Treating a labelled row as pinning
-its whole level down instead narrows the interval below 95 % where retries are independent (0.85–0.95 on the
-erring critics at 40 a pile); this way keeps the grid's bar (docs/statistics.md). ``superpopulation``: theta is
+its whole level down instead (its weight's worth of attempts known) narrows the interval below 95 % where a
+level's retries are independent, and drawing the pile as infinite over-covers; this way keeps the grid's bar
+(docs/statistics.md, `data/coverage/finite_grid.csv`). ``superpopulation``: theta is
 the rate of the process that made the attempts (the writer on levels like these), p drawn by the method's model,
 the piles infinite: the intervals before 2026-12, unchanged draw for draw.
 """
