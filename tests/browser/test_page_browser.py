@@ -108,9 +108,11 @@ def test_a_rater_rates_in_the_page_resumes_takes_over_and_hands_in(page, chromiu
     _wait(driver, lambda d: _progress(d) == f"row 4 of {n}, 2 done", 30, "row 4")
     _keys(driver, "n" + "a fine one" + Keys.ENTER)
     assert "grade" in driver.find_element("css selector", ".vocab-form .vf-head").text  # refused: nothing graded
-    _keys(driver, Keys.ESCAPE + "a" + Keys.ENTER)
+    # then the first graded check PASSED and `r` fails the rest
+    _keys(driver, Keys.ESCAPE + "p" + "r" + Keys.ENTER)
     _wait(driver, lambda d: _progress(d) == f"row 5 of {n}, 3 done", 30, "row 5")
-    said[rows[3]["blind_id"]] = {g: "PASSED" for g in _graded_of(rows[3])}
+    g4 = _graded_of(rows[3])
+    said[rows[3]["blind_id"]] = {g: "PASSED" if g == g4[0] else "FAILED" for g in g4}
     driver.save_screenshot(str(tmp_path / "1-rating.png"))
 
     # a reload resumes at the first unrated row: row 3, the one skipped

@@ -110,11 +110,12 @@ function render({ model, el: host }) {
     scrollWanted = true;
   }
 
-  // a: PASSED for every required check not graded yet (the rater's "the rest pass"), focus on the last one
-  function passRest() {
+  // a: PASSED for every required check not graded yet (the rater's "the rest pass"); r: FAILED for them ("the rest
+  // fail", as on an answer with no sentence at all); focus on the last one
+  function gradeRest(verdict) {
     const open = graded().filter((c) => !values[c.id]);
     if (!open.length || dead()) return;
-    for (const c of open) values[c.id] = "PASSED";
+    for (const c of open) values[c.id] = verdict;
     focus = view().criteria.findIndex((c) => c.id === open[open.length - 1].id);
     confirmLeave = "";
     quiet = true;
@@ -386,7 +387,8 @@ function render({ model, el: host }) {
     else if (key === "b") leave("back");
     else if (key === "s") leave("skip");
     else if (key === "l" || key === "ArrowRight") leave("next");
-    else if (key === "a") passRest();
+    else if (key === "a") gradeRest("PASSED");
+    else if (key === "r") gradeRest("FAILED");
     else if (key === "e") send({ action: "export" });
     else if (key === "n") { const box = root.querySelector(".vf-note"); if (box) box.focus(); }
     else if (key === "?") { showHelp = !showHelp; draw(); }

@@ -54,9 +54,9 @@ from vocab.records import git_commit, read_json_object, write_bytes_atomic, writ
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
-KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · a: PASSED for every check not graded · " \
-    "j / k or ↓ / ↑: move between checks · Enter: save and next · l or →: next row without saving · b: back · " \
-    "s: skip for now · n: write a note · e: export · ?: show the keys"  # fmt: skip
+KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · a / r: PASSED / FAILED for every check " \
+    "not graded · j / k or ↓ / ↑: move between checks · Enter: save and next · l or →: next row without saving · " \
+    "b: back · s: skip for now · n: write a note · e: export · ?: show the keys"  # fmt: skip
 PAGE_KEYS = KEYS.replace("e: export", "e: download ratings.csv")  # rate.html's
 
 
@@ -125,11 +125,12 @@ every check PASSED or FAILED as you judge it yourself. You never see a model's v
 answer, or anyone else's ratings, and nothing you do here changes them.
 
 Keys, with the form focused: **p** / **f** grade the focused check and move on, **j** / **k** (or ↓ / ↑) move,
-**a** passes every check not graded yet, **Enter** saves the row and opens the next, **l** (or →) opens the next
-without saving (a row you only reviewed), **b** goes back, **s** skips a row for later, **n** writes a note,
-**e** exports, **?** shows the keys. Every save is kept (`ratings.jsonl`); `ratings.csv` holds your latest rating
-of each row: hand it in, all of it or part. Closing the tab or the kernel loses nothing saved: run all cells
-again and the form resumes where you stopped. `rubric.txt` has the whole rubric, `README.txt` the hand-in.
+**a** passes every check not graded yet and **r** fails them, **Enter** saves the row and opens the next, **l**
+(or →) opens the next without saving (a row you only reviewed), **b** goes back, **s** skips a row for later,
+**n** writes a note, **e** exports, **?** shows the keys. Every save is kept (`ratings.jsonl`); `ratings.csv`
+holds your latest rating of each row: hand it in, all of it or part. Closing the tab or the kernel loses nothing
+saved: run all cells again and the form resumes where you stopped. `rubric.txt` has the whole rubric,
+`README.txt` the hand-in.
 """
 
 
