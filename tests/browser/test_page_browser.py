@@ -108,11 +108,22 @@ def test_a_rater_rates_in_the_page_resumes_takes_over_and_hands_in(page, chromiu
     _wait(driver, lambda d: _progress(d) == f"row 4 of {n}, 2 done", 30, "row 4")
     _keys(driver, "n" + "a fine one" + Keys.ENTER)
     assert "grade" in driver.find_element("css selector", ".vocab-form .vf-head").text  # refused: nothing graded
-    # then the first graded check PASSED and `r` fails the rest
-    _keys(driver, Keys.ESCAPE + "p" + "r" + Keys.ENTER)
+    # a key that is none of the form's says which keys work, and the next right one clears it
+    _keys(driver, Keys.ESCAPE + "x")
+    head = driver.find_element("css selector", ".vocab-form .vf-head").text
+    assert "x is not one of the form's keys" in head and "a / r every check not graded" in head, head
+    # a grade not saved: leaving the page asks first (the listener cancels the unload); saved, it does not
+    _keys(driver, "p")
+    assert "not one of the form's keys" not in driver.find_element("css selector", ".vocab-form .vf-head").text
+    unload = ("const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); "
+              "return e.defaultPrevented;")  # fmt: skip
+    assert driver.execute_script(unload) is True
+    # then `r` fails the rest (the first graded check PASSED above)
+    _keys(driver, "r" + Keys.ENTER)
     _wait(driver, lambda d: _progress(d) == f"row 5 of {n}, 3 done", 30, "row 5")
     g4 = _graded_of(rows[3])
     said[rows[3]["blind_id"]] = {g: "PASSED" if g == g4[0] else "FAILED" for g in g4}
+    assert driver.execute_script(unload) is False  # row 5, nothing graded on it
     driver.save_screenshot(str(tmp_path / "1-rating.png"))
 
     # a reload resumes at the first unrated row: row 3, the one skipped

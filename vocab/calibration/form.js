@@ -70,6 +70,7 @@ function render({ model, el: host }) {
   let seq = 0, disconnected = false;
   const pending = new Map();
   let showHelp = false, quiet = false; // quiet: the last message was read (a key was pressed since it came)
+  let wrongKey = ""; // the last key pressed that is none of the form's: the head says which keys work
   // owner: the tab the kernel answers; blurred: the form has lost the keyboard; scrollWanted: show the focused check
   let owner = null, blurred = false, scrollWanted = true;
   let listTop = 0; // how far the list of checks is scrolled inside the form, kept across redraws of one row
@@ -169,6 +170,7 @@ function render({ model, el: host }) {
         "its keys, to go on."));
     }
     const head = el("div", "vf-head");
+    root.dataset.unsaved = !dead() && dirty() ? "1" : ""; // rate.html asks before the tab closes on them
     head.append(el("span", "vf-progress", v.progress));
     if (!v.finished) {
       if (dirty()) head.append(el("span", "vf-state vf-unsaved", "● unsaved changes"));
@@ -178,6 +180,9 @@ function render({ model, el: host }) {
       const again = { back: "b", skip: "s", next: "l" }[confirmLeave];
       head.append(el("span", "vf-message vf-error", `Unsaved changes on this row: press ${again} again to leave ` +
         "them, or Enter to save."));
+    } else if (wrongKey && !v.finished) {
+      head.append(el("span", "vf-message vf-error", `${wrongKey} is not one of the form's keys: p / f grade the ` +
+        "focused check, a / r every check not graded, Enter saves; ? shows them all."));
     } else if (v.message && !quiet) {
       head.append(el("span", `vf-message vf-${v.message_kind === "error" ? "error" : "ok"}`, v.message));
     }
@@ -374,6 +379,8 @@ function render({ model, el: host }) {
       return;
     }
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key; // Caps Lock or Shift: the same keys
+    const hadWrong = wrongKey;
+    wrongKey = "";
     let handled = true;
     if (e.key === "Enter") save();
     else if (inNote) {
@@ -393,10 +400,19 @@ function render({ model, el: host }) {
     else if (key === "n") { const box = root.querySelector(".vf-note"); if (box) box.focus(); }
     else if (key === "?") { showHelp = !showHelp; draw(); }
     else handled = false;
-    if (handled) { e.preventDefault(); e.stopPropagation(); }
+    if (handled) {
+      e.preventDefault();
+      e.stopPropagation();
+      if (hadWrong) draw(); // the notice about a wrong key goes once a right one is pressed
+    }
     // any other character stops at the form too: JupyterLab's command-mode keys (x cuts the form's cell, d d
-    // deletes it, m makes it markdown, o hides it) must not act on the notebook while the rater types at the form
-    else if (e.key.length === 1) e.stopPropagation();
+    // deletes it, m makes it markdown, o hides it) must not act on the notebook while the rater types at the form;
+    // and the head says which keys work
+    else if (e.key.length === 1) {
+      e.stopPropagation();
+      wrongKey = e.key === " " ? "space" : e.key;
+      draw();
+    }
   }
   root.addEventListener("keydown", onKey);
   root.addEventListener("focusin", () => { if (blurred) { blurred = false; draw(); } });

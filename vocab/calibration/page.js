@@ -279,6 +279,11 @@ function start() {
       setTimeout(() => root.focus({ preventScroll: true }), 0);
     }
   });
+  // closing the tab (or reloading it) with grades or a note on a row not saved asks first: the browser's own question
+  window.addEventListener("beforeunload", (e) => {
+    const root = host.querySelector(".vocab-form");
+    if (root && root.dataset.unsaved === "1") { e.preventDefault(); e.returnValue = ""; }
+  });
   document.getElementById("log").onclick = () => {
     session.refresh();
     download(`ratings_log_${PACKET.rater}.jsonl`, session.log.map((r) => JSON.stringify(r)).join("\n") + "\n",
