@@ -221,10 +221,23 @@ ROWS = [
         "vocab coverage-grid --out data/coverage/full_grid.csv --force",
     ),
     Row(
+        "coverage grid at the finite population",
+        "data/coverage/finite_grid.json",
+        _grid,
+        "vocab coverage-grid --population finite --methods fiducial,jeffreys,oracle,oracle-shortest "
+        "--out data/coverage/finite_grid.csv",
+    ),
+    Row(
         "the bar's recheck",
         "data/coverage/full_grid_recheck.json",
         lambda d: f"{d['rows']} points × {_n(d['sims'])} studies in {d['seconds']} s",
         "vocab coverage-recheck data/coverage/full_grid.csv",
+    ),
+    Row(
+        "the finite grid's recheck",
+        "data/coverage/finite_grid_recheck.json",
+        lambda d: f"{d['rows']} points × {_n(d['sims'])} studies in {d['seconds']} s",
+        "vocab coverage-recheck data/coverage/finite_grid.csv",
     ),
     Row(
         "grid task in a Dask worker vs the pool",
