@@ -8,8 +8,8 @@ finite set of the critic's failed attempts; how much of it a labelled row pins d
 - ``attempts`` (vocab's): each labelled row is one attempt known; the pile's other failed attempts (a sampled
   level's other failures among them) pass by Binomial(rest, π), π the fiducial draw of the pile's weighted rate
   (:func:`vocab.stats.finite_shares` over the critic's failed attempts);
-- ``levels``: each labelled row stands for its level's failed attempts, all known (its weight's worth of rows,
-  the rest by Binomial(rest, π));
+- ``levels``: each labelled row stands for its level's failed attempts, all known: the row repeated its weight's
+  worth of times, the rest by Binomial(rest, π) (π then drawn on the repeated rows too, not the levels' Kish rows);
 - ``infinite``: the pile drawn as infinite (the weighted pile's treatment before this benchmark), the PASSED pile
   still finite.
 

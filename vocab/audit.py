@@ -284,9 +284,12 @@ def audit(
             f"name a human rater (--raters NAME) or an LLM rater (--llm-raters MODEL): `vocab audit {d} ...`"
         )
     else:
+        flag, param = "", ""
+        if population != stats.DEFAULT_POPULATION:  # the next commands answer the same question
+            flag, param = f" --population {population}", f" -p population {population}"
         result.next_step = (
-            f"a report to share: `vocab report {d}`; the full tables: `papermill notebooks/03_correct.ipynb out.ipynb "
-            f"--cwd notebooks -p run_dir {Path(d).resolve()} -p raters {','.join(ratings)}`"
+            f"a report to share: `vocab report {d}{flag}`; the full tables: `papermill notebooks/03_correct.ipynb "
+            f"out.ipynb --cwd notebooks -p run_dir {Path(d).resolve()} -p raters {','.join(ratings)}{param}`"
         )
     return result
 

@@ -270,7 +270,8 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
     its interval, the judge's own gap, how much more it inflates one than the other, and the rank sets."""
     from vocab.estimates.compare import cell_label, comparisons, rank_line
 
-    found = comparisons(c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot)[c.lead]
+    found = comparisons(c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot,
+                        population=c.population)[c.lead]  # fmt: skip
     if found.pairs.empty:
         return
     p = found.pairs

@@ -226,6 +226,29 @@ def test_compare_json_gives_every_pair_the_leniency_and_the_ranks(audited, capsy
     assert rc == 0 and out[1].startswith("best → J − base → J: +100 points [") and ", resolved" in out[1]
 
 
+def test_the_reports_comparisons_take_its_population(audited, capsys, tmp_path):
+    """`vocab report --population superpopulation` draws its Comparisons section as `vocab compare --population
+    superpopulation` does (the same draws), and the default's finite section as the default compare: the two differ,
+    so a report that dropped the flag would show the finite numbers under the superpopulation's rates."""
+
+    def pts(x: float) -> str:
+        return f"{100 * x:+.0f}".replace("-", "−")
+
+    cells = {}
+    for population in ("finite", "superpopulation"):
+        _, out, _ = _run(["compare", audited, "--json", "--population", population], capsys)
+        c = {(x["a"], x["b"]): x for x in json.loads(out[0])["comparisons"]}[("base__J", "mid__J")]
+        cells[population] = f"| mid → J − base → J | {pts(c['difference'])} [{pts(c['ci_low'])}, {pts(c['ci_high'])}] |"
+        assert main(["report", str(audited), "--out", str(tmp_path / population), "--population", population]) == 0
+        assert cells[population] in (tmp_path / population / "report.md").read_text(), population
+    assert cells["finite"] != cells["superpopulation"]
+    # and `vocab audit` at the superpopulation names it in the commands it suggests next
+    rc, out, _ = _run(["audit", audited, "--population", "superpopulation"], capsys)
+    said = "\n".join(out)
+    assert rc == 0 and f"vocab report {audited} --population superpopulation`" in said
+    assert "-p population superpopulation`" in said
+
+
 def test_the_gate_on_a_difference_exits_0_1_and_2(audited, capsys):
     """best − base's lower bound from `vocab compare` (the same draws): the gate holds with the margin 1e-9 below it
     (0) and not 1e-9 above it (1); a non-inferiority margin of −0.5 for base against mid holds."""

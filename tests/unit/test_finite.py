@@ -93,7 +93,10 @@ def test_a_weighted_failed_pile_leaves_its_levels_other_failures_unknown():
     piles = Piles.one(0.5, 10, [1, 1, 1, 1, 1], [1.0, 1.0], [3.0, 1.0], passed_total=5, failed_total=5)
     iv = correction_intervals("fiducial", piles, n_draws=4000, rng=np.random.default_rng(0))
     b = (iv.draws[0] - 0.5 * 1.0) / 0.5  # the failed pile's completed share in each draw (a is known: 1)
-    assert set(np.round(b * 5).astype(int)) <= {2, 3, 4, 5} and np.mean(b < 1) > 0.05
+    done = np.round(b * 5).astype(int)
+    assert set(done) <= {2, 3, 4, 5} and np.mean(b < 1) > 0.05
+    # a row pinning its level down (4 of the 5 known) would leave only 4 or 5: the first level's others are unknown
+    assert np.mean(done <= 3) > 0.01
 
 
 def test_the_planner_finds_a_small_cell_labelled_whole_reaches_a_tight_target():
@@ -107,3 +110,19 @@ def test_the_planner_finds_a_small_cell_labelled_whole_reaches_a_tight_target():
 @pytest.mark.parametrize("command", ["report", "gate", "compare", "plan", "audit"])
 def test_an_unknown_population_is_one_line(command, tmp_path, capsys):
     refused([command, str(tmp_path), "--population", "everyone"], capsys, [tmp_path], "--population")
+
+
+def test_finite_piles_keep_p_known_whatever_model_of_p_a_method_brings():
+    """A simulator method's own model of p (attempt-boot's binomial, jeffreys-cluster's beta) is for the
+    superpopulation: with finite piles p is every verdict seen, so the draws are those of p fixed."""
+    truth, verdict = _table(7)
+    finite = _audits(truth, verdict, 20, 50, 8, totals="table")
+    superpopulation = _audits(truth, verdict, 20, 50, 8)
+
+    def ends(piles, p_model):
+        iv = correction_intervals("fiducial", piles, n_draws=500, rng=np.random.default_rng(9), p_model=p_model)
+        return np.concatenate([iv.low, iv.high])
+
+    for model in ("binomial", "beta-deff"):
+        assert np.array_equal(ends(finite, model), ends(finite, None))
+        assert not np.array_equal(ends(superpopulation, model), ends(superpopulation, None))

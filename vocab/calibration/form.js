@@ -410,6 +410,8 @@ function render({ model, el: host }) {
     // and the head says which keys work
     else if (e.key.length === 1) {
       e.stopPropagation();
+      // Space on one of the form's buttons presses it (the browser's own key): no notice, and no redraw under it
+      if (e.key === " " && e.target.closest && e.target.closest("button")) return;
       wrongKey = e.key === " " ? "space" : e.key;
       draw();
     }

@@ -342,8 +342,9 @@ def correction_intervals(
 ) -> Intervals:
     """Theta and its interval by ``method`` for every study of ``piles``; with ``with_q`` also the critic's
     sensitivity q1 and specificity q0 with theirs. Draws in this order: a, b, then p (``p_model``: the method's own
-    by default, :data:`METHOD_P`, and ``fixed`` for finite piles; a function of the generator for a model of the
-    simulator's own), then, for finite piles, each pile's completion (:func:`finite_shares`: passed, then failed)."""
+    by default, :data:`METHOD_P`, or a function of the generator for a model of the simulator's own; ``fixed`` for
+    finite piles, whatever ``p_model`` says), then, for finite piles, each pile's completion (:func:`finite_shares`:
+    passed, then failed)."""
     if method == "ppi":
         return ppi_intervals(piles, confidence)
     if method not in INTERVALS:
@@ -351,7 +352,8 @@ def correction_intervals(
     if not 0 <= unanimous_scale <= 1 or (unanimous_scale != 1 and method != "fiducial"):
         raise ValueError(f"unanimous_scale must lie in [0, 1], for fiducial only; got {unanimous_scale} for {method}")
     ab, bb = share_draws(method, piles, n_draws, rng, unanimous_scale=unanimous_scale)
-    model = p_model or ("fixed" if piles.finite else METHOD_P[method])
+    # finite piles: p is every verdict seen, known whatever model of p a method would draw for a superpopulation
+    model = "fixed" if piles.finite else (p_model or METHOD_P[method])
     pb = model(rng) if callable(model) else p_draws(model, piles, n_draws, rng)
     if piles.finite:
         nan = np.full(len(piles.p), np.nan)
