@@ -472,7 +472,9 @@ def test_the_form_on_a_laptop_screen(lab, browser, tmp_path):
         _run_all(browser, base)
         _wait(browser, lambda d, t=theme: d.execute_script("return document.body.dataset.jpThemeName") == t, 30, theme)
         _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".vf-focused"), 60, "the form")
-        settings = browser.find_element(By.CSS_SELECTOR, ".vf-field-settings .vf-value").text
+        # read through _wait: the form may redraw itself as it settles (an element read mid-redraw is stale)
+        settings = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".vf-field-settings .vf-value").text, 30,
+                         "the settings")  # fmt: skip
         assert settings.startswith("word limit: at most 12 words"), settings
         assert browser.execute_script("return document.querySelector('.vf-setting').getClientRects().length") == 1
         for keys in ("j" * 5, "p" * 3, "j" * 6, "k" * 11, "f" * 11):
