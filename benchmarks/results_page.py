@@ -172,7 +172,11 @@ def _weighted_failed(doc: dict) -> str:
 
 def _plan(doc: dict) -> str:
     f = doc["fewer_labels"]
-    return f"vocab fewer labels at {f['vocab']} of {len(doc['points'])} points, truescore at {f['truescore']}"
+    out = f"vocab fewer labels at {f['vocab']} of {len(doc['points'])} points, truescore at {f['truescore']}"
+    if "fewer_labels_neyman" in doc:  # the allocated plans beside (since #65 item 2)
+        g = doc["fewer_labels_neyman"]
+        out += f"; split by Neyman's rule, vocab fewer at {g['vocab']}, truescore at {g['truescore']}"
+    return out
 
 
 def _grid(doc: dict) -> str:

@@ -18,6 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from vocab import stats
+from vocab.audit_sample import (
+    check_allocation,
+    check_kept_allocation,
+    draw_lines,
+    extend_pilot,
+    pilot_pending,
+    pilot_people,
+)
 from vocab.calibration.sample import CalibrationError
 from vocab.layout import RunDir
 
@@ -34,6 +42,7 @@ class Audit:
     headline: list[str] = field(default_factory=list)  # one sentence per cell, once a rater has rated
     comparisons: list[str] = field(default_factory=list)  # every pair of cells the lead rater corrects, a line each
     next_step: str = ""
+    pilot_waiting: str = ""  # a pilot allocation whose pilot is not rated yet: what the second stage waits for
 
 
 def _json_kind(source: Path) -> str:
@@ -140,46 +149,6 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str
     return out
 
 
-PLAN_GUESS = 0.9  # before any rating, the plan's stated guess: a judge right 9 times in 10 either way
-
-
-def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int = 300) -> list[str]:
-    """``attempts``: a frame of attempts, or a dataset's :attr:`~vocab.calibration.dataset.Dataset.cells`.
-
-    Before the sample is drawn: per cell, the interval's mean half-width that ``per_pile`` rows a pile give, by
-    the study's simulator, at the judge's own rate and a stated guess of its accuracy (no rating exists yet to
-    estimate it), and how to plan with one's own guesses or, later, from the first ratings."""
-    from vocab.coverage.simulate import SimulationSizeError, coverage
-    from vocab.stats import DEFAULT_INTERVAL
-
-    lines = []
-    if "verdict" in attempts.columns:  # a frame of attempts (each with a verdict)
-        from vocab.calibration.dataset import cells_table
-
-        attempts = cells_table(attempts).assign(attempts=lambda c: c.passed + c.failed)
-    for cell, c in attempts[attempts.attempts > 0].iterrows():
-        n, k = int(c.attempts), int(c.passed)
-        p = k / n
-        rows = (min(per_pile, k), min(per_pile, n - k))  # a pile gives no more rows than it holds
-        if n < 2:
-            continue
-        try:
-            c = coverage(DEFAULT_INTERVAL, theta=p, q1=PLAN_GUESS, q0=PLAN_GUESS, attempts=n,
-                         piles=min(per_pile, n), sims=sims, seed=seed, n_boot=n_boot)  # fmt: skip
-        except SimulationSizeError:  # a cell too large for the simulator's memory bound: the advice is not worth it
-            lines.append(f"plan {cell}: {n} judged, too many for a quick simulation here: `vocab plan` plans it")
-            continue
-        lines.append(
-            f"plan {cell}: {n} judged, the judge says {p:.0%}; {per_pile} rows a pile ({sum(rows)} labels here: "
-            f"{rows[0]} of the {k} PASSED, {rows[1]} of the {n - k} FAILED) give about ±{c.mean_width / 2:.2f} if the "
-            f"judge is right {PLAN_GUESS:.0%} of the time either way "
-            f"(a guess: `vocab plan --theta T --q1 A --q0 B --attempts {n} --half-width H` for yours)"
-        )
-    if lines:
-        lines.append("plan: once some ratings are back, `vocab plan DIR --half-width H` plans from them")
-    return lines
-
-
 def audit(
     source: str | Path,
     out: str | Path | None = None,
@@ -187,22 +156,28 @@ def audit(
     raters: tuple[str, ...] = (),
     llm_raters: tuple[str, ...] = (),
     cfg=None,
-    per_pile: int = 10,
+    per_pile: int | None = None,
     seed: int = 0,
     max_calls: int | None = None,
     say: Callable[[str], None] = print,
     import_kw: dict | None = None,
     source_kind: str | None = None,
     population: str = stats.DEFAULT_POPULATION,
+    allocation: str | None = None,
+    budget: int | None = None,
 ) -> Audit:
+    """The audit (see the module's note). ``allocation`` splits a cell's labels between the judge's piles on the
+    first call (:func:`draw_lines`); with ``pilot`` a later call, once the pilot's rows are rated, draws the rest of
+    ``budget`` (:func:`extend_pilot`). Returns what the CLI prints."""
     import asyncio
 
     from vocab.calibration.dataset import load_dataset
     from vocab.calibration.packet import check_rater_name, make_packet
     from vocab.calibration.raters import read_ratings, write_script_ratings
-    from vocab.calibration.sample import draw, read_sheet, write_sample
+    from vocab.calibration.sample import read_sheet, sample_stages
 
     source = Path(source)
+    check_allocation(allocation, per_pile, budget)
     machines = {"script", *(m.lower() for m in llm_raters)}
     for name in raters:  # before anything is written
         check_rater_name(name)
@@ -219,26 +194,28 @@ def audit(
     if RunDir(d).key.exists():
         from vocab.calibration.imports.labels import labels_note
 
+        check_kept_allocation(d, allocation, budget)
         kept = "labelled in the source, not drawn by vocab" if labels_note(d) else "already drawn"
         say(f"blind sample: kept ({len(read_sheet(d))} rows {kept})")
     else:
-        for line in plan_lines(data.cells, per_pile, seed):
+        for line in draw_lines(d, data, per_pile, seed, allocation, budget):
             say(line)
-        write_sample(draw(data, per_pile, seed), d)
-        say(
-            f"blind sample: {len(read_sheet(d))} rows ({per_pile} per pile per cell where the piles allow, seed {seed})"
-        )
     result = Audit(d, len(read_sheet(d)))
     if data.rubric.script and not RunDir(d).script_ratings.exists():
         write_script_ratings(d)
         say("script rater: done (the checks a script decides)")
-    for name in raters:
-        result.packets[name] = make_packet(d, name, seed=seed)
-        say(
-            f"packet for {name}: {result.packets[name].with_suffix('.zip')} (hand it to {name}, who opens "
-            f"{name}/rate.html from it in a browser)"
-        )
-    if llm_raters:
+
+    def hand_out(names) -> None:
+        for name in names:
+            result.packets[name] = make_packet(d, name, seed=seed)
+            say(
+                f"packet for {name}: {result.packets[name].with_suffix('.zip')} (hand it to {name}, who opens "
+                f"{result.packets[name].name}/rate.html from it in a browser)"
+            )
+
+    def rate_by_llms() -> None:
+        if not llm_raters:
+            return
         from vocab.calibration.raters import rate_until_complete
         from vocab.serving.client import Clients
 
@@ -251,6 +228,23 @@ def audit(
                 f"LLM rater {name}: {progress.rated} rows"
                 + ("" if progress.complete else f", {progress.missing} unanswered")
             )
+
+    hand_out(raters)
+    rate_by_llms()
+    humans = list(raters)
+    pilot = pilot_pending(d)
+    if pilot is not None or len(sample_stages(d)) > 1:  # a pilot's people are handed each stage's packet
+        humans = sorted({*raters, *pilot_people(d)})
+    if pilot is not None:
+        extended, lines_ = extend_pilot(d, pilot, seed, humans)
+        for line in lines_:
+            say(line)
+        if extended:
+            result.sample_rows = len(read_sheet(d))
+            hand_out(humans)
+            rate_by_llms()
+        else:
+            result.pilot_waiting = lines_[-1]
     n = result.sample_rows
     ratings = []
     for f in RunDir(d).ratings_files():
@@ -259,7 +253,7 @@ def audit(
         result.rated[name] = "complete" if rows == n else f"{rows} of {n} rows"
         if name != "script":
             ratings.append(name)
-    for name in raters:
+    for name in humans:
         result.rated.setdefault(name, "none")
     if ratings:  # the sentences `vocab report` puts on top, from the same functions (the rest is the report's)
         from vocab import report
@@ -272,12 +266,19 @@ def audit(
                             population=population)[c.lead]  # fmt: skip
         if len(found.pairs):  # two or more cells the lead rater corrects: `vocab compare`'s lines
             result.comparisons = lines(found)
-    waiting = [n for n in raters if result.rated.get(n) != "complete"]
-    if waiting:
+    waiting = [n for n in humans if result.rated.get(n) != "complete"]
+    if result.pilot_waiting and not waiting:
+        result.next_step = result.pilot_waiting
+    elif waiting:
         result.next_step = (
             f"hand each packet to its rater ({', '.join(waiting)}); then, with the ratings.csv each sends back, "
             + ", ".join(f"`vocab ratings import ratings.csv --run-dir {d} --rater {n} --partial`" for n in waiting)
-            + f", and `vocab audit {d}` again for the corrected rate"
+            + f", and `vocab audit {d}` again "
+            + (
+                "to draw the rest of the sample once the pilot is rated"
+                if result.pilot_waiting
+                else "for the corrected rate"
+            )
         )
     elif not ratings:
         result.next_step = (
@@ -294,15 +295,15 @@ def audit(
     return result
 
 
-def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, per_pile: int, seed: int, max_calls,
-                 source_kind, scorer, assertion, feedback=None, metric=None,
-                 population: str = stats.DEFAULT_POPULATION) -> Audit:  # fmt: skip
+def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, per_pile: int | None, seed: int,
+                 max_calls, source_kind, scorer, assertion, feedback=None, metric=None,
+                 population: str = stats.DEFAULT_POPULATION, allocation: str | None = None,
+                 budget: int | None = None) -> Audit:  # fmt: skip
     """`vocab audit`: :func:`audit` with its options checked and the dataset directory's lock held while it runs."""
     from vocab.config import load_config
     from vocab.records import dir_lock
 
-    if per_pile < 1:
-        raise CalibrationError(f"--per-pile must be positive, got {per_pile}")
+    check_allocation(allocation, per_pile, budget)
     if max_calls is not None and max_calls < 0:
         raise CalibrationError(f"--max-calls must be non-negative, got {max_calls}")
     cfg = load_config(config) if llm_raters else None
@@ -316,4 +317,5 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
         kw = {"inspect": {"scorer": scorer}, "promptfoo": {"assertion": assertion},
               "mlflow": {"feedback": feedback, "seed": seed}, "deepeval": {"metric": metric}}  # fmt: skip
         return audit(source, out, raters=raters, llm_raters=llm_raters, cfg=cfg, per_pile=per_pile, seed=seed,
-                     max_calls=max_calls, source_kind=source_kind, import_kw=kw, population=population)  # fmt: skip
+                     max_calls=max_calls, source_kind=source_kind, import_kw=kw, population=population,
+                     allocation=allocation, budget=budget)  # fmt: skip

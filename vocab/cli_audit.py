@@ -168,7 +168,7 @@ def cmd_audit(args) -> int:
     a = audit_locked(args.source, args.out, raters=raters, llm_raters=llm, config=args.config, per_pile=args.per_pile,
                      seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, scorer=args.scorer,
                      assertion=args.assertion, feedback=args.feedback, metric=args.metric,
-                     population=args.population)  # fmt: skip
+                     population=args.population, allocation=args.allocation, budget=args.budget)  # fmt: skip
     for name, state in sorted(a.rated.items()):
         print(f"ratings {name}: {state}")
     print("\n".join([*a.headline, *a.comparisons, f"next: {a.next_step}"]))
@@ -224,6 +224,6 @@ def cmd_plan(args) -> int:
 
     p = plan_request(args.pilot, theta=args.theta, q1=args.q1, q0=args.q0, attempts=args.attempts, rater=args.rater,
                      half_width=args.half_width, method=args.method, sims=args.sims, seed=args.seed,
-                     n_boot=args.n_boot, population=args.population)  # fmt: skip
+                     n_boot=args.n_boot, population=args.population, allocation=args.allocation)  # fmt: skip
     print(json.dumps(p.as_dict()) if args.json else p.text())
     return 0

@@ -386,7 +386,26 @@ def add_commands(sub, cli) -> None:
     au.add_argument("--out", type=Path, help="a new directory for a file's dataset (a directory is audited in place)")
     au.add_argument("--raters", help="comma-separated human raters: a packet each")
     au.add_argument("--llm-raters", help="comma-separated models of the config as isolated blind raters (servers up)")
-    au.add_argument("--per-pile", type=int, default=10, help="rows per pile per cell (default 10)")
+    au.add_argument(
+        "--per-pile",
+        type=int,
+        default=None,
+        help="rows per pile per cell (default 10; with --allocation pilot, the pilot's)",
+    )
+    au.add_argument(
+        "--allocation",
+        choices=("equal", "proportional", "pilot"),
+        default=None,
+        help="how a cell's labels are split between the judge's PASSED and FAILED piles: equal (the "
+        "default, --per-pile each), proportional (--budget split by the piles' shares) or pilot "
+        "(--per-pile each first, then the rest of --budget by the spread the pilot's ratings show)",
+    )
+    au.add_argument(
+        "--budget",
+        type=int,
+        default=None,
+        help="labels per cell in all (proportional: default twice --per-pile; pilot: needed)",
+    )
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--max-calls", type=call_budget, default=None)
     au.add_argument("--scorer", help="Inspect: the scorer whose grades are the verdicts")
@@ -442,6 +461,13 @@ def add_commands(sub, cli) -> None:
     pl.add_argument("--sims", type=int, default=1000, help="simulated studies per size tried (default 1000)")
     pl.add_argument("--n-boot", type=int, default=1000, help="draws per interval (default 1000)")
     pl.add_argument("--seed", type=int, default=0)
+    pl.add_argument(
+        "--allocation",
+        choices=("equal", "proportional", "pilot"),
+        default="equal",
+        help="equal: plan rows a pile (the default); proportional or pilot: plan a cell's labels, split by the piles' "
+        "shares or by Neyman's split at the spreads the guesses (or the pilot's ratings) give",
+    )
     pl.add_argument("--json", action="store_true")
     population_option(pl)
     pl.set_defaults(func=cli.cmd_plan)

@@ -185,3 +185,46 @@ def test_a_critic_that_passes_nothing_is_planned_as_the_report_corrects_it():
     assert p.piles["passed"] == 0 and 0 < p.half_width < 0.5 and p.labels == pytest.approx(50)
     p = plan(theta=0.3, q1=0.0, q0=1.0, attempts=50, half_width=0.2, sims=200, n_boot=200, population=SP)
     assert p.per_pile is not None and p.pile_rows["passed"] == 0
+
+
+def test_an_allocated_plan_asks_for_a_cells_labels_split_between_the_piles():
+    """`--allocation proportional|pilot` (#65 item 2) plans a cell's labels, split as `vocab audit --allocation`
+    splits them. Worked by hand: a judge of sensitivity 0.97 and specificity 0.47 on items good 7 times in 10 passes
+    0.7·0.97 + 0.3·0.53 = 83.8 % of them, so a proportional request of B labels takes round(0.838 B) from the
+    PASSED pile. Its errors sit in the FAILED pile, so a split by the piles' spreads needs fewer labels than equal
+    piles for the same width, at coverage the simulation reports."""
+    kw = dict(theta=0.7, q1=0.97, q0=0.47, attempts=4000, half_width=0.1, sims=300, n_boot=300)
+    equal = plan(**kw)
+    prop = plan(**kw, allocation="proportional")
+    neyman = plan(**kw, allocation="pilot")
+    for p in (prop, neyman):
+        assert p.per_pile is None and p.budget is not None and p.reached
+        assert p.pile_rows["passed"] + p.pile_rows["failed"] == p.budget == p.labels
+        assert p.half_width <= 0.1 < p.searched[max(n for n in p.searched if n < p.budget)]
+        assert p.coverage >= 0.93
+    assert prop.pile_rows["passed"] == round(prop.budget * (0.7 * 0.97 + 0.3 * 0.53))
+    assert neyman.labels < equal.labels and prop.labels < equal.labels
+    assert f"{neyman.budget} labels a cell requested, split by the piles' spreads (Neyman)" in neyman.text()
+    assert neyman.as_dict()["allocation"] == "pilot" and neyman.as_dict()["budget"] == neyman.budget
+
+
+def test_a_pilots_allocated_plan_keeps_the_rows_it_rated(capsys):
+    """From the reference run's gemma3 ratings: Neyman's split at the spreads of gemma3's verdicts in each pile,
+    never fewer rows a pile than gemma3 rated (counted from key.csv and its ratings file)."""
+    import pandas as pd
+
+    argv = ["plan", str(REFERENCE), "--half-width", ".1", "--sims", "200", "--n-boot", "200", "--json"]
+    assert main([*argv, "--allocation", "pilot"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    key = pd.read_csv(REFERENCE / "calibration" / "key.csv")
+    rated_ids = set(pd.read_csv(REFERENCE / "calibration" / "ratings_gemma3.csv").blind_id)
+    for c in d["cells"]:
+        mine = key[(key.cell == c["cell"]) & key.blind_id.isin(rated_ids)]
+        rated = {k: int((mine.pile == k).sum()) for k in ("passed", "failed")}
+        assert c["rated"] == rated and c["allocation"] == "pilot"
+        if c["budget"] is not None:
+            assert all(c["pile_rows"][k] >= min(rated[k], c["piles"][k]) for k in rated)
+            assert "split by the piles' spreads (Neyman)" in c["plan_text"]
+    assert main([*argv, "--allocation", "bogus"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "invalid choice: 'bogus'" in err[0]

@@ -46,13 +46,14 @@ import numpy as np
 
 from vocab.calibration.dataset import JudgeRubric, read_rubric
 from vocab.calibration.page import rate_page
-from vocab.calibration.sample import CalibrationError, read_sheet, sheet_sha256
+from vocab.calibration.sample import CalibrationError, earlier_sheet_hashes, read_sheet, sheet_sha256, stage_ids
 from vocab.files import make_dir
 from vocab.layout import RunDir
 from vocab.machine import salted
 from vocab.records import git_commit, read_json_object, write_bytes_atomic, write_text_atomic
 
 NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
+STAGE = re.compile(r"(.+)-stage([1-9][0-9]*)")  # a later stage's packet folder, packets/NAME-stageK/ (fullmatch)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
 KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · a / r: PASSED / FAILED for every check " \
     "not graded · j / k or ↓ / ↑: move between checks · Enter: save and next · l or →: next row without saving · " \
@@ -85,6 +86,9 @@ def check_rater_name(name: str, run_dir: str | Path | None = None, *, human: boo
         raise CalibrationError(
             f"rater name {name!r}: use a letter, then letters, digits, '-' or '_' (at most 40), e.g. jane-doe"
         )
+    if STAGE.fullmatch(name):
+        raise CalibrationError(f"rater name {name!r}: a name ending -stageK names a later stage's packet; choose "
+                               "another")  # fmt: skip
     if name.lower() == PEOPLE:
         raise CalibrationError(f"rater name {name!r} is the pooled rater of everyone's labels; choose another")
     if human and run_dir is not None and name.lower() in {n.lower() for n in llm_raters(run_dir)}:
@@ -213,11 +217,16 @@ def install_text(rater: str, wheel: str | None) -> str:
     )
 
 
-def readme_text(rater: str, rows: int, wheel: str | None) -> str:
+def readme_text(rater: str, rows: int, wheel: str | None, stage: int | None = None) -> str:
     """README.txt: for a rater who is not a programmer, rate.html first; the notebook form for vocab's users."""
+    later = ""
+    if stage:
+        later = (f"This is part {stage} of your rating: {rows} more rows, none of them in your first packet (keep\n"
+                 "handing in the first packet's ratings.csv from its own folder as before).\n\n")  # fmt: skip
     return (
         f"Blind rating packet for {rater}: {rows} rows.\n\n"
-        "TO RATE: open rate.html in your web browser (double-click it, or drag it into Firefox, Chrome, Edge or\n"
+        + later
+        + "TO RATE: open rate.html in your web browser (double-click it, or drag it into Firefox, Chrome, Edge or\n"
         "Safari). There is nothing to install, and the page needs no internet connection.\n\n"
         "- Each row shows one item and the checks of the rubric, each with its question (rubric.txt has the\n"
         "  whole rubric). Grade every check PASSED or FAILED as you judge it yourself. A check shown as\n"
@@ -250,7 +259,10 @@ def check_packet_folder(out: Path, run_dir: Path | None = None) -> None:
 
 
 def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
-    """Write (or find, unchanged) the rater's packet. A packet made for another sample is refused."""
+    """Write (or find, unchanged) the rater's packet. A packet made for another sample is refused, but for a
+    pilot's: once the pilot's extension has grown the sheet, the rater's pilot packet stays as it is (what it holds
+    stays valid, and the form may still be writing into it) and each later stage's rows get a packet of their own,
+    ``packets/NAME-stageK/`` (:func:`stage_packet`); the newest is returned."""
     run_dir = Path(run_dir)
     check_rater_name(rater, run_dir)
     sheet_path = RunDir(run_dir).sheet
@@ -258,6 +270,31 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
         raise CalibrationError(f"{run_dir}: no blind sheet yet (draw the sample first: vocab sample)")
     sample_hash = sheet_sha256(run_dir)
     out = RunDir(run_dir).packet(rater)
+    if (out / "packet.json").exists():
+        meta = read_packet_meta(out)
+        if meta["sample_sha256"] != sample_hash and meta["sample_sha256"] in earlier_sheet_hashes(run_dir):
+            stages = stage_ids(run_dir)
+            held = int(meta.get("rows", 0))
+            done = next((k for k in range(1, len(stages) + 1) if sum(map(len, stages[:k])) == held), None)
+            if done is None:
+                raise CalibrationError(f"{out} holds {held} rows, not the rows of the sample's first stages; move it "
+                                       "away to make a new packet")  # fmt: skip
+            made = [_packet(run_dir, rater, stage_packet(run_dir, rater, k + 1), stages[k], seed, sample_hash, k + 1)
+                    for k in range(done, len(stages))]  # fmt: skip
+            _packet(run_dir, rater, out, [i for st in stages[:done] for i in st], seed, meta["sample_sha256"], None,
+                    check_only=True)  # fmt: skip
+            return made[-1] if made else out
+    return _packet(run_dir, rater, out, read_sheet(run_dir).blind_id.astype(str).tolist(), seed, sample_hash, None)
+
+
+def stage_packet(run_dir: str | Path, rater: str, stage: int) -> Path:
+    return RunDir(run_dir).packets / f"{rater}-stage{stage}"  # the rater's packet of a later stage's rows
+
+
+def _packet(run_dir: Path, rater: str, out: Path, ids: list[str], seed: int, sample_hash: str, stage: int | None,
+            *, check_only: bool = False) -> Path:  # fmt: skip
+    """Write (or find, unchanged) the packet in ``out`` of the sheet's rows ``ids`` (``stage``: a later stage's
+    rows only). ``check_only``: the existing packet is checked and kept, never written."""
     if out.with_suffix(".zip").exists() and not out.with_suffix(".zip").is_file():
         raise CalibrationError(f"{out.with_suffix('.zip')} is not a file; move it away to make the packet")
     check_packet_folder(out, run_dir)
@@ -270,6 +307,8 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
                 f"{out} was made with --seed {meta.get('order_seed', 0)}, not {seed}; its order stays (move it away "
                 "to make a new packet)"
             )
+        if check_only:
+            return out
         if not (out / "rate.html").exists():  # a packet made before the page: its page, from its own files
             from vocab.records import read_jsonl
 
@@ -283,7 +322,7 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     sheet = read_sheet(run_dir)
     rub = read_rubric(run_dir)
     wheel = vocab_wheel()
-    by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records")}
+    by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records") if r["blind_id"] in set(ids)}
     order = rater_order(list(by_id), rater, seed)
     make_dir(out, run_dir, CalibrationError)
     # every file whole, and never through a link out of the run (a link in the packet's folder is refused)
@@ -302,10 +341,11 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     put("rate.ipynb", json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     if wheel is not None:
         write_bytes_atomic(out / wheel.name, wheel.read_bytes(), run_dir, CalibrationError)
-    put("README.txt", readme_text(rater, len(order), wheel.name if wheel else None))
+    put("README.txt", readme_text(rater, len(order), wheel.name if wheel else None, stage))
     meta = {
         "rater": rater,
         "rows": len(order),
+        **({"stage": stage} if stage else {}),
         "order": f"sha256('{seed}:{rater}') -> numpy default_rng permutation of the sorted blind ids",
         "order_seed": seed,
         "sample_sha256": sample_hash,
@@ -367,6 +407,12 @@ def write_packet_zip(packet: Path) -> Path:
     return out
 
 
+def _packet_folder_name(top: str) -> bool:
+    """A packet's folder: its rater's name, or a later stage's (NAME-stageK)."""
+    m = STAGE.fullmatch(top)
+    return bool(NAME.fullmatch(m[1]) if m else NAME.fullmatch(top))
+
+
 def read_packet_zip(path: Path) -> tuple[str, dict[str, bytes], dict]:
     """A packet's zip read and checked whole, nothing written: its folder's name, its files and its packet.json. A
     zip that is not a packet's (other names, a path outside its folder, an oversized member, a wheel other than
@@ -381,7 +427,7 @@ def read_packet_zip(path: Path) -> tuple[str, dict[str, bytes], dict]:
     with z:
         infos = z.infolist()
         tops = {i.filename.split("/", 1)[0] for i in infos}
-        if len(tops) != 1 or not NAME.fullmatch(top := tops.pop()):
+        if len(tops) != 1 or not _packet_folder_name(top := tops.pop()):
             raise CalibrationError(f"{path}: not a packet's zip (it holds one folder, named after its rater)")
         names = {i.filename for i in infos if not i.is_dir()}
         extra = sorted(n.split("/", 1)[1] for n in names - {f"{top}/{n}" for n in HANDOUT} if n.startswith(f"{top}/"))

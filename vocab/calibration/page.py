@@ -43,9 +43,10 @@ def packet_data(meta: dict[str, Any], rows: list[dict], keys: str) -> dict[str, 
     the ``rows`` in the rater's order."""
     rub = JudgeRubric.from_dict(meta["rubric_full"])
     return {
-        # the browser keeps the rater's saves under this: another packet (another rater, sample or order) never
-        # reads them
-        "packet_id": f"{meta['rater']}:{meta['sample_sha256'][:16]}:{meta.get('order_seed', 0)}",
+        # the browser keeps the rater's saves under this: another packet (another rater, sample, order or a later
+        # stage's rows) never reads them
+        "packet_id": f"{meta['rater']}:{meta['sample_sha256'][:16]}:{meta.get('order_seed', 0)}"
+        + (f":stage{meta['stage']}" if meta.get("stage") else ""),
         "rater": meta["rater"],
         "sample_sha256": meta["sample_sha256"],
         "rubric": {"name": rub.name, "version": rub.version, "hash": rub.hash},

@@ -19,7 +19,7 @@ import pandas as pd
 
 from vocab import rubric, script
 from vocab.calibration.dataset import VOCABSCAPES, JudgeRubric, declared_criteria, read_rubric
-from vocab.calibration.sample import CalibrationError, read_sheet, sheet_sha256
+from vocab.calibration.sample import CalibrationError, earlier_sheet_hashes, read_sheet, sheet_sha256
 from vocab.layout import RunDir
 from vocab.rubric import VERDICTS
 
@@ -123,8 +123,7 @@ def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> bool:
         hashes = set(df.sample_sha256)
         here = sheet_sha256(run_dir)
         # a pilot's extension keeps its first stage's rows valid: the sheets it grew from count as this sample
-        earlier = RunDir(run_dir).earlier_sheets
-        known = {here, *(earlier.read_text().split() if earlier.exists() else [])}
+        known = {here, *earlier_sheet_hashes(run_dir)}
         if len(hashes) != 1 or not hashes <= known:
             shown = ", ".join(sorted(h[:12] for h in hashes))
             raise CalibrationError(
@@ -156,12 +155,15 @@ class HandIn:
     changed: tuple[str, ...] = ()
     unchanged: bool = False
     sample_checked: bool = True  # False: the file names no sample (sample_sha256), so only its ids were checked
+    kept: int = 0  # rows of the sample's other stages the earlier file rated, kept beside this stage's hand-in
 
     def text(self) -> str:
         if self.unchanged:
             s = f"{self.path}: the same {self.rows} rated rows as already stored; nothing written"
         else:
             s = f"{self.path}: {self.rows} rated rows"
+            if self.kept:
+                s += f" ({self.kept} of them from the earlier hand-in of the sample's other stage)"
             if self.earlier is not None:
                 s += f"; the earlier hand-in is kept as {self.earlier}"
                 s += f" ({len(self.changed)} rows changed, {len(self.dropped)} dropped)"
@@ -188,9 +190,38 @@ def import_ratings(
     df = read_ratings_file(path)
     checked = check_provenance(df, path, run_dir, rater)
     sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
-    valid = validate_ratings(df, list(sheet.blind_id), rubric=rub, partial=partial)
+    kept = _other_stages(run_dir, rater, df)
+    valid = validate_ratings(df, list(sheet.blind_id), rubric=rub, partial=partial or kept is not None)
     cols = ["blind_id", *rub.columns] + (["note"] if "note" in valid.columns else [])
-    return store_ratings(run_dir, rater, valid[cols], rub, replace=replace, sample_checked=checked)
+    if kept is not None:  # a later stage's packet rates its own rows: the earlier file's other rows stay
+        cols = list(dict.fromkeys([*cols, *(["note"] if "note" in kept.columns else [])]))
+        both = pd.concat([kept.reindex(columns=cols), valid.reindex(columns=cols)], ignore_index=True).fillna("")
+        order = {b: i for i, b in enumerate(sheet.blind_id.astype(str))}
+        valid = both.sort_values("blind_id", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
+        missing = sorted(set(sheet.blind_id.astype(str)) - set(valid.blind_id))
+        if missing and not partial:
+            raise CalibrationError(f"ids of the sheet not rated: {', '.join(missing)} (hand in part of a sheet with "
+                                   "--partial)")  # fmt: skip
+    h = store_ratings(run_dir, rater, valid[cols], rub, replace=replace, sample_checked=checked)
+    return dataclasses.replace(h, kept=len(kept) if kept is not None else 0)
+
+
+def _other_stages(run_dir, rater: str, df: pd.DataFrame) -> pd.DataFrame | None:
+    """A sample grown by a pilot's extension is rated in stages, each from its own packet: a hand-in whose rows all
+    lie in one stage replaces the earlier file's rows of that stage only. The earlier file's rows of the other
+    stages (None when there are none to keep: one stage, no earlier file, or a hand-in that spans stages)."""
+    from vocab.calibration.sample import stage_ids
+
+    if not RunDir(run_dir).ratings(rater).exists() or "blind_id" not in df.columns:
+        return None
+    stages = [set(s) for s in stage_ids(run_dir)]
+    ids = set(df.blind_id.astype(str).str.strip())
+    mine = [s for s in stages if ids & s]
+    if len(stages) < 2 or len(mine) != 1 or not ids <= mine[0]:
+        return None
+    old = read_ratings(run_dir, rater)
+    old = old[~old.blind_id.astype(str).isin(mine[0])]
+    return old if len(old) else None
 
 
 def store_ratings(run_dir: str | Path, rater: str, valid: pd.DataFrame, rub, *, replace: bool = False,

@@ -52,7 +52,12 @@ ALLOCATIONS = ("equal", "proportional", "pilot")
 
 
 def allocate(
-    budget: int, p: float, allocation: str = "equal", *, pilot: tuple[int, int, int, int] | None = None
+    budget: int,
+    p: float,
+    allocation: str = "equal",
+    *,
+    pilot: tuple[int, int, int, int] | None = None,
+    sigmas: tuple[float, float] | None = None,
 ) -> tuple[int, int]:
     """Rows for a cell's (passed, failed) piles out of ``budget``. ``equal``: half each (the odd row to the passed
     pile; 20 gives seed 000's 10 + 10). ``proportional``: in proportion to the piles' shares of the attempts,
@@ -60,8 +65,8 @@ def allocate(
     p)·b at its least) only when both piles' σ are equal, as they are at their worst case 1/2 before any rating.
     ``pilot``: Neyman's split with each σ from a rated
     pilot ``(n_a, k_a, n_b, k_b)`` (rows and rater passes per pile; shares smoothed as (k + 1)/(n + 2), as Lee et
-    al. smooth theirs), never fewer rows than the pilot has. Each pile gets at least 2 rows. ``p``: the critic's
-    pass rate in the cell."""
+    al. smooth theirs), never fewer rows than the pilot has; or, before any pilot (`vocab plan`), at guessed spreads
+    ``sigmas`` (σ_a, σ_b). Each pile gets at least 2 rows. ``p``: the critic's pass rate in the cell."""
     if budget < 4:
         raise CalibrationError(f"budget must be at least 4 (2 rows a pile), got {budget}")
     if not 0 <= p <= 1:
@@ -70,6 +75,9 @@ def allocate(
         return budget - budget // 2, budget // 2
     if allocation == "proportional":
         sa = sb = 0.5
+        floor_a = floor_b = 2
+    elif allocation == "pilot" and pilot is None and sigmas is not None:  # guessed spreads, before any pilot
+        sa, sb = sigmas
         floor_a = floor_b = 2
     elif allocation == "pilot":
         if pilot is None:
@@ -312,6 +320,22 @@ def sample_stages(run_dir: str | Path) -> list[dict]:
     return stages
 
 
+def stage_ids(run_dir: str | Path) -> list[list[str]]:
+    """The blind ids of each stage of the sample, in the sheet's order: one list for a sample drawn at once; after
+    a pilot's extension (``calibration/sample.json`` records the rows each added, at the sheet's end) the pilot's
+    rows first, then each extension's. A record that does not add up to the sheet is one line."""
+    ids = read_sheet(run_dir).blind_id.astype(str).tolist()
+    added = [int(s.get("added", 0)) for s in sample_stages(run_dir) if s.get("stage") == "pilot extension"]
+    if sum(added) > len(ids) or any(a < 0 for a in added):
+        raise CalibrationError(f"{RunDir(run_dir).sample_meta}: its extensions add {sum(added)} rows to a sheet of "
+                               f"{len(ids)}: not this sample's record (draw the sample again)")  # fmt: skip
+    out, end = [], len(ids)
+    for a in reversed(added):
+        out.insert(0, ids[end - a : end])
+        end -= a
+    return [ids[:end], *out]
+
+
 def write_sample_manifest(run_dir: str | Path, record: dict) -> Path:
     """``calibration/sample.json``: how the sample was drawn (seed, allocation, budget, rows per pile and cell, and
     for a pilot's second stage the rater whose ratings allocated it), one record per stage."""
@@ -440,6 +464,12 @@ def sheet_sha256(run_dir: str | Path) -> str | None:
     ratings file carry it; an import checks it."""
     sheet = RunDir(run_dir).sheet
     return hashlib.sha256(sheet.read_bytes()).hexdigest() if sheet.exists() else None
+
+
+def earlier_sheet_hashes(run_dir: str | Path) -> set[str]:
+    """The hashes of the sheets a pilot's extension grew from: their rows stay this sample's."""
+    earlier = RunDir(run_dir).earlier_sheets
+    return set(earlier.read_text().split()) if earlier.exists() else set()
 
 
 def read_key(run_dir: str | Path) -> pd.DataFrame:

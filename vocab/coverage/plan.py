@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from vocab import stats
+from vocab.calibration.sample import ALLOCATIONS
 from vocab.coverage.simulate import METHODS, check_point, finite_totals, piles_interval, simulate_studies
 from vocab.errors import InputError
 from vocab.stats import DEFAULT_INTERVAL, Piles
@@ -63,6 +64,12 @@ class Plan:
     searched: dict[int, float] = field(default_factory=dict)  # per_pile -> simulated mean half-width, as drawn
     unit: str = "attempts"  # what the text calls the judged units: an imported dataset's are "items"
     population: str = stats.DEFAULT_POPULATION  # what theta is the rate of (vocab.stats.POPULATIONS)
+    allocation: str = "equal"  # how a request splits between the piles (vocab.calibration.sample.allocate)
+    budget: int | None = None  # an allocated plan's request: the labels of the cell (per_pile stays None)
+
+    @property
+    def reached(self) -> bool:
+        return self.per_pile is not None or self.budget is not None
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -73,6 +80,8 @@ class Plan:
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in d.items()}
 
     def _short(self) -> list[str]:
+        if self.budget is not None:  # an allocated request: a pile it labels whole
+            return [k for k in ("passed", "failed") if self.piles[k] <= self.pile_rows[k] + 0.5]
         return [k for k in ("passed", "failed") if self.per_pile is not None and self.piles[k] < self.per_pile]
 
     def text(self) -> str:
@@ -81,7 +90,7 @@ class Plan:
         what = (f"theta {self.theta:.3g}, q1 {self.q1:.3g}, q0 {self.q0:.3g}, {of} {self.attempts} {u}, "
                 f"{self.method}")  # fmt: skip
         sizes = f"the piles hold about {self.piles['passed']:.0f} PASSED and {self.piles['failed']:.0f} FAILED {u}"
-        if self.per_pile is None:
+        if not self.reached:
             floor = ("the interval's draws bound it" if self.population == stats.FINITE
                      else f"the {u}' own variance bounds it: log more {u}")  # fmt: skip
             return (f"{what}: no request reaches ±{self.target_half_width:g}: with every row of both piles labelled "
@@ -90,7 +99,11 @@ class Plan:
         rows = f"{self.pile_rows['passed']:.0f} passed + {self.pile_rows['failed']:.0f} failed"
         short = "".join(f"; the {k.upper()} pile holds only about {self.piles[k]:.0f}, all of them labelled"
                         for k in self._short())  # fmt: skip
-        return (f"{what}: {self.per_pile} rows a pile requested, about {self.labels:.0f} labels a cell ({rows}"
+        asked = f"{self.per_pile} rows a pile requested, about {self.labels:.0f} labels a cell"
+        if self.budget is not None:
+            how = {"proportional": "by the piles' shares", "pilot": "by the piles' spreads (Neyman)"}[self.allocation]
+            asked = f"{self.budget} labels a cell requested, split {how}"
+        return (f"{what}: {asked} ({rows}"
                 f"{short}), give a mean half-width of {self.half_width:.3f} (target ±{self.target_half_width:g}), "
                 f"coverage {self.coverage:.3f} over {self.sims} simulated studies "
                 f"(assumed: {self.assumed})")  # fmt: skip
@@ -130,9 +143,11 @@ def plan_from_pilot(
     seed: int = 0,
     n_boot: int = 1000,
     population: str = stats.DEFAULT_POPULATION,
+    allocation: str = "equal",
 ) -> PilotPlan:
     """A plan per cell from a pilot's corrected estimates (see the module's note); ``rater``: whose ratings (by
-    default the lead rater, as the report's headline: people before any LLM or script rater)."""
+    default the lead rater, as the report's headline: people before any LLM or script rater). ``allocation``
+    ``pilot``: Neyman's split at the spreads of the lead rater's verdicts in each pile, never below its rows."""
     from pathlib import Path
 
     from vocab.calibration.blind import blind_raters
@@ -150,6 +165,7 @@ def plan_from_pilot(
     passes = b.passes(lead, rubric=data.rubric)
     corr = correct.correction_table(data, key, {lead: passes}, n_boot=n_boot, seed=seed, population=population)
     rated_rows = key[key.blind_id.isin(set(passes.dropna().index))]
+    said = passes.dropna()
     counts = data.cells
     cells = []
     for r in corr[corr.rater == lead].itertuples():
@@ -169,22 +185,25 @@ def plan_from_pilot(
         elif est["attempts"] < 2:  # one cell too small to plan leaves the other cells' plans standing
             est["why_none"] = f"no plan: the cell has {est['attempts']} attempt; a plan needs at least 2"
         else:
+            mine = rated_rows[rated_rows.cell == r.cell]
+            ka, kb = (mine[mine.pile == k] for k in ("passed", "failed"))
+            counts_ = (len(ka), int(said[ka.blind_id].sum()), len(kb), int(said[kb.blind_id].sum()))
             p = plan(theta=r.theta, q1=q1, q0=q0, attempts=est["attempts"], half_width=half_width, method=method,
                      sims=sims, seed=seed, n_boot=n_boot, design_effect=deff, pile_sizes=sizes, population=population,
                      assumed=f"the pilot's design effect {deff:.2f} of the {grader}'s pass rate over its {groups}, "
-                     f"its piles of {sizes[0]} PASSED and {sizes[1]} FAILED")  # fmt: skip
+                     f"its piles of {sizes[0]} PASSED and {sizes[1]} FAILED", allocation=allocation,
+                     pilot=counts_ if allocation == "pilot" else None)  # fmt: skip
             if data.kind != "run":
                 p = dataclasses.replace(p, unit="items")
             est.update(p.as_dict())
             # what the lead rater has rated of each pile already, and what the plan asks beyond it
-            mine = rated_rows[rated_rows.cell == r.cell].pile.value_counts()
-            rated = {k: int(mine.get(k, 0)) for k in ("passed", "failed")}
+            rated = {"passed": counts_[0], "failed": counts_[2]}
             more = {k: max(0, round(p.pile_rows[k]) - rated[k]) for k in rated}
             est.update(rated=rated, more_labels=more["passed"] + more["failed"])
             est["plan_text"] = p.text() + (
                 f"; rated so far {rated['passed']} passed + {rated['failed']} failed: about {est['more_labels']} "
                 f"more labels ({more['passed']} passed + {more['failed']} failed)"
-                if p.per_pile is not None
+                if p.reached
                 else ""
             )
         if set_q1 or set_q0:
@@ -236,11 +255,16 @@ def plan(
     pile_sizes: tuple[int, int] | None = None,
     assumed: str = NO_PILOT,
     population: str = stats.DEFAULT_POPULATION,
+    allocation: str = "equal",
+    pilot: tuple[int, int, int, int] | None = None,
 ) -> Plan:
     """The smallest rows-per-pile request whose fitted mean half-width meets ``half_width`` (see the module's note).
     ``design_effect``: p's over the levels (a pilot's); ``pile_sizes``: the (PASSED, FAILED) piles' sizes when
     known (a pilot's), for the labels a request draws. ``population``: what the interval aims at (its coverage is
-    measured against the same)."""
+    measured against the same). ``allocation``: ``equal`` asks for rows a pile; ``proportional`` and ``pilot`` ask
+    for a cell's labels, split by :func:`~vocab.calibration.sample.allocate` at the judge's rate (``pilot``: Neyman's
+    split at the spreads of a rated ``pilot``'s (n_a, k_a, n_b, k_b), never below its rows; without one, at the
+    spreads the guessed theta, q1 and q0 give)."""
     from scipy.optimize import isotonic_regression
 
     if method not in METHODS:
@@ -249,17 +273,24 @@ def plan(
                n_boot=n_boot)  # fmt: skip
     if population not in stats.POPULATIONS:
         raise ValueError(f"unknown population {population!r} (known: {', '.join(stats.POPULATIONS)})")
+    if allocation not in ALLOCATIONS:
+        raise ValueError(f"unknown allocation {allocation!r} (known: {', '.join(ALLOCATIONS)})")
     names = ("plan", theta, q1, q0, attempts, method, design_effect)
     st = simulate_studies(theta, q1, q0, attempts, attempts, sims, stats.stream(seed, *names, "studies"))
     sizes = np.stack([np.sum(~np.isnan(st.passed), axis=1), np.sum(~np.isnan(st.failed), axis=1)])  # (2, S)
     expected = sizes.mean(axis=1) if pile_sizes is None else np.asarray(pile_sizes, dtype=float)
     top = int(max(sizes.max(), 1))  # past the larger pile's size, more rows change nothing
+    split, low = (lambda n: (n, n)), 1
+    if allocation != "equal":  # a request is a cell's labels, split between the piles
+        split, low = _splitter(allocation, theta, q1, q0, expected, pilot)
+        top = max(int(sizes[0].max() + sizes[1].max()), low)
     seen: dict[int, tuple[float, float]] = {}
 
     def at(n: int) -> None:
         if n in seen:
             return
-        x, y = st.passed[:, :n].copy(), st.failed[:, :n].copy()
+        na, nb = split(n)
+        x, y = st.passed[:, :na].copy(), st.failed[:, :nb].copy()
         # a critic that passed nothing (p = 0) has no PASSED pile and needs none (theta = b), likewise p = 1: the
         # placeholder row the report gives it, which p's weight 0 cancels (calibration.correct)
         x[st.p == 0, 0], y[st.p == 1, 0] = 0.0, 0.0
@@ -280,31 +311,57 @@ def plan(
         ns = sorted(seen)
         return dict(zip(ns, isotonic_regression([seen[n][0] for n in ns], increasing=False).x, strict=True))
 
-    for n in _grid(top):
-        at(n)
+    for n in [low, *_grid(top)]:
+        if n >= low:
+            at(n)
     fit = fitted()
     meets = [n for n in sorted(fit) if fit[n] <= half_width]
 
     def drawn(n: int) -> np.ndarray:
         """The rows a request of n draws from each pile: E[min(size, n)], from the known sizes of a pilot."""
-        return np.minimum(expected, n) if pile_sizes is not None else np.minimum(sizes, n).mean(axis=1)
+        want = np.asarray(split(n), dtype=float)
+        if pile_sizes is not None:
+            return np.minimum(expected, want)
+        return np.minimum(sizes, want[:, None]).mean(axis=1)
 
     if not meets:
         rows = drawn(top)
         return Plan(method, theta, q1, q0, attempts, half_width, None, _pair(expected), _pair(rows),
                     float(rows.sum()), fit[top], seen[top][1], design_effect, assumed, sims, seed,
-                    {k: v[0] for k, v in seen.items()}, population=population)  # fmt: skip
+                    {k: v[0] for k, v in seen.items()}, population=population, allocation=allocation)  # fmt: skip
     hi = meets[0]
-    lo = max([n for n in fit if n < hi], default=0)
+    lo = max([n for n in fit if n < hi], default=low - 1)
     while hi - lo > 1:  # bisect between the last request that fails and the first that meets, refitting each time
         mid = (lo + hi) // 2
         at(mid)
         fit = fitted()
         lo, hi = (lo, mid) if fit[mid] <= half_width else (mid, hi)
     rows = drawn(hi)
-    return Plan(method, theta, q1, q0, attempts, half_width, hi, _pair(expected), _pair(rows), float(rows.sum()),
-                fit[hi], seen[hi][1], design_effect, assumed, sims, seed,
-                {k: v[0] for k, v in seen.items()}, population=population)  # fmt: skip
+    per_pile, budget = (hi, None) if allocation == "equal" else (None, hi)
+    return Plan(method, theta, q1, q0, attempts, half_width, per_pile, _pair(expected), _pair(rows),
+                float(rows.sum()), fit[hi], seen[hi][1], design_effect, assumed, sims, seed,
+                {k: v[0] for k, v in seen.items()}, population=population, allocation=allocation,
+                budget=budget)  # fmt: skip
+
+
+def _splitter(allocation: str, theta: float, q1: float, q0: float, piles, pilot):
+    """An allocated plan's split of a cell's labels between its piles, and the smallest request it takes (4, or a
+    pilot's rows and 2 more). ``piles``: the piles' expected sizes (their shares: the judge's rate)."""
+    from vocab.calibration.sample import allocate
+
+    total = float(piles[0] + piles[1])
+    p = float(piles[0]) / total if total else 0.5
+    kw: dict = {}
+    low = 4
+    if allocation == "pilot" and pilot is not None:
+        kw["pilot"] = pilot
+        low = max(4, max(2, pilot[0]) + max(2, pilot[2]))
+    elif allocation == "pilot":  # no pilot yet: the spreads people's verdicts have in each pile at the guesses
+        pj = theta * q1 + (1 - theta) * (1 - q0)
+        a = theta * q1 / pj if pj > 0 else 0.5
+        b = theta * (1 - q1) / (1 - pj) if pj < 1 else 0.5
+        kw["sigmas"] = (float(np.sqrt(a * (1 - a))), float(np.sqrt(b * (1 - b))))
+    return (lambda n: allocate(max(n, low), p, allocation, **kw)), low
 
 
 def _pair(x) -> dict[str, float]:
@@ -316,7 +373,7 @@ class PlanError(InputError):
 
 
 def plan_request(pilot, *, theta, q1, q0, attempts, rater, half_width, method, sims, seed, n_boot,
-                 population=stats.DEFAULT_POPULATION):  # fmt: skip
+                 population=stats.DEFAULT_POPULATION, allocation="equal"):  # fmt: skip
     """`vocab plan`: from a pilot directory (its estimates plugged in) or from guessed ``theta``, ``q1``, ``q0`` and
     ``attempts``, never both; every input checked before any simulation."""
     from pathlib import Path
@@ -330,13 +387,13 @@ def plan_request(pilot, *, theta, q1, q0, attempts, rater, half_width, method, s
             if not Path(pilot).is_dir():
                 raise PlanError(f"{pilot}: not a directory (a run or dataset with some blind ratings)")
             return plan_from_pilot(pilot, half_width=half_width, rater=rater, method=method, sims=sims, seed=seed,
-                                   n_boot=n_boot, population=population)  # fmt: skip
+                                   n_boot=n_boot, population=population, allocation=allocation)  # fmt: skip
         missing = [k for k, v in guesses.items() if v is None]
         if missing:
             raise PlanError(f"{', '.join(missing)} needed (or a pilot directory: vocab plan DIR --half-width H)")
         if rater is not None:
             raise PlanError("--rater is for a pilot (vocab plan DIR --rater NAME)")
         return plan(theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims,
-                    seed=seed, n_boot=n_boot, population=population)  # fmt: skip
+                    seed=seed, n_boot=n_boot, population=population, allocation=allocation)  # fmt: skip
     except ValueError as e:
         raise PlanError(str(e)) from None

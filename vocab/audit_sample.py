@@ -1,0 +1,239 @@
+"""The audit's blind sample (`vocab audit`'s first steps): the plan shown before it is drawn, how a cell's labels
+are split between the judge's piles (``--allocation``, ``--budget``: :func:`draw_lines`), and a pilot's second
+stage, drawn once the pilot is rated (:func:`extend_pilot`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vocab.calibration.errors import CalibrationError
+from vocab.layout import RunDir
+
+PLAN_GUESS = 0.9  # before any rating, the plan's stated guess: a judge right 9 times in 10 either way
+
+
+def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int = 300) -> list[str]:
+    """``attempts``: a frame of attempts, or a dataset's :attr:`~vocab.calibration.dataset.Dataset.cells`.
+
+    Before the sample is drawn: per cell, the interval's mean half-width that ``per_pile`` rows a pile give, by
+    the study's simulator, at the judge's own rate and a stated guess of its accuracy (no rating exists yet to
+    estimate it), and how to plan with one's own guesses or, later, from the first ratings."""
+    from vocab.coverage.simulate import SimulationSizeError, coverage
+    from vocab.stats import DEFAULT_INTERVAL
+
+    lines = []
+    if "verdict" in attempts.columns:  # a frame of attempts (each with a verdict)
+        from vocab.calibration.dataset import cells_table
+
+        attempts = cells_table(attempts).assign(attempts=lambda c: c.passed + c.failed)
+    for cell, c in attempts[attempts.attempts > 0].iterrows():
+        n, k = int(c.attempts), int(c.passed)
+        p = k / n
+        rows = (min(per_pile, k), min(per_pile, n - k))  # a pile gives no more rows than it holds
+        if n < 2:
+            continue
+        try:
+            c = coverage(
+                DEFAULT_INTERVAL,
+                theta=p,
+                q1=PLAN_GUESS,
+                q0=PLAN_GUESS,
+                attempts=n,
+                piles=min(per_pile, n),
+                sims=sims,
+                seed=seed,
+                n_boot=n_boot,
+            )
+        except SimulationSizeError:  # a cell too large for the simulator's memory bound: the advice is not worth it
+            lines.append(f"plan {cell}: {n} judged, too many for a quick simulation here: `vocab plan` plans it")
+            continue
+        lines.append(
+            f"plan {cell}: {n} judged, the judge says {p:.0%}; {per_pile} rows a pile ({sum(rows)} labels here: "
+            f"{rows[0]} of the {k} PASSED, {rows[1]} of the {n - k} FAILED) give about ±{c.mean_width / 2:.2f} if the "
+            f"judge is right {PLAN_GUESS:.0%} of the time either way "
+            f"(a guess: `vocab plan --theta T --q1 A --q0 B --attempts {n} --half-width H` for yours)"
+        )
+    if lines:
+        lines.append("plan: once some ratings are back, `vocab plan DIR --half-width H` plans from them")
+    return lines
+
+
+DEFAULT_PER_PILE = 10  # seed 000's 10 + 10
+
+
+def check_allocation(allocation: str | None, per_pile: int | None, budget: int | None) -> None:
+    """The audit's allocation options, checked before anything is written (one line each)."""
+    from vocab.calibration.sample import ALLOCATIONS
+
+    if allocation is not None and allocation not in ALLOCATIONS:
+        raise CalibrationError(f"unknown allocation {allocation!r} (known: {', '.join(ALLOCATIONS)})")
+    if per_pile is not None and per_pile < 1:
+        raise CalibrationError(f"--per-pile must be positive, got {per_pile}")
+    if budget is not None and budget < 4:
+        raise CalibrationError(f"--budget must be at least 4 (2 labels a pile), got {budget}")
+    if budget is not None and allocation in (None, "equal"):
+        raise CalibrationError("--budget is for --allocation proportional or pilot (equal takes --per-pile)")
+    if allocation == "proportional" and per_pile is not None and budget is not None:
+        raise CalibrationError("--per-pile and --budget: give one (proportional splits a budget)")
+    if allocation == "pilot":
+        if budget is None:
+            raise CalibrationError(
+                "--allocation pilot needs --budget (the labels per cell in all, the pilot's included)"
+            )
+        pilot = 2 * (per_pile or DEFAULT_PER_PILE)
+        if budget <= pilot:
+            raise CalibrationError(
+                f"--budget {budget} leaves nothing after the pilot's {pilot} labels a cell "
+                f"(--per-pile {per_pile or DEFAULT_PER_PILE} a pile): raise it"
+            )
+
+
+def check_kept_allocation(d: Path, allocation: str | None, budget: int | None) -> None:
+    """A sample already drawn keeps its allocation: another one asked for on a later call is one line."""
+    from vocab.calibration.sample import sample_stages
+
+    if allocation is None and budget is None:
+        return
+    stages = sample_stages(d)
+    first = stages[0] if stages else {}
+    had = first.get("allocation", "equal")
+    if (allocation or had) != had or (budget is not None and budget != first.get("budget")):
+        raise CalibrationError(
+            f"{d}'s sample was drawn with allocation {had}"
+            + (f", budget {first['budget']}" if first.get("budget") else "")
+            + ": it is kept; leave out --allocation and --budget"
+        )
+
+
+def draw_lines(d: Path, data, per_pile: int | None, seed: int, allocation: str | None, budget: int | None) -> list[str]:
+    """The first call's blind sample, drawn and recorded (``calibration/sample.json``); what to tell the user:
+    the plan of an equal split, the piles' rows of a proportional one, the pilot's two stages of a pilot."""
+    from vocab.calibration import sample as sm
+
+    allocation = allocation or "equal"
+    per = per_pile or DEFAULT_PER_PILE
+    lines, sizes = [], None
+    if allocation == "proportional":
+        budget = budget or 2 * per
+        sizes = sm.cell_sizes(data, budget, "proportional")
+        for cell, (a, b) in sizes.items():
+            lines.append(
+                f"allocation {cell}: {budget} labels split by the piles' shares: {a} from the PASSED pile, "
+                f"{b} from the FAILED"
+            )
+    else:
+        lines += plan_lines(data.cells, per, seed)
+    sm.write_sample(sm.draw(data, per, seed, sizes=sizes), d)
+    record = {
+        "stage": "draw",
+        "seed": seed,
+        "allocation": allocation,
+        "budget": budget,
+        "per_pile": None if sizes else per,
+    }
+    if sizes:
+        record["rows_per_cell"] = {c: {"passed": a, "failed": b} for c, (a, b) in sizes.items()}
+    sm.write_sample_manifest(d, record)
+    rows = len(sm.read_sheet(d))
+    if sizes:
+        lines.append(
+            f"blind sample: {rows} rows ({budget} a cell, split by the piles' shares where the piles allow, "
+            f"seed {seed})"
+        )
+    else:
+        lines.append(f"blind sample: {rows} rows ({per} per pile per cell where the piles allow, seed {seed})")
+    if allocation == "pilot":
+        lines.append(
+            f"pilot: rate these {rows} rows first; then `vocab audit {d}` draws the rest of each cell's "
+            f"{budget} labels, split between the piles by the spread the pilot's ratings show (Neyman's "
+            f"split: each pile in proportion to its size times the spread of people's verdicts in it)"
+        )
+        for cell, (more_a, more_b) in guessed_second_stage(data, per, budget).items():
+            lines.append(
+                f"pilot {cell}: at a guess (a judge right {PLAN_GUESS:.0%} of the time either way) the "
+                f"second stage asks about {more_b} more from the FAILED pile and {more_a} more from the "
+                f"PASSED; the pilot's ratings decide"
+            )
+    return lines
+
+
+def guessed_second_stage(data, per_pile: int, budget: int) -> dict[str, tuple[int, int]]:
+    """Per cell, the rows a pilot's second stage would add to each pile (PASSED, FAILED) if the judge were right
+    :data:`PLAN_GUESS` of the time either way: the pilot's rater passes at the shares that accuracy implies
+    (``theta`` solved from the judge's rate p = theta q1 + (1 - theta)(1 - q0), clipped to [0, 1])."""
+    from vocab.calibration.sample import allocate
+
+    out = {}
+    q = PLAN_GUESS
+    for cell, c in data.cells[data.cells.attempts > 0].iterrows():
+        n, k = int(c.attempts), int(c.passed)
+        p = k / n
+        na, nb = min(per_pile, k), min(per_pile, n - k)
+        if na + nb + 4 > budget or not 0 < p < 1:
+            continue
+        theta = min(max((p - (1 - q)) / (2 * q - 1), 0.0), 1.0)
+        share_a, share_b = theta * q / p, theta * (1 - q) / (1 - p)  # people's pass share in each pile
+        a, b = allocate(budget, p, "pilot", pilot=(na, round(share_a * na), nb, round(share_b * nb)))
+        out[cell] = (max(min(a, k) - na, 0), max(min(b, n - k) - nb, 0))
+    return out
+
+
+def pilot_pending(d: Path) -> dict | None:
+    """The record of a pilot drawn by `vocab audit --allocation pilot` whose second stage is not drawn yet."""
+    from vocab.calibration.sample import sample_stages
+
+    stages = sample_stages(d)
+    if len(stages) == 1 and stages[0].get("allocation") == "pilot" and stages[0].get("stage") == "draw":
+        return stages[0]
+    return None
+
+
+def pilot_people(d: Path) -> list[str]:
+    """The people handed a packet of this sample (``packets/NAME/packet.json``; not a later stage's folder)."""
+    from vocab.calibration.packet import STAGE
+
+    packets = RunDir(d).packets
+    if not packets.is_dir():
+        return []
+    return sorted(p.name for p in packets.iterdir() if (p / "packet.json").is_file() and not STAGE.fullmatch(p.name))
+
+
+def extend_pilot(d: Path, record: dict, seed: int, people: list[str] = ()) -> tuple[bool, list[str]]:
+    """A pilot's second stage, once the lead rater (people first, as the report's headline; a person whenever
+    ``people`` were handed packets) has rated every pilot row: the rest of the recorded budget drawn by `vocab
+    sample --allocation pilot`'s function. Returns whether it was drawn and what to tell the user (the last line,
+    when it was not, says what it waits for)."""
+    from vocab.calibration.blind import blind_raters
+    from vocab.calibration.chain import _sample_step
+    from vocab.calibration.sample import read_key, sample_stages
+
+    key = read_key(d)
+    try:
+        b = blind_raters(d, purpose="the pilot waits for its ratings")
+    except CalibrationError:
+        return False, [
+            f"pilot: the second stage waits for ratings of the pilot's {len(key)} rows; then `vocab audit {d}` draws it"
+        ]
+    lead, rated = b.lead, b.rows(b.lead)
+    if people and not b.people:
+        return False, [
+            f"pilot: the second stage waits for people's ratings of the pilot's {len(key)} rows "
+            f"({', '.join(people)}); then `vocab audit {d}` draws it"
+        ]
+    if rated < len(key):
+        return False, [
+            f"pilot: {lead} has rated {rated} of the pilot's {len(key)} rows; once every one is rated, "
+            f"`vocab audit {d}` draws the second stage"
+        ]
+    said = _sample_step(d, None, int(record["budget"]), "pilot", lead, seed, None)
+    stage = sample_stages(d)[-1]
+    lines = [f"pilot: {line}" for line in said]
+    for cell, r in sorted(stage.get("rows_per_cell", {}).items()):
+        k = key[key.cell == cell].pile.value_counts()
+        lines.append(
+            f"pilot {cell}: {lead}'s ratings of the pilot split its {record['budget']} labels "
+            f"{r['passed']} PASSED + {r['failed']} FAILED: {max(r['passed'] - int(k.get('passed', 0)), 0)} "
+            f"more from the PASSED pile, {max(r['failed'] - int(k.get('failed', 0)), 0)} more from the "
+            "FAILED (where the piles hold them)"
+        )
+    return True, lines
