@@ -27,6 +27,7 @@ from vocab.audit_sample import (
     pilot_people,
 )
 from vocab.calibration.sample import CalibrationError
+from vocab.estimates.stopping import check_target
 from vocab.layout import RunDir
 
 TABLE_SUFFIXES = (".csv", ".jsonl")
@@ -43,6 +44,7 @@ class Audit:
     comparisons: list[str] = field(default_factory=list)  # every pair of cells the lead rater corrects, a line each
     next_step: str = ""
     pilot_waiting: str = ""  # a pilot allocation whose pilot is not rated yet: what the second stage waits for
+    stopping: list[str] = field(default_factory=list)  # with a target half-width: whether to stop, a line a cell
 
 
 def _json_kind(source: Path) -> str:
@@ -165,6 +167,7 @@ def audit(
     population: str = stats.DEFAULT_POPULATION,
     allocation: str | None = None,
     budget: int | None = None,
+    target_half_width: float | None = None,
 ) -> Audit:
     """The audit (see the module's note). ``allocation`` splits a cell's labels between the judge's piles on the
     first call (:func:`draw_lines`); with ``pilot`` a later call, once the pilot's rows are rated, draws the rest of
@@ -266,6 +269,10 @@ def audit(
                             population=population)[c.lead]  # fmt: skip
         if len(found.pairs):  # two or more cells the lead rater corrects: `vocab compare`'s lines
             result.comparisons = lines(found)
+        if target_half_width is not None:  # whether to stop labelling, by the anytime-valid interval
+            from vocab.estimates.stopping import stopping
+
+            result.stopping = [s.line() for s in stopping(c, target_half_width)]
     waiting = [n for n in humans if result.rated.get(n) != "complete"]
     if result.pilot_waiting and not waiting:
         result.next_step = result.pilot_waiting
@@ -298,12 +305,13 @@ def audit(
 def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, per_pile: int | None, seed: int,
                  max_calls, source_kind, scorer, assertion, feedback=None, metric=None,
                  population: str = stats.DEFAULT_POPULATION, allocation: str | None = None,
-                 budget: int | None = None) -> Audit:  # fmt: skip
+                 budget: int | None = None, target_half_width: float | None = None) -> Audit:  # fmt: skip
     """`vocab audit`: :func:`audit` with its options checked and the dataset directory's lock held while it runs."""
     from vocab.config import load_config
     from vocab.records import dir_lock
 
     check_allocation(allocation, per_pile, budget)
+    check_target(target_half_width)
     if max_calls is not None and max_calls < 0:
         raise CalibrationError(f"--max-calls must be non-negative, got {max_calls}")
     cfg = load_config(config) if llm_raters else None
@@ -318,4 +326,4 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
               "mlflow": {"feedback": feedback, "seed": seed}, "deepeval": {"metric": metric}}  # fmt: skip
         return audit(source, out, raters=raters, llm_raters=llm_raters, cfg=cfg, per_pile=per_pile, seed=seed,
                      max_calls=max_calls, source_kind=source_kind, import_kw=kw, population=population,
-                     allocation=allocation, budget=budget)  # fmt: skip
+                     allocation=allocation, budget=budget, target_half_width=target_half_width)  # fmt: skip

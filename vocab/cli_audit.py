@@ -168,10 +168,11 @@ def cmd_audit(args) -> int:
     a = audit_locked(args.source, args.out, raters=raters, llm_raters=llm, config=args.config, per_pile=args.per_pile,
                      seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, scorer=args.scorer,
                      assertion=args.assertion, feedback=args.feedback, metric=args.metric,
-                     population=args.population, allocation=args.allocation, budget=args.budget)  # fmt: skip
+                     population=args.population, allocation=args.allocation, budget=args.budget,
+                     target_half_width=args.target_half_width)  # fmt: skip
     for name, state in sorted(a.rated.items()):
         print(f"ratings {name}: {state}")
-    print("\n".join([*a.headline, *a.comparisons, f"next: {a.next_step}"]))
+    print("\n".join([*a.headline, *a.comparisons, *a.stopping, f"next: {a.next_step}"]))
     return 0
 
 

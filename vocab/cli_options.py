@@ -406,6 +406,12 @@ def add_commands(sub, cli) -> None:
         default=None,
         help="labels per cell in all (proportional: default twice --per-pile; pilot: needed)",
     )
+    au.add_argument(
+        "--target-half-width",
+        type=finite,
+        default=None,
+        help="with ratings: per cell whether to stop labelling, by an interval valid however often it is read",
+    )
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--max-calls", type=call_budget, default=None)
     au.add_argument("--scorer", help="Inspect: the scorer whose grades are the verdicts")

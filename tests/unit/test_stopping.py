@@ -1,0 +1,104 @@
+"""When to stop labelling (#65 item 4): the betting confidence sequence holds its truth at every look at once, a
+pile labelled whole is known, optional stopping keeps the sequence's coverage, and `vocab audit DIR
+--target-half-width H` says per cell whether to stop. Expected values are counted from the files."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vocab import stats
+from vocab.cli import main
+from vocab.estimates.stopping import cell_sequence, pile_sequence, simulate_stopping
+
+
+def test_a_pile_labelled_whole_is_known_and_a_sequence_narrows():
+    x = np.array([1, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0], dtype=float)  # 5 of 12 pass
+    lo, hi = pile_sequence(x, 12)
+    assert lo[-1] == pytest.approx(5 / 12) and hi[-1] == pytest.approx(5 / 12)
+    assert lo[0] == 0 and hi[0] == 1  # before any label
+    # a superpopulation's pile keeps a width after the same labels
+    lo_s, hi_s = pile_sequence(x, None)
+    assert hi_s[-1] - lo_s[-1] > 0.3 and lo_s[-1] <= 5 / 12 <= hi_s[-1]
+
+
+def test_the_sequence_misses_its_truth_at_any_look_at_most_alpha_of_the_time():
+    """Time-uniform: over random orders of one finite pile of 80 rows (24 pass), the share of orders whose
+    sequence excludes 24/80 at *some* look, any of the 80, is within alpha (5 %) give or take the orders' noise."""
+    rng = stats.stream(7, "test-stopping", "pile")
+    pile = np.array([1.0] * 24 + [0.0] * 56)
+    missed = 0
+    for _ in range(300):
+        lo, hi = pile_sequence(rng.permutation(pile), 80)
+        missed += bool(np.any((lo > 0.3 + 1e-12) | (hi < 0.3 - 1e-12)))
+    assert missed / 300 <= 0.05 + 2 * math.sqrt(0.05 * 0.95 / 300)
+
+
+def test_a_cells_rate_combines_its_piles_by_their_sizes():
+    """A PASSED pile of 6 rows and a FAILED pile of 4, each labelled whole: theta = (N_a a + N_b b) / N by hand."""
+    a = np.array([1, 1, 1, 0, 1, 1], dtype=float)  # 5 of 6
+    b = np.array([0, 1, 0, 0], dtype=float)  # 1 of 4
+    at = cell_sequence(a, b, 6, 4, stats.FINITE)
+    assert at(6, 4) == pytest.approx((0.6, 0.6))
+    lo, hi = at(3, 2)
+    assert lo <= 0.6 <= hi and hi - lo > 0.2
+
+
+def test_optional_stopping_keeps_the_sequences_coverage():
+    """Stop at the first of 20 looks that meets ±0.1: the sequence still holds the cell's own rate."""
+    r = simulate_stopping(0.5, 0.8, 0.8, 400, sims=120, n_boot=200, target=0.1, seed=3)
+    assert r["sequence"]["coverage"] >= 0.93
+    assert r["sequence"]["labels_median"] >= r["fixed_peeking"]["labels_median"]  # validity at every look costs
+    assert {"coverage", "labels_median", "width_median", "met_target"} <= set(r["fixed_peeking"])
+
+
+def _table(tmp, n: int):
+    t = tmp / "t.csv"
+    rows = [{"id": f"i{i}", "system": "s", "judge": "j", "verdict": "PASSED" if i % 3 else "FAILED",
+             "input": f"q{i}", "output": f"o{i}"} for i in range(n)]  # fmt: skip
+    pd.DataFrame(rows).to_csv(t, index=False)
+    return t
+
+
+def test_the_audit_says_stop_once_every_row_is_labelled(tmp_path, capsys):
+    """24 items, 10 a pile: all 16 PASSED and 8 FAILED items are in the sample; ann labels every one, so the rate
+    is known: the count of her PASSED labels over 24, at a half-width of 0."""
+    d = tmp_path / "d"
+    assert main(["audit", str(_table(tmp_path, 24)), "--out", str(d), "--raters", "ann", "--per-pile", "16"]) == 0
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
+    assert len(sheet) == 24
+    verdicts = ["PASSED" if i % 4 else "FAILED" for i in range(24)]
+    rated = tmp_path / "ann.csv"
+    pd.DataFrame({"blind_id": sheet.blind_id, "verdict": verdicts}).to_csv(rated, index=False)
+    assert main(["ratings", "import", str(rated), "--run-dir", str(d), "--rater", "ann"]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d), "--target-half-width", "0.05"]) == 0
+    out = capsys.readouterr().out
+    theta = verdicts.count("PASSED") / 24
+    assert (f"stopping s → j (ann, 24 labels): stop: ±0.000 meets ±0.05 (anytime-valid 95 % interval "
+            f"{theta:.3f}–{theta:.3f}") in out  # fmt: skip
+
+
+def test_the_audit_says_keep_labelling_on_a_few_labels(tmp_path, capsys):
+    d = tmp_path / "d"
+    assert main(["audit", str(_table(tmp_path, 300)), "--out", str(d), "--raters", "ann", "--per-pile", "5"]) == 0
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
+    rated = tmp_path / "ann.csv"
+    pd.DataFrame({"blind_id": sheet.blind_id, "verdict": "PASSED"}).to_csv(rated, index=False)
+    assert main(["ratings", "import", str(rated), "--run-dir", str(d), "--rater", "ann"]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d), "--target-half-width", "0.1"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.startswith("stopping s → j"))
+    assert "(ann, 10 labels): keep labelling" in line and "the fixed-sample interval" in line
+
+
+@pytest.mark.parametrize("h", ["0", "0.7", "nan", "-0.1"])
+def test_a_bad_target_is_one_line(tmp_path, capsys, h):
+    assert main(["audit", str(_table(tmp_path, 30)), "--out", str(tmp_path / "d"), "--target-half-width", h]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--target-half-width" in err[0], err
+    assert not (tmp_path / "d").exists()

@@ -1,0 +1,256 @@
+"""When to stop labelling: a confidence sequence for the corrected rate, valid however often it is looked at.
+
+A fixed-sample interval (the report's) holds 95 % of the time for a sample size fixed in advance. A labeller who
+looks after every batch and stops once it is narrow enough picks the size from the data, and the interval at that
+look no longer holds 95 % of the time. A confidence sequence does: the chance that it *ever* misses the truth, over
+all looks, is at most 5 %, so it may be read after every batch and the labelling stopped whenever it is narrow
+enough (or the gate's answer settled).
+
+Per pile (the judge's PASSED and FAILED rows of a cell), the share of rows people pass gets the hedged betting
+confidence sequence of Waudby-Smith & Ramdas ("Estimating means of bounded random variables by betting", JRSS B
+2024; for sampling without replacement, "Confidence sequences for sampling without replacement", NeurIPS 2020):
+for each candidate share m, two gamblers bet on the labels in the order they came, one that they exceed m and one
+that they fall short; their capital K_t(m) = max(½K⁺_t, ½K⁻_t) is a nonnegative martingale with mean 1 if m is
+the truth, so by Ville's inequality m is ruled out, for good, once K_t(m) ≥ 1/α. The bets are the predictable
+plug-in λ_t = √(2 log(2/α) / (σ̂²_{t−1} t log(1 + t))), capped at c/m_t (c = ½), with σ̂² the running variance of
+the labels so far (a prior of ¼ at t = 0). For a finite pile of N rows (``population="finite"``, the default) the
+candidates are the N + 1 shares k/N and each bet is against the mean of the rows *not yet labelled*,
+m_t = (N m − S_{t−1}) / (N − t + 1); a share the labels already contradict is out. A pile labelled whole is known.
+For a superpopulation the candidates are a grid of 1,001 shares and m_t = m.
+
+The cell's rate is θ = (N_a a + N_b b) / N: each pile's sequence at α/2 (Bonferroni), combined at their ends. The
+order of the labels is the order they were given: a person's is their packet's (a random order fixed before any
+rating, :func:`vocab.calibration.packet.rater_order`), anyone else's the blind sheet's (random too). Rows that
+weigh unlike (the study's FAILED pile, drawn a level at a time) are outside this rule: it says so.
+
+Its coverage under optional stopping (the first of 20 looks that meets a target half-width) is simulated by
+:func:`simulate_stopping` beside the fixed-sample interval's under the same stopping
+(``benchmarks/bench_stopping.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from vocab import stats
+from vocab.calibration.errors import CalibrationError
+
+ALPHA = 0.05
+C = 0.5  # the cap on a bet, as a share of the most it may stake without going below 0
+GRID = 1001  # candidate shares of a superpopulation's pile, or of a pile of more rows
+
+
+def check_target(h: float | None) -> None:
+    if h is not None and not (isinstance(h, (int, float)) and math.isfinite(h) and 0 < h <= 0.5):
+        raise CalibrationError(f"--target-half-width must lie in (0, 0.5], got {h}")
+
+
+def pile_capital(x, n_pile: int | None, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """One pile's candidate shares and the gamblers' log capital against each after each of the labels ``x`` (0/1,
+    in the order given): ``grid`` (G,) and ``log_k`` (len(x) + 1, G), row 0 before any label; a share the labels
+    already contradict (for a finite pile) has capital +inf. ``n_pile``: the pile's rows (finite), or None (a
+    superpopulation)."""
+    x = np.asarray(x, dtype=float)
+    t_all = len(x)
+    if n_pile is not None and t_all > n_pile:
+        raise CalibrationError(f"{t_all} labels of a pile of {n_pile} rows")
+    g = GRID if n_pile is None or n_pile + 1 > GRID else n_pile + 1
+    grid = np.linspace(0, 1, g)
+    log_k = np.zeros((t_all + 1, g))
+    log_kp, log_km = np.zeros(g), np.zeros(g)
+    out = np.zeros(g, dtype=bool)
+    s, mu, var_sum = 0.0, 0.5, 0.25  # the labels' sum, their running mean and squared deviations, with priors
+    for t in range(1, t_all + 1):
+        xt = x[t - 1]
+        lam = math.sqrt(2 * math.log(2 / alpha) / (var_sum / t * t * math.log(1 + t)))
+        m_t = (n_pile * grid - s) / (n_pile - t + 1) if n_pile is not None else grid
+        out |= (m_t < -1e-9) | (m_t > 1 + 1e-9)  # the rows left cannot have this mean
+        mt = np.clip(m_t, 1e-12, 1 - 1e-12)
+        log_kp += np.log1p(np.minimum(lam, C / mt) * (xt - mt))
+        log_km += np.log1p(-np.minimum(lam, C / (1 - mt)) * (xt - mt))
+        s += xt
+        var_sum += (xt - mu) ** 2
+        mu = (0.5 + s) / (t + 1)
+        if n_pile is not None:  # shares the labels so far rule out outright (to a coarse grid's step)
+            slack = 1e-9 + (0.0 if g == n_pile + 1 else n_pile / (g - 1))
+            out |= (grid * n_pile < s - slack) | (grid * n_pile > s + (n_pile - t) + slack)
+        log_k[t] = np.where(out, np.inf, np.logaddexp(log_kp, log_km) - math.log(2))  # log of (K+ + K-) / 2
+    return grid, log_k
+
+
+def pile_sequence(x, n_pile: int | None, alpha: float = ALPHA) -> tuple[np.ndarray, np.ndarray]:
+    """One pile's confidence sequence for its share: the (lower, upper) ends after each label (arrays of len(x) + 1),
+    the shares whose capital stays under 1/alpha, widened by the grid's step when the grid is coarser than 1/N."""
+    grid, log_k = pile_capital(x, n_pile, alpha)
+    pad = 0.0 if n_pile is not None and len(grid) == n_pile + 1 else 1 / (len(grid) - 1)
+    alive = log_k < math.log(1 / alpha)
+    lo = np.array([max(grid[a].min() - pad, 0) if a.any() else np.nan for a in alive])
+    hi = np.array([min(grid[a].max() + pad, 1) if a.any() else np.nan for a in alive])
+    return lo, hi
+
+
+def cell_sequence(x_a, x_b, n_a: int, n_b: int, population: str, alpha: float = ALPHA):
+    """The confidence sequence for theta = (N_a a + N_b b) / N: a pair of shares (a, b) is ruled out once the
+    product of the two piles' capitals reaches 1/alpha (each pile's capital is a test martingale of its own labels,
+    so their product is one of all the labels, whatever their interleaving); theta's ends are the least and most
+    N_a a + N_b b over the pairs left. Returns a function of the labels seen so far in each pile (t_a, t_b)."""
+    finite = population == stats.FINITE
+    piles = []
+    for x, n in ((x_a, n_a), (x_b, n_b)):
+        if n == 0:  # an empty pile weighs nothing
+            piles.append((np.zeros(1), np.zeros((len(x) + 1, 1)), 0.0))
+        else:
+            grid, log_k = pile_capital(x, n if finite else None, alpha)
+            piles.append((grid, log_k, 0.0 if finite and len(grid) == n + 1 else 1 / (len(grid) - 1)))
+    wa = n_a / (n_a + n_b)
+    theta = wa * piles[0][0][:, None] + (1 - wa) * piles[1][0][None, :]
+    pad = wa * piles[0][2] + (1 - wa) * piles[1][2]
+
+    def at(t_a: int, t_b: int) -> tuple[float, float]:
+        alive = piles[0][1][t_a][:, None] + piles[1][1][t_b][None, :] < math.log(1 / alpha)
+        if not alive.any():  # every pair ruled out (a chance of at most alpha): no interval at this look
+            return math.nan, math.nan
+        return max(float(theta[alive].min()) - pad, 0.0), min(float(theta[alive].max()) + pad, 1.0)
+
+    return at
+
+
+@dataclass(frozen=True)
+class Stop:
+    cell: str
+    rater: str
+    labels: int
+    low: float
+    high: float
+    target: float
+    fixed: tuple[float, float]  # the report's fixed-sample interval, for comparison
+    why_none: str = ""
+
+    @property
+    def half_width(self) -> float:
+        return (self.high - self.low) / 2
+
+    @property
+    def stop(self) -> bool:
+        return not self.why_none and self.half_width <= self.target
+
+    def line(self) -> str:
+        system, _, judge = self.cell.partition("__")
+        head = f"stopping {system} → {judge} ({self.rater}, {self.labels} labels): "
+        if self.why_none:
+            return head + self.why_none
+        verdict = (
+            f"stop: ±{self.half_width:.3f} meets ±{self.target:g}"
+            if self.stop
+            else f"keep labelling: ±{self.half_width:.3f} is wider than ±{self.target:g}"
+        )
+        return (
+            f"{head}{verdict} (anytime-valid 95 % interval {self.low:.3f}–{self.high:.3f}, valid however often it is "
+            f"looked at; the fixed-sample interval {self.fixed[0]:.3f}–{self.fixed[1]:.3f} holds only at a size "
+            "fixed in advance)"
+        )
+
+    def as_dict(self) -> dict:
+        return {"cell": self.cell, "rater": self.rater, "labels": self.labels, "ci_low": self.low,
+                "ci_high": self.high, "half_width": self.half_width, "target": self.target, "stop": self.stop,
+                "fixed_ci": list(self.fixed), "why_none": self.why_none or None}  # fmt: skip
+
+
+def stopping(c, target: float) -> list[Stop]:
+    """Per cell the lead rater corrects (``c``: :func:`vocab.estimates.correct.corrected`), the confidence
+    sequence after every label so far and whether it meets ``target``."""
+    from vocab.calibration.packet import rater_order
+    from vocab.calibration.sample import read_sheet
+
+    check_target(target)
+    lead = c.lead
+    passes = c.passes[lead].dropna()
+    kinds = c.raters.kinds if c.raters is not None else {}
+    order = read_sheet(c.data.run_dir).blind_id.astype(str).tolist()  # the blind sheet's order: random
+    if kinds.get(lead) == "person":  # a person rates in their packet's order
+        order = rater_order(order, lead, c.seed)
+    pos = {b: i for i, b in enumerate(order)}
+    rows = c.table[c.table.rater == lead].set_index("cell")
+    out = []
+    for cell, r in c.data.cells[c.data.cells.attempts > 0].iterrows():
+        n_a, n = int(r.passed), int(r.attempts)
+        n_b = n - n_a
+        k = c.key[(c.key.cell == cell) & c.key.blind_id.isin(passes.index)]
+        fixed = (float(rows.ci_low[cell]), float(rows.ci_high[cell])) if cell in rows.index else (math.nan,) * 2
+        if (k.weight.astype(float) != 1).any():
+            out.append(Stop(cell, lead, len(k), math.nan, math.nan, target, fixed,
+                            "no anytime-valid interval: this cell's FAILED pile is drawn a level at a time (rows that "
+                            "weigh unlike)"))  # fmt: skip
+            continue
+        seqs = {}
+        for pile in ("passed", "failed"):
+            kp = k[k.pile == pile]
+            ids = sorted(kp.blind_id.astype(str), key=lambda b: pos.get(b, len(pos)))
+            seqs[pile] = passes[ids].to_numpy(dtype=float)
+        at = cell_sequence(seqs["passed"], seqs["failed"], n_a, n_b, c.population)
+        lo, hi = at(len(seqs["passed"]), len(seqs["failed"]))
+        out.append(Stop(cell, lead, len(k), lo, hi, target, fixed))
+    return out
+
+
+def simulate_stopping(theta: float, q1: float, q0: float, attempts: int, *, looks: int = 20, batch: int = 5,
+                      target: float = 0.1, sims: int = 500, seed: int = 0, n_boot: int = 1000,
+                      method: str = stats.DEFAULT_INTERVAL) -> dict:  # fmt: skip
+    """Coverage under optional stopping. Each simulated audit labels ``batch`` more rows of each pile a look (equal
+    piles, each in a random order, without replacement) for up to ``looks`` looks, and stops at the first look whose
+    interval meets ``target`` (or at the last). Two labellers: one who reads the confidence sequence, and one who
+    reads the report's fixed-sample interval (``method``) at every look. At each one's stop: does the interval it
+    read hold the cell's own rate (the finite population)? With the labels used and the widths. The streams derive
+    from the seed and the point."""
+    from vocab.coverage.simulate import finite_totals, piles_interval, simulate_studies
+    from vocab.stats import Piles
+
+    names = ("stopping", theta, q1, q0, attempts, looks, batch, target)
+    st = simulate_studies(theta, q1, q0, attempts, attempts, sims, stats.stream(seed, *names, "studies"))
+    sizes = np.stack([np.sum(~np.isnan(st.passed), axis=1), np.sum(~np.isnan(st.failed), axis=1)]).astype(int)
+    truth = np.asarray(st.truth, dtype=float)
+    seq = {
+        "stop": np.full(sims, looks),
+        "hold": np.zeros(sims, bool),
+        "width": np.zeros(sims),
+        "labels": np.zeros(sims),
+    }
+    for i in range(sims):
+        a, b = st.passed[i, : sizes[0, i]], st.failed[i, : sizes[1, i]]
+        at = cell_sequence(a[: looks * batch], b[: looks * batch], len(a), len(b), stats.FINITE)
+        for look in range(1, looks + 1):
+            t_a, t_b = min(look * batch, len(a)), min(look * batch, len(b))
+            lo, hi = at(t_a, t_b)
+            if (hi - lo) / 2 <= target or look == looks:
+                break
+        seq["stop"][i], seq["width"][i], seq["labels"][i] = look, hi - lo, t_a + t_b
+        seq["hold"][i] = lo - 1e-9 <= truth[i] <= hi + 1e-9
+    passes, failures = finite_totals(st.p, float(attempts))
+    totals = (np.where(passes > 0, passes, np.nan), np.where(failures > 0, failures, np.nan))
+    fixed = {"stop": np.full(sims, looks), "hold": np.zeros(sims, bool), "width": np.full(sims, np.nan),
+             "labels": np.zeros(sims)}  # fmt: skip
+    open_ = np.ones(sims, dtype=bool)
+    for look in range(1, looks + 1):  # the fixed-sample interval at every look, for every audit still labelling
+        n = look * batch
+        x, y = st.passed[:, :n].copy(), st.failed[:, :n].copy()
+        x[st.p == 0, 0], y[st.p == 1, 0] = 0.0, 0.0
+        piles = Piles(st.p, np.full(sims, float(attempts)), x, y, (~np.isnan(y)).astype(float), np.ones(sims),
+                      *totals)  # fmt: skip
+        est, lo, hi = piles_interval(method, piles, n_boot, stats.stream(seed, *names, "fixed", look))
+        done = open_ & (((hi - lo) / 2 <= target) | (look == looks))
+        fixed["stop"][done], fixed["width"][done] = look, (hi - lo)[done]
+        fixed["hold"][done] = ((lo <= truth) & (truth <= hi))[done]
+        fixed["labels"][done] = np.minimum(sizes, n).sum(axis=0)[done]
+        open_ &= ~done
+    return {"theta": theta, "q1": q1, "q0": q0, "attempts": attempts, "looks": looks, "batch_per_pile": batch,
+            "target": target, "sims": sims, "seed": seed, "method": method,
+            "sequence": _summary(seq, looks), "fixed_peeking": _summary(fixed, looks)}  # fmt: skip
+
+
+def _summary(r: dict, looks: int) -> dict:
+    return {"coverage": round(float(r["hold"].mean()), 4), "labels_median": float(np.median(r["labels"])),
+            "width_median": round(float(np.nanmedian(r["width"])), 4),
+            "met_target": round(float(np.mean(r["stop"] < looks)), 4)}  # fmt: skip
