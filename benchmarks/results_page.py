@@ -179,6 +179,17 @@ def _plan(doc: dict) -> str:
     return out
 
 
+def _stopping(doc: dict) -> str:
+    pts, w = doc["points"], doc["worst_coverage"]
+    med = lambda k: sorted(r[k]["labels_median"] for r in pts)  # noqa: E731
+    seq, fix = med("sequence"), med("fixed_peeking")
+    return (f"stopping at the first of {doc['design']['looks']} looks: vocab's sequence holds at {w['sequence']} at "
+            f"worst ({seq[0]:.0f}–{seq[-1]:.0f} labels, median), the fixed interval read at every look at "
+            f"{w['fixed_peeking']} ({fix[0]:.0f}–{fix[-1]:.0f}), truescore's sequence at {w['truescore_sequence']}; "
+            f"{doc['under_95_by_two_se']['fixed_peeking']} of {len(pts)} points of the fixed interval under 95 % "
+            "by 2 SE")  # fmt: skip
+
+
 def _grid(doc: dict) -> str:
     return f"{_n(doc['rows'])} rows in {_n(doc['seconds'])} s ({doc['ran_on']['scheduler']})"
 
@@ -264,6 +275,7 @@ ROWS = [
     ),
     Row("`vocab plan` beside `truescore plan`", "plan.json", _plan, "python benchmarks/bench_plan.py"),
     Row("finite piles on fixed tables", "finite.json", _finite, "python benchmarks/bench_finite.py"),
+    Row("when to stop labelling", "stopping.json", _stopping, "python benchmarks/bench_stopping.py"),
     Row(
         "a weighted FAILED pile, three completions",
         "weighted_failed.json",

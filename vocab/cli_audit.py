@@ -203,6 +203,8 @@ def cmd_gate(args) -> int:
         floors = [f for f in ("min_rate", "min_q1", "min_q0", "max_unscored") if getattr(args, f) is not None]
         if args.a is None or args.b is None:
             raise UsageError("a gate on a difference names both cells, --a OLD --b NEW")
+        if args.anytime:
+            raise UsageError("--anytime holds a cell's --min-rate; a gate on a difference has no sequence yet")
         if floors:
             raise UsageError(
                 f"--{floors[0].replace('_', '-')} gates each cell; with --a and --b give "
@@ -212,7 +214,8 @@ def cmd_gate(args) -> int:
         print(json.dumps(g.as_dict()) if args.json else g.line())
         return 0 if g.holds else 1
     cells = gate(args.run_dir, min_rate=args.min_rate, min_q1=args.min_q1, min_q0=args.min_q0,
-                 max_unscored=args.max_unscored, rater=args.rater, population=args.population)  # fmt: skip
+                 max_unscored=args.max_unscored, rater=args.rater, population=args.population,
+                 anytime=args.anytime)  # fmt: skip
     if args.json:
         print(json.dumps({"holds": all(c.holds for c in cells), "cells": [c.as_dict() for c in cells]}))
     else:

@@ -437,6 +437,11 @@ def add_commands(sub, cli) -> None:
         ga.add_argument(flag, type=finite, help=f"a floor for the lower end of {what}")
     ga.add_argument("--max-unscored", type=finite, help="a ceiling for the share of units lost before a verdict")
     ga.add_argument(
+        "--anytime",
+        action="store_true",
+        help="hold --min-rate with the interval valid however often it is read (a gate run after every batch)",
+    )
+    ga.add_argument(
         "--rater", type=rater, help="whose blind ratings (a variant of the report's table; default its lead rater)"
     )
     ga.add_argument("--a", help="with --b: gate on the difference b − a (e.g. the old system)")

@@ -80,6 +80,15 @@ def test_the_audit_says_stop_once_every_row_is_labelled(tmp_path, capsys):
     theta = verdicts.count("PASSED") / 24
     assert (f"stopping s → j (ann, 24 labels): stop: ±0.000 meets ±0.05 (anytime-valid 95 % interval "
             f"{theta:.3f}–{theta:.3f}") in out  # fmt: skip
+    # the gate holds the floor with the same sequence: here the rate itself, known
+    assert main(["gate", str(d), "--min-rate", f"{theta - 0.01:.3f}", "--anytime"]) == 0
+    assert f"rate's anytime-valid lower bound {theta:.3f} ≥ {theta - 0.01:g}: holds" in capsys.readouterr().out
+    assert main(["gate", str(d), "--min-rate", f"{theta + 0.01:.3f}", "--anytime"]) == 1
+    capsys.readouterr()
+    for extra in (["--min-q1", "0.5", "--anytime"], ["--a", "x", "--b", "y", "--min-difference", "0", "--anytime"]):
+        assert main(["gate", str(d), *extra]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--anytime" in err[0], err
 
 
 def test_the_audit_says_keep_labelling_on_a_few_labels(tmp_path, capsys):

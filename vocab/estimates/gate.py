@@ -23,7 +23,8 @@ class Check:
 
     def text(self) -> str:
         what = {"rate": "rate's lower bound", "q1": "q1's lower bound", "q0": "q0's lower bound",
-                "unscored": "unscored share"}[self.name]  # fmt: skip
+                "unscored": "unscored share", "rate_anytime": "rate's anytime-valid lower bound"}  # fmt: skip
+        what = what[self.name]
         sign = "≤" if self.name == "unscored" else "≥"
         shown = "undefined" if math.isnan(self.value) else f"{self.value:.3f}"
         return f"{what} {shown} {sign} {self.bound:g}: {'holds' if self.holds else 'does not hold'}"
@@ -93,13 +94,20 @@ def gate(
     seed: int = 0,
     n_boot: int = 4000,
     population: str = stats.DEFAULT_POPULATION,
+    anytime: bool = False,
 ) -> list[CellGate]:
     """Each cell's checks against the thresholds given, read with ``rater``'s blind ratings (a variant of the
     report's table, e.g. ``ann`` or ``ann+script``; by default the report's lead rater). An undefined bound (a pile
-    with no rated row) does not hold: the gate cannot vouch for what it could not measure."""
+    with no rated row) does not hold: the gate cannot vouch for what it could not measure. ``anytime``: the rate's
+    floor is held by the confidence sequence's lower bound (:mod:`vocab.estimates.stopping`), so a gate run after
+    every batch of ratings keeps its error rate however often it runs."""
     from vocab.estimates.correct import corrected
 
     bounds = check_thresholds(min_rate=min_rate, min_q1=min_q1, min_q0=min_q0, max_unscored=max_unscored)
+    if anytime and set(bounds) - {"min_rate", "max_unscored"}:
+        raise CalibrationError("--anytime holds the rate's floor (--min-rate) only; q1 and q0 have no sequence yet")
+    if anytime and "min_rate" not in bounds:
+        raise CalibrationError("--anytime holds the rate's floor: give --min-rate")
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
@@ -110,6 +118,10 @@ def gate(
     # every cell of the dataset: one the rater's rows cannot correct (a pile without a rated row, every unit lost)
     # has no row in the table, and its bounds are undefined: they do not hold
     table = c.table[c.table.rater == name].set_index("cell")
+    if anytime:
+        from vocab.estimates.stopping import stopping
+
+        seq = {s.cell: s.low for s in stopping(c, 0.5, name)}
     shares = lost_shares(c.data)
     floors = (("min_rate", "ci_low", "rate"), ("min_q1", "q1_low", "q1"), ("min_q0", "q0_low", "q0"))
     kind = "labels" if labels_note(run_dir) else "blind ratings"
@@ -119,6 +131,8 @@ def gate(
         for key, column, check in floors:
             if key in bounds:
                 v = float(table.loc[cell, column]) if cell in table.index else math.nan
+                if anytime and check == "rate":
+                    check, v = "rate_anytime", seq.get(cell, math.nan)
                 checks.append(Check(check, bounds[key], v, not math.isnan(v) and v >= bounds[key] - 1e-12))
         if "max_unscored" in bounds:
             v, most = shares.get(cell, math.nan), bounds["max_unscored"]

@@ -159,14 +159,14 @@ class Stop:
                 "fixed_ci": list(self.fixed), "why_none": self.why_none or None}  # fmt: skip
 
 
-def stopping(c, target: float) -> list[Stop]:
-    """Per cell the lead rater corrects (``c``: :func:`vocab.estimates.correct.corrected`), the confidence
-    sequence after every label so far and whether it meets ``target``."""
+def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
+    """Per cell ``rater`` corrects (by default the lead rater; ``c``: :func:`vocab.estimates.correct.corrected`),
+    the confidence sequence after every label so far and whether it meets ``target``."""
     from vocab.calibration.packet import rater_order
     from vocab.calibration.sample import read_sheet
 
     check_target(target)
-    lead = c.lead
+    lead = rater or c.lead
     passes = c.passes[lead].dropna()
     kinds = c.raters.kinds if c.raters is not None else {}
     order = read_sheet(c.data.run_dir).blind_id.astype(str).tolist()  # the blind sheet's order: random
