@@ -41,6 +41,7 @@ class Report:
     sections: list[tuple[str, str, pd.DataFrame | None]] = field(default_factory=list)  # (title, text, table)
     figure_png: bytes | None = None
     provenance: dict = field(default_factory=dict)
+    score_png: bytes | None = None  # the judge's score against people's verdicts, when the judge logged scores
     table: pd.DataFrame | None = None  # the corrected-rate table at full precision (``corrected.csv``)
 
 
@@ -177,6 +178,7 @@ def build(
         )  # fmt: skip
     )
     comparisons_section(rep, c, study)
+    scores_section(rep, c)
     rep.sections.append(
         (
             "Raters (labels not blinded by vocab)" if labelled else "Blind raters",
@@ -303,6 +305,67 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
     )
 
 
+SCORES_TITLE = "The judge's score against people's verdicts"
+
+
+def scores_section(rep: Report, c) -> None:
+    """Where the judge logged a number beside its verdicts (:mod:`vocab.estimates.scores`): per cell, people's pass
+    share at each score with its isotonic fit and band, and the score at which the judge would pass the corrected
+    share."""
+    from vocab.estimates import scores as sc
+
+    got = sc.sample_scores(c.data, c.key)
+    if got.dropna().empty:
+        return
+    people = c.passes[c.lead]
+    theta = c.table[c.table.rater == c.lead].set_index("cell")
+    rows, said, curves = [], [], {}
+    for cell in sorted(c.key.cell.unique()):
+        ids = c.key.blind_id[c.key.cell == cell].astype(str)
+        cur = sc.curve(got.reindex(ids), people.reindex(ids), seed=c.seed, cell=cell)
+        if cur.empty:
+            continue
+        curves[cell] = cur
+        for r in cur.itertuples():
+            rows.append({"system → judge": cell.replace("__", " → "), "score": f"{r.score:g}", "rated rows": r.rows,
+                         "people pass": _pct(r.people_pass), "fitted (95 %)": f"{_pct(r.fit)} "
+                         f"({_interval(r.fit_low, r.fit_high)})"})  # fmt: skip
+        if cell in theta.index and np.isfinite(theta.theta[cell]):
+            t, share = sc.threshold(c.data, cell, float(theta.theta[cell]))
+            th, pj = _pct(theta.theta[cell]), _pct(theta.p[cell])
+            said.append(f"{cell.replace('__', ' → ')}: passing the items scored {t:g} or more would pass "
+                        f"{_pct(share)} of them, nearest the corrected rate {th} (its verdicts pass {pj})")  # fmt: skip
+    if not rows:
+        return
+    rep.sections.append((
+        SCORES_TITLE,
+        f"The judge logged a score beside its verdicts. Against {c.lead}'s ratings: people's pass share at each score "
+        "the sample holds, fitted non-decreasing in the score (isotonic regression), with a pointwise 95 % band from "
+        "resampling the rated rows. " + ("; ".join(said) + "." if said else ""),
+        pd.DataFrame(rows),
+    ))  # fmt: skip
+    rep.score_png = _score_figure(curves)
+
+
+def _score_figure(curves: dict[str, pd.DataFrame]) -> bytes:
+    import matplotlib.pyplot as plt
+
+    from vocab import figures
+
+    figures.style()
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for cell, cur in curves.items():
+        line = ax.step(cur.score, cur.fit, where="post", label=cell.replace("__", " → "))[0]
+        ax.fill_between(cur.score, cur.fit_low, cur.fit_high, step="post", alpha=0.2, color=line.get_color())
+        ax.scatter(cur.score, cur.people_pass, s=12 + 6 * cur.rows, color=line.get_color(), alpha=0.7)
+    ax.set(xlabel="the judge's score", ylabel="people's pass share", ylim=(-0.03, 1.03))
+    ax.legend(fontsize=8)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
 def _figure(corr: pd.DataFrame, judge: str = "critic") -> bytes:
     from vocab import figures
 
@@ -348,6 +411,11 @@ def to_html(rep: Report) -> str:
         if title == "Corrected pass rates" and rep.figure_png:
             data = base64.b64encode(rep.figure_png).decode()
             parts.append(f'<img alt="raw pass rate and corrected rate per cell" src="data:image/png;base64,{data}">')
+        if title == SCORES_TITLE and rep.score_png:
+            data = base64.b64encode(rep.score_png).decode()
+            parts.append(
+                f'<img alt="people\'s pass share against the judge\'s score" src="data:image/png;base64,{data}">'
+            )
     parts.append("<h2>Provenance</h2><dl>")
     parts += [f"<dt>{html.escape(k)}</dt><dd>{html.escape(str(v))}</dd>" for k, v in rep.provenance.items()]
     parts.append("</dl></body></html>")
@@ -374,11 +442,14 @@ def to_markdown(rep: Report, figure_name: str | None = None) -> str:
             out += [_md_table(table), ""]
         if title == "Corrected pass rates" and figure_name:
             out += [f"![raw pass rate and corrected rate per cell]({figure_name})", ""]
+        if title == SCORES_TITLE and figure_name and rep.score_png:
+            out += ["![people's pass share against the judge's score](report_scores.png)", ""]
     out += ["## Provenance", "", *(f"- **{k}**: {v}" for k, v in rep.provenance.items()), ""]
     return "\n".join(out)
 
 
 REPORT_FILES = ("report.html", "report.md", "report.png", "corrected.csv")
+SCORE_FIGURE = "report_scores.png"  # written beside them when the judge logged scores
 
 
 class ReportError(InputError):
@@ -406,7 +477,11 @@ def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | P
         if out_dir is not None and not force and not held and any((out / f).exists() for f in REPORT_FILES):
             raise ReportError(f"--out {out}: another report was written there meanwhile; pass --force to replace it")
         write_bytes_atomic(out / "report.png", rep.figure_png or b"")
+        if rep.score_png:
+            write_bytes_atomic(out / SCORE_FIGURE, rep.score_png)
+        elif (out / SCORE_FIGURE).is_file():  # an earlier report's curve, of scores this one does not hold
+            (out / SCORE_FIGURE).unlink()
         write_text_atomic(out / "report.html", to_html(rep))
         write_text_atomic(out / "report.md", to_markdown(rep, "report.png"))
         write_text_atomic(out / "corrected.csv", rep.table.to_csv(index=False))
-    return [out / f for f in REPORT_FILES]
+    return [out / f for f in REPORT_FILES] + ([out / SCORE_FIGURE] if rep.score_png else [])

@@ -17,6 +17,8 @@ column              required   meaning
 ``criterion:NAME``  no         a per-criterion verdict, PASSED or FAILED; the overall verdict must be PASSED
                                exactly when every criterion is
 ``unscored_reason`` no         why an UNSCORED item has no verdict
+``score``           no         the judge's number beside its verdict (a finite number, or empty): kept hidden,
+                               drawn against people's verdicts by the report (:mod:`vocab.estimates.scores`)
 ``label``           no         a person's label of the verdict (``--rater``; ``label:NAME`` for each named
                                person): the labelled rows become the sample, the labels their ratings
 visible fields      yes        what a blind rater sees, ``--visible`` (default ``input,output``, and

@@ -400,6 +400,7 @@ def stage_table(
             t = layout(path, header, visible, rater, pv, fv, pass_at)
             _stage_sql(con, t, header, staging, labels, scored)
             vis, names = t.vis, t.criteria
+        check_scores(con, "staged_items")
         rub = declared_criteria(names, question) if names else single_verdict(question)
         meta = {
             "name": path.stem,
@@ -412,6 +413,19 @@ def stage_table(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return con, "staged_items", meta, staging
+
+
+def check_scores(con, src: str) -> None:
+    """A ``score`` column holds the judge's numbers: a value that is not a finite number (text, NaN, infinity) is
+    one line naming its item; an empty one is an item the judge gave no score."""
+    v = "json_extract_string(hidden, '$.score')"
+    bad = con.execute(
+        f"SELECT id, {v} FROM {src} WHERE {v} IS NOT NULL AND trim({v}) <> '' AND (TRY_CAST({v} AS DOUBLE) IS NULL "
+        f"OR NOT isfinite(TRY_CAST({v} AS DOUBLE))) ORDER BY row LIMIT 1"
+    ).fetchone()
+    if bad is not None:
+        raise JudgmentImportError(f"item {bad[0]!r}: score {bad[1][:40]!r} is not a finite number (the score column "
+                                  "holds the judge's numbers; leave it empty where the judge gave none)")  # fmt: skip
 
 
 def read_table(path: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION,
