@@ -127,8 +127,13 @@ def test_a_rater_rates_in_the_page_resumes_takes_over_and_hands_in(page, chromiu
     driver.save_screenshot(str(tmp_path / "1-rating.png"))
 
     # a reload resumes at the first unrated row: row 3, the one skipped
+    before = driver.execute_script("return Date.now()")
     driver.refresh()
     _wait(driver, lambda d: _progress(d) == f"row 3 of {n}, 3 done", 30, "resumed at row 3")
+    # the reloaded page shows its row at once and takes the form once no other tab has answered (400 ms): a second
+    # tab opened before then would race it, which no rater's hands do
+    owner = "return (JSON.parse(localStorage.getItem(`vocab-rate:${PACKET.packet_id}:owner`)) || {}).at || 0"
+    _wait(driver, lambda d: d.execute_script(owner) >= before, 30, "the reloaded page holds the form")
 
     # a second tab: refused, its one button where the keyboard is; Enter takes over, and the first tab says so
     first = driver.current_window_handle
@@ -271,3 +276,41 @@ def test_an_answer_that_quotes_a_grade_carries_a_notice(tmp_path, chromium):
         else:
             assert notes == [], (i, notes[0].text)
         _keys(driver, "l")
+
+
+def test_the_page_on_a_phone_and_for_a_screen_reader(page, chromium):
+    """At 390x844: each check's question sits above its two buttons, every button is a tap target at least 44 px
+    high, and the header says how to rate by taps. At any size: each check is a group named by its question, and a
+    live region (one element, kept across redraws) says the progress; a save by taps moves it on."""
+    from selenium.webdriver.common.by import By
+
+    _, html = page
+    driver, _ = chromium
+    driver.set_window_size(390, 844)
+    driver.get(html.as_uri())
+    _wait(driver, lambda d: _progress(d).startswith("row 1 of"), 30, "the first row")
+    taps = driver.find_element(By.CSS_SELECTOR, "header .taps")
+    assert taps.is_displayed() and "tap ✓ PASSED or ✗ FAILED" in taps.text
+    buttons = driver.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-buttons button, .vocab-form .vf-bar button")
+    assert buttons and min(b.size["height"] for b in buttons) >= 44, sorted(b.size["height"] for b in buttons)[:3]
+    for crit in driver.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-crit"):
+        assert crit.get_attribute("role") == "group"
+        question = driver.find_element(By.ID, crit.get_attribute("aria-labelledby"))
+        assert question.text and crit.find_element(By.CSS_SELECTOR, ".vf-question") == question
+        if "vf-na" not in crit.get_attribute("class"):
+            q, b = question.rect, crit.find_element(By.CSS_SELECTOR, ".vf-buttons").rect
+            assert b["y"] >= q["y"] + q["height"] - 1  # the buttons below the question, not beside it
+    live = driver.find_element(By.CSS_SELECTOR, ".vf-live")
+    assert live.get_attribute("aria-live") == "polite" and live.get_attribute("role") == "status"
+    assert live.get_attribute("textContent").startswith("row 1 of")
+    # rate the row by taps: PASSED on every check, then "save and next"
+    for cid in _graded(driver):  # each tap redraws the form: the button found afresh each time
+        driver.find_element(By.CSS_SELECTOR, f'.vocab-form .vf-crit[data-id="{cid}"] button.vf-passed').click()
+    driver.find_element(By.CSS_SELECTOR, ".vocab-form .vf-bar button.vf-save").click()
+    _wait(driver, lambda d: _progress(d).startswith("row 2 of"), 30, "the second row")
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".vf-live")) == 1
+    _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".vf-live").get_attribute("textContent")
+          .startswith("row 2 of"), 10, "the live region's progress")  # fmt: skip
+    # at a laptop's size the header's taps line is out of the way
+    driver.set_window_size(1366, 768)
+    assert not driver.find_element(By.CSS_SELECTOR, "header .taps").is_displayed()

@@ -62,6 +62,12 @@ function render({ model, el: host }) {
   // The form's keys stop at the form (stopPropagation below), so JupyterLab's command-mode keys (b inserts a
   // cell, j/k select cells, ...) do not fire; everything else, Ctrl+S included, reaches JupyterLab.
   host.appendChild(root);
+  // a screen reader hears the progress and each message here: one element kept across redraws (a redrawn one is not
+  // announced), visually hidden
+  const live = el("div", "vf-live");
+  live.setAttribute("role", "status");
+  live.setAttribute("aria-live", "polite");
+  host.appendChild(live);
   let shownFor, values = {}, saved = {}, savedNote = "", focus = 0, note = "", confirmLeave = "";
   // The kernel answers every ping; a form whose kernel is gone, or whose session another tab took over, says so
   // over the form at once instead of looking live until the next save.
@@ -187,6 +193,8 @@ function render({ model, el: host }) {
       head.append(el("span", `vf-message vf-${v.message_kind === "error" ? "error" : "ok"}`, v.message));
     }
     root.append(head);
+    const said = [...head.querySelectorAll(".vf-progress, .vf-message")].map((e) => e.textContent).join(". ");
+    if (live.textContent !== said) live.textContent = said;
     if (v.finished) {
       root.append(el("div", "vf-end", text("end", "All rows are rated. ratings.csv holds your ratings: hand it " +
         "in. Press b to go back and edit a row.")));
@@ -210,7 +218,10 @@ function render({ model, el: host }) {
       v.criteria.forEach((c, i) => {
         const row = el("div", "vf-crit" + (i === focus ? " vf-focused" : "") + (c.required ? "" : " vf-na"));
         row.dataset.id = c.id;
+        row.setAttribute("role", "group"); // a check's two buttons belong to its question, for a screen reader too
+        row.setAttribute("aria-labelledby", `vf-q-${c.id}`);
         const q = el("div", "vf-question");
+        q.id = `vf-q-${c.id}`;
         q.append(el("b", "", `${c.id === c.name ? c.name : c.id + ". " + c.name}`), el("span", "", " " + c.question));
         row.append(q);
         const buttons = el("div", "vf-buttons");

@@ -29,6 +29,9 @@ header details pre { white-space: pre-wrap; font-size: 0.85em; max-height: 18em;
        background: #f4f4f4; padding: 0.5em; }
 footer { margin-top: 0.8em; font-size: 0.9em; border-top: 1px solid #ccc; padding-top: 0.4em; }
 #handed { font-weight: bold; }
+.taps { display: none; }
+@media (max-width: 600px), (pointer: coarse) { .taps { display: block; font-weight: bold; } }
+@media (pointer: coarse) { .vf-keys { display: none; } }
 """
 
 
@@ -83,6 +86,8 @@ def rate_page(meta: dict[str, Any], rows: list[dict], keys: str, rubric: str) ->
         "not graded there. You never see the judge's verdict, which model wrote the answer, or anyone else's "
         "ratings. Each save is kept in this browser at once: close the page when you like, and open rate.html "
         "again in the same browser to go on where you stopped.</p>",
+        '<p class="taps">On a phone or tablet: tap ✓ PASSED or ✗ FAILED for each check, then "save and next"; '
+        '"export" downloads ratings.csv to hand in.</p>',
         f"<details><summary>The rubric</summary><pre>{html.escape(rubric)}</pre></details></header>",
         '<main id="form"></main>',
         '<footer><p id="handed">To hand in (all rows or part of them): press e. ratings.csv goes to your browser\'s '
