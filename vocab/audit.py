@@ -197,7 +197,14 @@ def audit(
     if RunDir(d).key.exists():
         from vocab.calibration.imports.labels import labels_note
 
-        check_kept_allocation(d, allocation, budget)
+        try:
+            check_kept_allocation(d, allocation, budget)
+        except CalibrationError:
+            if not source.is_dir():  # the dataset this call just imported (its labels are its sample): not kept
+                import shutil
+
+                shutil.rmtree(d)
+            raise
         kept = "labelled in the source, not drawn by vocab" if labels_note(d) else "already drawn"
         say(f"blind sample: kept ({len(read_sheet(d))} rows {kept})")
     else:
@@ -274,8 +281,19 @@ def audit(
 
             result.stopping = [s.line() for s in stopping(c, target_half_width)]
     waiting = [n for n in humans if result.rated.get(n) != "complete"]
+    machines_waiting = []
+    if len(sample_stages(d)) > 1:  # a grown sample: every rater of the pilot has the new rows to rate
+        from vocab.calibration.packet import llm_raters as machine_raters
+
+        machine = {m.lower() for m in machine_raters(d)} | {"script"}
+        late = [n for n, state in sorted(result.rated.items()) if state != "complete"]
+        waiting += [n for n in late if n.lower() not in machine and n not in waiting]
+        machines_waiting = [n for n in late if n.lower() in machine and n != "script"]
     if result.pilot_waiting and not waiting:
         result.next_step = result.pilot_waiting
+    elif machines_waiting and not waiting:
+        result.next_step = (f"the LLM raters {', '.join(machines_waiting)} have rows to rate (a pilot's second stage): "
+                            f"`vocab audit {d} --llm-raters {','.join(machines_waiting)} --config CONFIG`")  # fmt: skip
     elif waiting:
         result.next_step = (
             f"hand each packet to its rater ({', '.join(waiting)}); then, with the ratings.csv each sends back, "

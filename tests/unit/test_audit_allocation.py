@@ -190,3 +190,79 @@ def test_a_drawn_sample_keeps_its_allocation(tmp_path, capsys):
         assert len(err) == 1 and "drawn with allocation pilot, budget 60: it is kept" in err[0], err
     assert _hashes(d) == before
     assert main(["audit", str(d), "--allocation", "pilot", "--budget", "60"]) == 0  # the same: nothing new
+
+
+def test_a_second_extension_gives_a_third_packet_and_the_sequence_reads_stage_by_stage(tmp_path, capsys):
+    """After the second stage is rated, `vocab sample --allocation pilot` grows the sample again: ann's first two
+    packets stay as they were and a third holds the newest rows only. The anytime-valid interval reads ann's labels
+    in the order she gave them: her pilot packet's order, then each later packet's (worked here from the packets'
+    own sheets), not one shuffle of the grown sheet."""
+    from vocab import stats
+    from vocab.estimates.stopping import cell_sequence
+
+    d = tmp_path / "d"
+    assert main(["audit", str(_table(tmp_path)), "--out", str(d), "--raters", "ann", "--allocation", "pilot",
+                 "--budget", "40"]) == 0  # fmt: skip
+    first = _rate(d / "packets" / "ann", lambda i: "FAILED" if i % 3 == 0 else "PASSED")
+    assert main(["ratings", "import", str(first), "--run-dir", str(d), "--rater", "ann", "--partial"]) == 0
+    assert main(["audit", str(d)]) == 0
+    second = _rate(d / "packets" / "ann-stage2", lambda i: "FAILED" if i % 2 else "PASSED")
+    assert main(["ratings", "import", str(second), "--run-dir", str(d), "--rater", "ann"]) == 0
+    kept = {k: _hashes(d / "packets" / k) for k in ("ann", "ann-stage2")}
+    assert main(["sample", "--run-dir", str(d), "--budget", "70", "--allocation", "pilot", "--rater", "ann"]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d), "--raters", "ann"]) == 0
+    out = capsys.readouterr().out
+    assert "ann-stage3.zip" in out and {k: _hashes(d / "packets" / k) for k in kept} == kept
+    assert "ratings ann: 40 of 70 rows" in out and "next: hand each packet to its rater (ann)" in out
+    third = _rate(d / "packets" / "ann-stage3", lambda i: "PASSED")
+    assert main(["ratings", "import", str(third), "--run-dir", str(d), "--rater", "ann"]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d), "--target-half-width", "0.01"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("stopping s → j"))
+    # by hand: ann's labels per pile in the order of her three packets' sheets
+    key = pd.read_csv(d / "calibration" / "key.csv").set_index("blind_id")
+    mine = pd.read_csv(d / "calibration" / "ratings_ann.csv").set_index("blind_id").verdict.eq("PASSED")
+    order = [json.loads(x)["blind_id"] for k in ("ann", "ann-stage2", "ann-stage3")
+             for x in (d / "packets" / k / "sheet.jsonl").read_text().splitlines()]  # fmt: skip
+    assert len(order) == len(key) == 70
+    seqs = {p: [float(mine[b]) for b in order if key.pile[b] == p] for p in ("passed", "failed")}
+    lo, hi = cell_sequence(seqs["passed"], seqs["failed"], 200, 100, stats.FINITE)(*map(len, seqs.values()))
+    assert f"anytime-valid 95 % interval {lo:.3f}–{hi:.3f}" in line, line
+
+
+def test_after_an_extension_the_next_step_waits_for_the_new_rows(tmp_path, capsys):
+    """ann's pilot handed in as a file with no packet of hers: the extension's rows are hers to rate too, and the
+    audit does not call the sample done."""
+    d = tmp_path / "d"
+    assert main(["audit", str(_table(tmp_path)), "--out", str(d), "--allocation", "pilot", "--budget", "40"]) == 0
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
+    rated = tmp_path / "ann.csv"
+    pd.DataFrame({"blind_id": sheet.blind_id, "verdict": "PASSED"}).to_csv(rated, index=False)
+    assert main(["ratings", "import", str(rated), "--run-dir", str(d), "--rater", "ann"]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d)]) == 0
+    out = capsys.readouterr().out
+    assert "ratings ann: 20 of 40 rows" in out and "next: a report to share" not in out
+    assert f"`vocab ratings import ratings.csv --run-dir {d} --rater ann --partial`" in out
+
+
+def test_a_judge_with_one_pile_gives_it_every_label(tmp_path, capsys):
+    t = tmp_path / "t.csv"
+    pd.DataFrame([{"id": f"i{i}", "system": "s", "judge": "j", "verdict": "PASSED", "input": "q", "output": f"o{i}"}
+                  for i in range(50)]).to_csv(t, index=False)  # fmt: skip
+    d = tmp_path / "d"
+    assert main(["audit", str(t), "--out", str(d), "--allocation", "proportional", "--budget", "20"]) == 0
+    assert _piles(d) == {"passed": 20}
+    assert "20 labels split by the piles' shares: 20 from the PASSED pile, 0 from the FAILED" in capsys.readouterr().out
+
+
+def test_an_allocation_for_a_labelled_source_is_refused_and_its_import_not_kept(tmp_path, capsys):
+    t = tmp_path / "t.csv"
+    rows = [{"id": f"i{i}", "system": "s", "judge": "j", "verdict": "PASSED" if i % 2 else "FAILED", "input": "q",
+             "output": f"o{i}", "label": "PASSED"} for i in range(30)]  # fmt: skip
+    pd.DataFrame(rows).to_csv(t, index=False)
+    assert main(["audit", str(t), "--out", str(tmp_path / "d"), "--allocation", "proportional", "--budget", "20"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "drawn with allocation labels: it is kept" in err[0], err
+    assert not (tmp_path / "d").exists()

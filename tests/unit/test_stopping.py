@@ -111,3 +111,23 @@ def test_a_bad_target_is_one_line(tmp_path, capsys, h):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--target-half-width" in err[0], err
     assert not (tmp_path / "d").exists()
+
+
+def test_no_sequence_for_pooled_people_or_a_superpopulation(tmp_path, capsys):
+    """Two people (a tie counts 1/2) and the superpopulation (the judge's rate is uncertain too): the line says why
+    there is no anytime-valid interval, and the gate refuses --anytime for the superpopulation."""
+    d = tmp_path / "d"
+    assert main(["audit", str(_table(tmp_path, 60)), "--out", str(d), "--per-pile", "5"]) == 0
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
+    for name, v in (("ann", "PASSED"), ("bob", "FAILED")):
+        f = tmp_path / f"{name}.csv"
+        pd.DataFrame({"blind_id": sheet.blind_id, "verdict": v}).to_csv(f, index=False)
+        assert main(["ratings", "import", str(f), "--run-dir", str(d), "--rater", name]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d), "--target-half-width", "0.1"]) == 0
+    assert "(people, 10 labels): no anytime-valid interval for pooled labels" in capsys.readouterr().out
+    assert main(["audit", str(d), "--target-half-width", "0.1", "--population", "superpopulation"]) == 0
+    assert "no anytime-valid interval for a superpopulation" in capsys.readouterr().out
+    assert main(["gate", str(d), "--min-rate", "0.1", "--anytime", "--population", "superpopulation"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--anytime holds the finite population's rate" in err[0], err

@@ -259,17 +259,15 @@ def check_packet_folder(out: Path, run_dir: Path | None = None) -> None:
 
 
 def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
-    """Write (or find, unchanged) the rater's packet. A packet made for another sample is refused, but for a
-    pilot's: once the pilot's extension has grown the sheet, the rater's pilot packet stays as it is (what it holds
-    stays valid, and the form may still be writing into it) and each later stage's rows get a packet of their own,
-    ``packets/NAME-stageK/`` (:func:`stage_packet`); the newest is returned."""
+    """Write (or find, unchanged) the rater's packet. A packet made for another sample is refused, but a pilot's:
+    once an extension has grown the sheet, the pilot's packet stays as it is (its rows stay valid; the form may still
+    write into it) and each later stage's rows get a packet of their own, ``packets/NAME-stageK/``; the newest is
+    returned."""
     run_dir = Path(run_dir)
     check_rater_name(rater, run_dir)
-    sheet_path = RunDir(run_dir).sheet
-    if not sheet_path.exists():
+    if not RunDir(run_dir).sheet.exists():
         raise CalibrationError(f"{run_dir}: no blind sheet yet (draw the sample first: vocab sample)")
-    sample_hash = sheet_sha256(run_dir)
-    out = RunDir(run_dir).packet(rater)
+    sample_hash, out = sheet_sha256(run_dir), RunDir(run_dir).packet(rater)
     if (out / "packet.json").exists():
         meta = read_packet_meta(out)
         if meta["sample_sha256"] != sample_hash and meta["sample_sha256"] in earlier_sheet_hashes(run_dir):
@@ -277,18 +275,21 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
             held = int(meta.get("rows", 0))
             done = next((k for k in range(1, len(stages) + 1) if sum(map(len, stages[:k])) == held), None)
             if done is None:
-                raise CalibrationError(f"{out} holds {held} rows, not the rows of the sample's first stages; move it "
-                                       "away to make a new packet")  # fmt: skip
-            made = [_packet(run_dir, rater, stage_packet(run_dir, rater, k + 1), stages[k], seed, sample_hash, k + 1)
-                    for k in range(done, len(stages))]  # fmt: skip
+                raise CalibrationError(f"{out} holds {held} rows, not the sample's first stages': move it away")
+            made = []
+            for k in range(done, len(stages)):  # a stage's packet already made (at its own sheet) stays as it is
+                at = stage_packet(run_dir, rater, k + 1)
+                was = read_packet_meta(at)["sample_sha256"] if (at / "packet.json").exists() else sample_hash
+                keep = was != sample_hash and was in earlier_sheet_hashes(run_dir)
+                made.append(_packet(run_dir, rater, at, stages[k], seed, was, k + 1, check_only=keep))
             _packet(run_dir, rater, out, [i for st in stages[:done] for i in st], seed, meta["sample_sha256"], None,
                     check_only=True)  # fmt: skip
             return made[-1] if made else out
     return _packet(run_dir, rater, out, read_sheet(run_dir).blind_id.astype(str).tolist(), seed, sample_hash, None)
 
 
-def stage_packet(run_dir: str | Path, rater: str, stage: int) -> Path:
-    return RunDir(run_dir).packets / f"{rater}-stage{stage}"  # the rater's packet of a later stage's rows
+def stage_packet(run_dir: str | Path, rater: str, stage: int) -> Path:  # the packet of a later stage's rows
+    return RunDir(run_dir).packets / f"{rater}-stage{stage}"
 
 
 def _packet(run_dir: Path, rater: str, out: Path, ids: list[str], seed: int, sample_hash: str, stage: int | None,
@@ -407,8 +408,7 @@ def write_packet_zip(packet: Path) -> Path:
     return out
 
 
-def _packet_folder_name(top: str) -> bool:
-    """A packet's folder: its rater's name, or a later stage's (NAME-stageK)."""
+def _packet_folder_name(top: str) -> bool:  # a packet's folder: its rater's name, or a later stage's (NAME-stageK)
     m = STAGE.fullmatch(top)
     return bool(NAME.fullmatch(m[1]) if m else NAME.fullmatch(top))
 

@@ -73,6 +73,8 @@ def allocate(
         raise CalibrationError(f"p must lie in [0, 1], got {p}")
     if allocation == "equal":
         return budget - budget // 2, budget // 2
+    if allocation in ALLOCATIONS and p in (0.0, 1.0):  # one pile only: it takes every label
+        return (budget, 0) if p == 1 else (0, budget)
     if allocation == "proportional":
         sa = sb = 0.5
         floor_a = floor_b = 2

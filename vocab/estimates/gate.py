@@ -108,6 +108,8 @@ def gate(
         raise CalibrationError("--anytime holds the rate's floor (--min-rate) only; q1 and q0 have no sequence yet")
     if anytime and "min_rate" not in bounds:
         raise CalibrationError("--anytime holds the rate's floor: give --min-rate")
+    if anytime and population != stats.FINITE:
+        raise CalibrationError("--anytime holds the finite population's rate (the default): leave out --population")
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")

@@ -10,18 +10,21 @@ Per pile (the judge's PASSED and FAILED rows of a cell), the share of rows peopl
 confidence sequence of Waudby-Smith & Ramdas ("Estimating means of bounded random variables by betting", JRSS B
 2024; for sampling without replacement, "Confidence sequences for sampling without replacement", NeurIPS 2020):
 for each candidate share m, two gamblers bet on the labels in the order they came, one that they exceed m and one
-that they fall short; their capital K_t(m) = max(½K⁺_t, ½K⁻_t) is a nonnegative martingale with mean 1 if m is
-the truth, so by Ville's inequality m is ruled out, for good, once K_t(m) ≥ 1/α. The bets are the predictable
+that they fall short; their mean capital K_t(m) = (K⁺_t + K⁻_t) / 2 is a nonnegative martingale with mean 1 if m
+is the truth, so by Ville's inequality m is ruled out once K_t(m) ≥ 1/α. The bets are the predictable
 plug-in λ_t = √(2 log(2/α) / (σ̂²_{t−1} t log(1 + t))), capped at c/m_t (c = ½), with σ̂² the running variance of
 the labels so far (a prior of ¼ at t = 0). For a finite pile of N rows (``population="finite"``, the default) the
 candidates are the N + 1 shares k/N and each bet is against the mean of the rows *not yet labelled*,
 m_t = (N m − S_{t−1}) / (N − t + 1); a share the labels already contradict is out. A pile labelled whole is known.
 For a superpopulation the candidates are a grid of 1,001 shares and m_t = m.
 
-The cell's rate is θ = (N_a a + N_b b) / N: each pile's sequence at α/2 (Bonferroni), combined at their ends. The
-order of the labels is the order they were given: a person's is their packet's (a random order fixed before any
-rating, :func:`vocab.calibration.packet.rater_order`), anyone else's the blind sheet's (random too). Rows that
-weigh unlike (the study's FAILED pile, drawn a level at a time) are outside this rule: it says so.
+The cell's rate is θ = (N_a a + N_b b) / N: a pair of shares (a, b) is ruled out once the product of the two
+piles' capitals reaches 1/α (a test martingale of all the labels, however they interleave), and θ's interval spans
+N_a a + N_b b over the pairs left. The order of the labels is the order they were given: a person's is their
+packets' (a random order fixed before any rating, :func:`vocab.calibration.packet.rater_order`, stage by stage
+after a pilot's extension), anyone else's the blind sheet's (random too). Outside this rule, and said so: rows that
+weigh unlike (the study's FAILED pile, drawn a level at a time), pooled people (a tie counts 1/2), and the
+superpopulation (the judge's rate p is uncertain there, and the sequence holds it known).
 
 Its coverage under optional stopping (the first of 20 looks that meets a target half-width) is simulated by
 :func:`simulate_stopping` beside the fixed-sample interval's under the same stopping
@@ -162,17 +165,28 @@ class Stop:
 def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
     """Per cell ``rater`` corrects (by default the lead rater; ``c``: :func:`vocab.estimates.correct.corrected`),
     the confidence sequence after every label so far and whether it meets ``target``."""
+    from vocab.calibration.blind import PEOPLE
     from vocab.calibration.packet import rater_order
-    from vocab.calibration.sample import read_sheet
+    from vocab.calibration.sample import stage_ids
 
     check_target(target)
     lead = rater or c.lead
     passes = c.passes[lead].dropna()
     kinds = c.raters.kinds if c.raters is not None else {}
-    order = read_sheet(c.data.run_dir).blind_id.astype(str).tolist()  # the blind sheet's order: random
-    if kinds.get(lead) == "person":  # a person rates in their packet's order
-        order = rater_order(order, lead, c.seed)
+    # the order the labels came in: the blind sheet's (random), stage by stage; a person's, their packets' orders,
+    # the pilot's packet first (each stage's rows are their own packet, in the rater's order)
+    stages = stage_ids(c.data.run_dir)
+    base = lead.split("+")[0]  # a variant (ann+script) is rated in its rater's order
+    person = kinds.get(base) == "person"
+    order = [b for st in stages for b in (rater_order(st, lead, c.seed) if person else st)]
     pos = {b: i for i, b in enumerate(order)}
+    why = ""
+    if c.population != stats.FINITE:
+        why = ("no anytime-valid interval for a superpopulation: the judge's own rate p is uncertain there too, and "
+               "the sequence holds it known (run with the finite population, the default)")  # fmt: skip
+    elif base == PEOPLE or not passes.isin([0.0, 1.0]).all():
+        why = ("no anytime-valid interval for pooled labels (a tie between people counts 1/2, and each person rated "
+               "in an order of their own): name one rater with --rater")  # fmt: skip
     rows = c.table[c.table.rater == lead].set_index("cell")
     out = []
     for cell, r in c.data.cells[c.data.cells.attempts > 0].iterrows():
@@ -180,6 +194,9 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
         n_b = n - n_a
         k = c.key[(c.key.cell == cell) & c.key.blind_id.isin(passes.index)]
         fixed = (float(rows.ci_low[cell]), float(rows.ci_high[cell])) if cell in rows.index else (math.nan,) * 2
+        if why:
+            out.append(Stop(cell, lead, len(k), math.nan, math.nan, target, fixed, why))
+            continue
         if (k.weight.astype(float) != 1).any():
             out.append(Stop(cell, lead, len(k), math.nan, math.nan, target, fixed,
                             "no anytime-valid interval: this cell's FAILED pile is drawn a level at a time (rows that "
