@@ -328,7 +328,7 @@ def scores_section(rep: Report, c) -> None:
         curves[cell] = cur
         for r in cur.itertuples():
             rows.append({"system → judge": cell.replace("__", " → "), "score": f"{r.score:g}", "rated rows": r.rows,
-                         "people pass": _pct(r.people_pass), "fitted (95 %)": f"{_pct(r.fit)} "
+                         "people pass": _pct(r.people_pass), "fitted (resampled spread)": f"{_pct(r.fit)} "
                          f"({_interval(r.fit_low, r.fit_high)})"})  # fmt: skip
         if cell in theta.index and np.isfinite(theta.theta[cell]):
             t, share = sc.threshold(c.data, cell, float(theta.theta[cell]))
@@ -340,8 +340,9 @@ def scores_section(rep: Report, c) -> None:
     rep.sections.append((
         SCORES_TITLE,
         f"The judge logged a score beside its verdicts. Against {c.lead}'s ratings: people's pass share at each score "
-        "the sample holds, fitted non-decreasing in the score (isotonic regression), with a pointwise 95 % band from "
-        "resampling the rated rows. " + ("; ".join(said) + "." if said else ""),
+        "the sample holds, fitted non-decreasing in the score (isotonic regression), with the spread of refits on "
+        "resampled rows: not a 95 % interval (simulated, it holds the true curve far "
+        "less often). " + ("; ".join(said) + "." if said else ""),
         pd.DataFrame(rows),
     ))  # fmt: skip
     rep.score_png = _score_figure(curves)

@@ -6,7 +6,7 @@ Inspect's numeric ``Score.value``, MLflow's numeric feedback value), never on th
 of the sampled items:
 
 - the **curve**: people's pass share at each score the sample holds, fitted non-decreasing in the score (isotonic
-  regression, pool-adjacent-violators, weighted by the rows at each score), with a pointwise 95 % band from
+  regression, pool-adjacent-violators, weighted by the rows at each score), with a resampled spread from
   resampling the rated rows (each cell its own stream). The sample is drawn by the judge's verdict, which the score
   decides, so people's pass share *at a score* is not bent by the sampling.
 - the **threshold**: the score t at which "t or more passes" would pass the share of the cell's scored items
@@ -74,7 +74,7 @@ def isotonic(x, y, w=None) -> np.ndarray:
 
 def curve(scores: pd.Series, people: pd.Series, seed: int = 0, cell: str = "", n_boot: int = N_BOOT) -> pd.DataFrame:
     """People's pass share at each score (``scores``, ``people``: 0/1, both by blind id), its isotonic fit and a
-    pointwise 95 % band from resampling the rows; one row per distinct score."""
+    resampled spread from resampling the rows; one row per distinct score."""
     both = pd.DataFrame({"score": scores, "people": people}).dropna()
     if both.empty:
         return pd.DataFrame(columns=["score", "rows", "people_pass", "fit", "fit_low", "fit_high"])

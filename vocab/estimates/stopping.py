@@ -188,6 +188,7 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
         why = ("no anytime-valid interval for pooled labels (a tie between people counts 1/2, and each person rated "
                "in an order of their own): name one rater with --rater")  # fmt: skip
     rows = c.table[c.table.rater == lead].set_index("cell")
+    unit = "level" if c.data.kind == "run" else "group"  # what a judge's own dataset calls its units
     out = []
     for cell, r in c.data.cells[c.data.cells.attempts > 0].iterrows():
         n_a, n = int(r.passed), int(r.attempts)
@@ -199,8 +200,8 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
             continue
         if (k.weight.astype(float) != 1).any():
             out.append(Stop(cell, lead, len(k), math.nan, math.nan, target, fixed,
-                            "no anytime-valid interval: this cell's FAILED pile is drawn a level at a time (rows that "
-                            "weigh unlike)"))  # fmt: skip
+                            f"no anytime-valid interval: this cell's FAILED pile is drawn a {unit} at a time "
+                            "(rows that weigh unlike)"))  # fmt: skip
             continue
         seqs = {}
         for pile in ("passed", "failed"):
