@@ -42,6 +42,7 @@ class Audit:
     rated: dict[str, str] = field(default_factory=dict)  # rater -> "complete" | "N of M rows" | "none"
     headline: list[str] = field(default_factory=list)  # one sentence per cell, once a rater has rated
     comparisons: list[str] = field(default_factory=list)  # every pair of cells the lead rater corrects, a line each
+    slices: list[str] = field(default_factory=list)  # with --by: each cell's slices (`vocab compare --by`'s lines)
     next_step: str = ""
     pilot_waiting: str = ""  # a pilot allocation whose pilot is not rated yet: what the second stage waits for
     stopping: list[str] = field(default_factory=list)  # with a target half-width: whether to stop, a line a cell
@@ -168,6 +169,7 @@ def audit(
     allocation: str | None = None,
     budget: int | None = None,
     target_half_width: float | None = None,
+    by: str | None = None,
 ) -> Audit:
     """The audit (see the module's note). ``allocation`` splits a cell's labels between the judge's piles on the
     first call (:func:`draw_lines`); with ``pilot`` a later call, once the pilot's rows are rated, draws the rest of
@@ -194,6 +196,17 @@ def audit(
     for name in raters:
         check_rater_name(name, d)
     data = load_dataset(d)
+    if by is not None:  # the slices' column, checked before a sample is drawn
+        from vocab.estimates.slices import check_column
+
+        try:
+            check_column(data, by, d)
+        except CalibrationError:
+            if not source.is_dir():  # the dataset this call just imported: not kept
+                import shutil
+
+                shutil.rmtree(d)
+            raise
     if RunDir(d).key.exists():
         from vocab.calibration.imports.labels import labels_note
 
@@ -276,6 +289,15 @@ def audit(
                             population=population)[c.lead]  # fmt: skip
         if len(found.pairs):  # two or more cells the lead rater corrects: `vocab compare`'s lines
             result.comparisons = lines(found)
+        if by is not None:  # each cell's slices: `vocab compare --by`'s lines
+            from vocab.estimates import slices
+
+            s = slices.slice_data(c.data, c.key, by, d)
+            result.slices = slices.lines(
+                slices.slice_estimates(
+                    s, c.passes[c.lead], rater=c.lead, seed=c.seed, n_boot=c.n_boot, population=population
+                )
+            )
         if target_half_width is not None:  # whether to stop labelling, by the anytime-valid interval
             from vocab.estimates.stopping import stopping
 
@@ -323,7 +345,8 @@ def audit(
 def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, per_pile: int | None, seed: int,
                  max_calls, source_kind, scorer, assertion, feedback=None, metric=None,
                  population: str = stats.DEFAULT_POPULATION, allocation: str | None = None,
-                 budget: int | None = None, target_half_width: float | None = None) -> Audit:  # fmt: skip
+                 budget: int | None = None, target_half_width: float | None = None,
+                 by: str | None = None) -> Audit:  # fmt: skip
     """`vocab audit`: :func:`audit` with its options checked and the dataset directory's lock held while it runs."""
     from vocab.config import load_config
     from vocab.records import dir_lock
@@ -344,4 +367,4 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
               "mlflow": {"feedback": feedback, "seed": seed}, "deepeval": {"metric": metric}}  # fmt: skip
         return audit(source, out, raters=raters, llm_raters=llm_raters, cfg=cfg, per_pile=per_pile, seed=seed,
                      max_calls=max_calls, source_kind=source_kind, import_kw=kw, population=population,
-                     allocation=allocation, budget=budget, target_half_width=target_half_width)  # fmt: skip
+                     allocation=allocation, budget=budget, target_half_width=target_half_width, by=by)  # fmt: skip

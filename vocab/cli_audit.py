@@ -169,10 +169,10 @@ def cmd_audit(args) -> int:
                      seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, scorer=args.scorer,
                      assertion=args.assertion, feedback=args.feedback, metric=args.metric,
                      population=args.population, allocation=args.allocation, budget=args.budget,
-                     target_half_width=args.target_half_width)  # fmt: skip
+                     target_half_width=args.target_half_width, by=args.by)  # fmt: skip
     for name, state in sorted(a.rated.items()):
         print(f"ratings {name}: {state}")
-    print("\n".join([*a.headline, *a.comparisons, *a.stopping, f"next: {a.next_step}"]))
+    print("\n".join([*a.headline, *a.comparisons, *a.slices, *a.stopping, f"next: {a.next_step}"]))
     return 0
 
 

@@ -17,6 +17,9 @@ def add_compare(sub) -> None:
     co.add_argument(
         "--rater", type=rater, help="whose blind ratings (a variant of the report's table; default its lead rater)"
     )
+    co.add_argument(
+        "--by", metavar="COLUMN", help="slices: each cell split by a column the dataset kept (a run: tier or tier-band)"
+    )
     co.add_argument("--seed", type=int, default=0)
     population_option(co)
     co.add_argument("--json", action="store_true", help="one JSON object instead of a line per pair")
@@ -27,6 +30,18 @@ def cmd_compare(args) -> int:
     from vocab.estimates.compare import compare_dir, lines
     from vocab.records import dir_lock
 
+    if args.by is not None:
+        from vocab.calibration.errors import CalibrationError
+        from vocab.estimates import slices
+
+        if args.a is not None or args.b is not None:
+            raise CalibrationError("--by compares every slice: give it without --a and --b")
+        with dir_lock(args.run_dir):
+            found = slices.slices_dir(
+                args.run_dir, args.by, rater=args.rater, seed=args.seed, population=args.population
+            )
+        print(json.dumps(found.as_dict()) if args.json else "\n".join(slices.lines(found)))
+        return 0
     with dir_lock(args.run_dir):  # read while nobody writes into it
         found = compare_dir(args.run_dir, rater=args.rater, a=args.a, b=args.b, seed=args.seed,
                             population=args.population)  # fmt: skip

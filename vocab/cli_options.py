@@ -412,6 +412,11 @@ def add_commands(sub, cli) -> None:
         default=None,
         help="with ratings: per cell whether to stop labelling, by an interval valid however often it is read",
     )
+    au.add_argument(
+        "--by",
+        metavar="COLUMN",
+        help="with ratings: each cell's slices by a column the dataset kept (a run: tier or tier-band)",
+    )
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--max-calls", type=call_budget, default=None)
     au.add_argument("--scorer", help="Inspect: the scorer whose grades are the verdicts")
