@@ -190,6 +190,22 @@ def _stopping(doc: dict) -> str:
             "by 2 SE")  # fmt: skip
 
 
+def _slices(doc: dict) -> str:
+    s = doc["summary"]
+    return (
+        f"{s['points']} points (and {s['points_too_few_estimable']} where too few studies gave every slice a number): "
+        f"simultaneous bands worst {s['simultaneous']['worst']}, differences worst {s['differences']['worst']}, "
+        f"the worst slice's own interval worst {s['marginal']['worst']}, rank sets worst {s['ranks']['worst']}"
+    )
+
+
+def _score_band(doc: dict) -> str:
+    return (
+        f"the score curve's resampled band holds the true pass share, pooled over scores, at {doc['worst']} at its "
+        f"worst point (worst single score {doc['worst_level']}): not a 95 % interval"
+    )
+
+
 def _grid(doc: dict) -> str:
     return f"{_n(doc['rows'])} rows in {_n(doc['seconds'])} s ({doc['ran_on']['scheduler']})"
 
@@ -273,6 +289,8 @@ ROWS = [
         _compare,
         "python benchmarks/bench_compare.py",
     ),
+    Row("slices (`--by`): one cell split 2–4 ways", "slices.json", _slices, "python benchmarks/bench_slices.py"),
+    Row("the judge's score curve's band", "score_band.json", _score_band, "python benchmarks/bench_score_band.py"),
     Row("`vocab plan` beside `truescore plan`", "plan.json", _plan, "python benchmarks/bench_plan.py"),
     Row("finite piles on fixed tables", "finite.json", _finite, "python benchmarks/bench_finite.py"),
     Row("when to stop labelling", "stopping.json", _stopping, "python benchmarks/bench_stopping.py"),

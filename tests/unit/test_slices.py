@@ -229,3 +229,16 @@ def test_the_slices_intervals_hold_every_slice_at_once():
     assert r.ranks >= 0.95 and r.simultaneous_width > r.marginal_width
     narrow = slice_coverage(slices, piles=50, sims=1200, seed=4, n_boot=800, confidence=0.5)
     assert narrow.simultaneous < 0.7 and narrow.marginal < 0.7
+
+
+def test_the_docs_slices_example_is_what_vocab_prints(sliced, capsys):
+    """docs/audit.md's `vocab compare --by topic` block was printed on this module's table: each line it shows (but
+    the elisions) is a line vocab prints, in the same order."""
+    d, _, _ = sliced
+    text = (ROOT / "docs" / "audit.md").read_text()
+    block = text.split("$ vocab compare data/audits/my-task --by topic\n", 1)[1].split("```", 1)[0].splitlines()
+    shown = [x for x in block if x.strip() != "..."]
+    rc, out, _ = _run(["compare", d, "--by", "topic"], capsys)
+    assert rc == 0 and len(shown) >= 8
+    places = [out.index(x) for x in shown]
+    assert places == sorted(places)
