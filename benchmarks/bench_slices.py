@@ -13,12 +13,9 @@ Run: .venv/bin/python benchmarks/bench_slices.py [--sims 4000] [--jobs 2]; write
 from __future__ import annotations
 
 import argparse
-import concurrent.futures
 import itertools
-import json
-import time
 
-from common import result_record, write_result  # benchmarks/common.py (this script's folder is on sys.path)
+from common import simulated_points  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab.coverage.slices import Slice, slice_coverage
 
@@ -81,25 +78,10 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--draws", type=int, default=1000, help="fiducial draws per slice (03: 4000)")
     args = ap.parse_args()
-    t0 = time.perf_counter()
     tasks = [(name, piles, args.sims, args.seed, args.draws) for name, piles in itertools.product(POINTS, PILES)]
-    rows = []
-    with concurrent.futures.ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        for r in pool.map(run_point, tasks):
-            rows.append(r)
-            print(json.dumps(r), flush=True)
-    summary = summarise(rows)
-    result = result_record(
-        "slices",
-        sims=args.sims,
-        seed=args.seed,
-        draws=args.draws,
-        seconds=round(time.perf_counter() - t0, 1),
-        summary=summary,
-        rows=rows,
+    simulated_points(
+        "slices", run_point, tasks, summarise, jobs=args.jobs, sims=args.sims, seed=args.seed, draws=args.draws
     )
-    print(json.dumps(summary, indent=1))
-    write_result("slices", result)
 
 
 if __name__ == "__main__":

@@ -82,3 +82,22 @@ def write_result(name: str, result: dict) -> Path:
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps(result, indent=1) + "\n")
     return out
+
+
+def simulated_points(name: str, run_point, tasks: list, summarise, *, jobs: int, **fields) -> dict:
+    """A simulation benchmark's body: each task's row from ``run_point`` in a pool of ``jobs`` processes (printed as
+    it comes), the rows summarised, the result written to ``results/<name>.json`` (``fields`` among its record)."""
+    import concurrent.futures
+    import time
+
+    t0 = time.perf_counter()
+    rows = []
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        for r in pool.map(run_point, tasks):
+            rows.append(r)
+            print(json.dumps(r), flush=True)
+    summary = summarise(rows)
+    result = result_record(name, **fields, seconds=round(time.perf_counter() - t0, 1), summary=summary, rows=rows)
+    print(json.dumps(summary, indent=1))
+    write_result(name, result)
+    return result

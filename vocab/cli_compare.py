@@ -20,6 +20,11 @@ def add_compare(sub) -> None:
     co.add_argument(
         "--by", metavar="COLUMN", help="slices: each cell split by a column the dataset kept (a run: tier or tier-band)"
     )
+    co.add_argument(
+        "--paired",
+        action="store_true",
+        help="the pair's two judges on the same outputs, compared paired (refused when they are not)",
+    )
     co.add_argument("--seed", type=int, default=0)
     population_option(co)
     co.add_argument("--json", action="store_true", help="one JSON object instead of a line per pair")
@@ -34,8 +39,8 @@ def cmd_compare(args) -> int:
         from vocab.calibration.errors import CalibrationError
         from vocab.estimates import slices
 
-        if args.a is not None or args.b is not None:
-            raise CalibrationError("--by compares every slice: give it without --a and --b")
+        if args.a is not None or args.b is not None or args.paired:
+            raise CalibrationError("--by compares every slice: give it without --a, --b and --paired")
         with dir_lock(args.run_dir):
             found = slices.slices_dir(
                 args.run_dir, args.by, rater=args.rater, seed=args.seed, population=args.population
@@ -44,6 +49,6 @@ def cmd_compare(args) -> int:
         return 0
     with dir_lock(args.run_dir):  # read while nobody writes into it
         found = compare_dir(args.run_dir, rater=args.rater, a=args.a, b=args.b, seed=args.seed,
-                            population=args.population)  # fmt: skip
+                            population=args.population, paired=args.paired)  # fmt: skip
     print(json.dumps(found.as_dict()) if args.json else "\n".join(lines(found)))
     return 0

@@ -337,7 +337,11 @@ def test_the_docs_compare_example_is_what_vocab_prints(capsys, monkeypatch):
 
     monkeypatch.chdir(ROOT)
     text = (ROOT / "docs" / "audit.md").read_text()
-    (block,) = [b for b in re.findall(r"```sh\n(.*?)```", text, flags=re.S) if b.startswith("$ vocab compare")]
+    (block,) = [
+        b
+        for b in re.findall(r"```sh\n(.*?)```", text, flags=re.S)
+        if b.startswith("$ vocab compare data/runs/reference")
+    ]
     lines = block.splitlines()
     starts = [i for i, line in enumerate(lines) if line.startswith("$ vocab ")]
     assert len(starts) == 2

@@ -159,7 +159,10 @@ def test_audit_by_prints_the_slices(sliced, capsys):
     [
         (["--by", "nope"], "--by 'nope': the dataset kept no such column (known: input, output, topic)"),
         (["--by", "output"], "--by 'output': 90 values in base → J, more than 20 slices"),
-        (["--by", "topic", "--a", "base", "--b", "best"], "--by compares every slice: give it without --a and --b"),
+        (
+            ["--by", "topic", "--a", "base", "--b", "best"],
+            "--by compares every slice: give it without --a, --b and --paired",
+        ),
         (["--by", " "], "--by needs a column name"),
     ],
 )

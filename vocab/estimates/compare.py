@@ -276,11 +276,12 @@ def comparisons(
             if pairs is not None
             else [(a, b) for a, b in ((sorted(draws)[i], sorted(draws)[j]) for i, j in pairs_of(len(draws)))]
         )
-        rows = [
-            {"rater": rater, **compare_cells(draws[a], draws[b], confidence)}
-            for a, b in wanted
-            if a in draws and b in draws
-        ]
+        rows = []
+        for a, b in wanted:
+            if a not in draws or b not in draws:
+                continue
+            row = _paired(counts, key, passes[rater], a, b, rater, n_boot, seed, confidence, population)
+            rows.append({"rater": rater, **(row or compare_cells(draws[a], draws[b], confidence))})
         ranks = (
             rank_sets(draws, confidence).assign(rater=rater)[RANK_COLUMNS]
             if draws
@@ -289,6 +290,21 @@ def comparisons(
         sp = self_preference_intervals(draws, confidence).assign(rater=rater)[SELF_PREFERENCE_COLUMNS]
         out[rater] = Comparisons(rater, interval, pd.DataFrame(rows, columns=COMPARISON_COLUMNS), ranks, sp)
     return out
+
+
+def _paired(data, key, verdicts, a, b, rater, n_boot, seed, confidence, population) -> dict | None:
+    """Two judges' cells on the same outputs, compared paired (:mod:`vocab.estimates.paired`), or None: cells that
+    are not paired, a stratum with no rated output, or the superpopulation (the paired comparison is of these
+    outputs)."""
+    if population != stats.FINITE or isinstance(data, pd.DataFrame):
+        return None
+    from vocab.estimates.paired import paired_comparison, shared_outputs
+
+    shared = shared_outputs(data, a, b, key)
+    if shared is None:
+        return None
+    row = paired_comparison(shared, key, verdicts, rater=rater, n_boot=n_boot, seed=seed, confidence=confidence)
+    return {k: v for k, v in row.items() if k in COMPARISON_COLUMNS} if row else None
 
 
 def comparison_tables(found: dict[str, Comparisons]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
@@ -348,9 +364,12 @@ def compare_dir(
     seed: int = 0,
     n_boot: int = 4000,
     population: str = stats.DEFAULT_POPULATION,
+    paired: bool = False,
 ) -> Comparisons:
     """`vocab compare DIR`: the comparisons of one rater's correction (by default the report's lead rater), every
-    pair of cells or the one pair (``a``, ``b``), on a run or an audited dataset, from the report's own draws."""
+    pair of cells or the one pair (``a``, ``b``), on a run or an audited dataset, from the report's own draws.
+    Two judges' cells on the same outputs are compared paired whenever they can be; ``paired`` asks for it
+    (CalibrationError, one line, when the pair cannot be)."""
     from pathlib import Path
 
     from vocab.estimates.correct import corrected
@@ -371,6 +390,8 @@ def compare_dir(
         if pa == pb:
             raise CalibrationError(f"{run_dir}: --a and --b name one cell ({cell_label(pa)}): compare two")
         pairs = [(pa, pb)]
+    if paired:
+        _check_paired(run_dir, c, name, pairs, population)
     found = comparisons(c.data, c.key, c.passes, raters=[name], pairs=pairs, seed=seed, n_boot=n_boot,
                         population=population)[name]  # fmt: skip
     if pairs and found.pairs.empty:
@@ -382,6 +403,32 @@ def compare_dir(
     return found
 
 
+def _check_paired(run_dir, c, rater: str, pairs, population: str) -> None:
+    from vocab.estimates.paired import STRATA, rated_strata, shared_outputs
+
+    if not pairs:
+        raise CalibrationError("--paired compares one pair: name it with --a and --b")
+    if population != stats.FINITE:
+        raise CalibrationError(
+            "--paired compares these outputs: it takes the finite population, not the superpopulation"
+        )
+    a, b = pairs[0]
+    shared = shared_outputs(c.data, a, b, c.key)
+    if shared is None:
+        raise CalibrationError(
+            f"{run_dir}: {cell_label(a)} and {cell_label(b)} do not judge the same outputs (two judges of one system, "
+            "each output judged once in each and shown alike, each FAILED group one item): nothing to pair"
+        )
+    rated = rated_strata(shared, c.key, c.passes[rater])
+    for s in STRATA:
+        if shared.sizes[s] and not rated[s][1]:
+            raise CalibrationError(
+                f"{run_dir}: the {shared.sizes[s]} outputs {'passed' if s[0] == 'P' else 'failed'} by "
+                f"{a.split('__', 1)[1]} and {'passed' if s[1] == 'P' else 'failed'} by {b.split('__', 1)[1]} have no "
+                f"output {rater} rated: rate one first"
+            )
+
+
 def _points(x: float, signed: bool = True) -> str:
     if not np.isfinite(x):
         return "undefined"
@@ -389,8 +436,28 @@ def _points(x: float, signed: bool = True) -> str:
     return (f"{v:+.0f}" if signed else f"{v:.0f}").replace("-", "−")  # a minus sign, not a hyphen
 
 
+def paired_line(r: dict) -> str:
+    """Two judges on the same outputs in words: their pass rates' known gap, then sensitivity and specificity."""
+    a, b = (x.split("__", 1)[-1] for x in (r["a"], r["b"]))
+    system = r["a"].split("__", 1)[0]
+
+    def part(name, key):
+        lo, hi = r[f"{key}_ci_low"], r[f"{key}_ci_high"]
+        state = "resolved" if lo > 0 or hi < 0 else "not resolved"
+        return f"{name} {_points(r[f'{key}_difference'])} points [{_points(lo)}, {_points(hi)}], {state}"
+
+    return (
+        f"{b} − {a} on {system}'s same outputs (paired): one rate ({100 * r['theta_a']:.0f} %); {b} passes "
+        f"{_points(abs(r['raw_difference']), False)} points {'more' if r['raw_difference'] >= 0 else 'fewer'} than "
+        f"{a} (known: both judged every output); "
+        f"{part('sensitivity', 'q1')}; {part('specificity', 'q0')}"
+    )
+
+
 def comparison_line(r: dict) -> str:
     """One pair in words: ``b − a: +9 points [−6, +24], not resolved; the judge inflates b 15 points more [2, 28]``."""
+    if r.get("paired"):
+        return paired_line(r)
     a, b = cell_label(r["a"]), cell_label(r["b"])
     if not np.isfinite(r["difference"]):
         return f"{b} − {a}: undefined"

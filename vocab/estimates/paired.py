@@ -1,0 +1,240 @@
+"""Two judges on the same outputs, compared paired (`vocab compare`, `vocab gate --min-q1-difference` and
+``--min-q0-difference``): a person's label belongs to the output, so one label serves both judges' rows.
+
+Two cells are paired when they hold one system's outputs judged by two judges: each output (its group and epoch)
+is judged once in each cell and shows the rater the same fields in both. Over the outputs both judges judged, the
+verdict pairs split them into four strata — both passed (PP), only the first passed (PF), only the second (FP),
+neither (FF) — whose sizes are known. The sample was drawn per cell and pile; the rated outputs of a stratum are the
+union of the two cells' sampled rows that fell into it, each a simple random sample of the stratum given how many
+fell there, so their union is too (it is exchangeable within the stratum). A person who rated one output under both
+its blind ids counts once, with the mean of their verdicts.
+
+Each stratum's share of outputs people pass, tau_h, is drawn as a pile's share is (03's fiducial draws of k rated
+passes of n, each unrated output completed by a binomial of the draw: the finite population), from a stream of the
+seed, the rater and the two cells. Then, with N_h the stratum's outputs and N their sum::
+
+    theta = sum_h N_h tau_h / N                         (one rate: the outputs are the same)
+    q1_a  = (N_PP tau_PP + N_PF tau_PF) / (N theta)     q1_b = (N_PP tau_PP + N_FP tau_FP) / (N theta)
+    q0_a  = (N_FP (1 − tau_FP) + N_FF (1 − tau_FF)) / (N (1 − theta))
+    q0_b  = (N_PF (1 − tau_PF) + N_FF (1 − tau_FF)) / (N (1 − theta))
+
+and q1_b − q1_a, q0_b − q0_a with the percentile intervals of their draws. The difference of the judges' pass
+rates is known (both judged every output): it is their leniency difference, with no sampling error. A stratum with
+outputs and no rated one leaves the comparison undefined. The coverage is measured in
+:func:`vocab.coverage.paired.paired_coverage` (``benchmarks/results/paired.json``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from vocab import stats
+from vocab.calibration.items import CELL_JOIN
+from vocab.stats.intervals import binomial_cd_draws, holding_rows
+
+STRATA = ("PP", "PF", "FP", "FF")
+
+
+@dataclass(frozen=True)
+class Shared:
+    """The outputs both cells judged: each stratum's size, and each sampled output's stratum (by group and
+    epoch)."""
+
+    a: str
+    b: str
+    sizes: dict[str, int]
+    stratum: dict[tuple[str, str], str]
+
+    @property
+    def outputs(self) -> int:
+        return sum(self.sizes.values())
+
+
+def _pairable(counts: pd.DataFrame, a: str, b: str) -> bool:
+    """Two cells of one system, each FAILED group holding one item (the failed pile then samples items)."""
+    sa, _, ja = a.partition(CELL_JOIN)
+    sb, _, jb = b.partition(CELL_JOIN)
+    if sa != sb or ja == jb or a not in counts.index or b not in counts.index:
+        return False
+    return all(int(counts.failed[c]) == int(counts.failed_groups[c]) for c in (a, b))
+
+
+def shared_outputs(data, a: str, b: str, key: pd.DataFrame) -> Shared | None:
+    """The outputs cells ``a`` and ``b`` of ``data`` share, or None when they are not paired (another system, an
+    output judged twice in a cell, or one shown to the rater otherwise in the other cell)."""
+    counts = data.cells
+    if not _pairable(counts, a, b):
+        return None
+    sampled = key[key.cell.isin((a, b))]
+    wanted = sorted({f"{lv}\x1f{at}" for lv, at in zip(sampled.level.astype(str), sampled.attempt, strict=True)})
+    if data.items is not None:
+        con, src = data.items.con, data.items.src
+
+        def side(v: str, x: str, t: str) -> str:
+            return (
+                f"SELECT level, attempt::VARCHAR AS attempt, verdict AS {v}, visible AS {x}, count(*) OVER "
+                f"(PARTITION BY level, attempt) AS {t} FROM {src} WHERE cell = ? AND verdict <> 'UNSCORED'"
+            )
+
+        joined = (
+            f"WITH x AS ({side('va', 'xa', 'ta')}), y AS ({side('vb', 'xb', 'tb')}) "
+            "SELECT * FROM x JOIN y USING (level, attempt)"
+        )
+        got = con.execute(
+            "SELECT count(*) FILTER (ta > 1 OR tb > 1 OR xa <> xb), "
+            + ", ".join(
+                f"count(*) FILTER (va {'=' if s[0] == 'P' else '<>'} 'PASSED' AND vb "
+                f"{'=' if s[1] == 'P' else '<>'} 'PASSED')"
+                for s in STRATA
+            )
+            + f" FROM ({joined})",
+            [a, b],
+        ).fetchone()
+        if got[0] or not sum(got[1:]):
+            return None
+        sizes = dict(zip(STRATA, map(int, got[1:]), strict=True))
+        rows = con.execute(
+            f"SELECT level, attempt, va, vb FROM ({joined}) WHERE (level || chr(31) || attempt) IN "
+            "(SELECT unnest(?::VARCHAR[]))",
+            [a, b, wanted],
+        ).fetchall()
+    else:
+        att = data.attempts
+        cols = ["level", "attempt", "verdict", *data.visible]
+        x, y = (att[att.cell == c][cols].astype(str) for c in (a, b))
+        if x.duplicated(["level", "attempt"]).any() or y.duplicated(["level", "attempt"]).any():
+            return None
+        m = x.merge(y, on=["level", "attempt"], suffixes=("", "_1"))
+        if m.empty or any((m[v] != m[f"{v}_1"]).any() for v in data.visible):
+            return None
+        pa, pb = m.verdict.eq("PASSED"), m.verdict_1.eq("PASSED")
+        sizes = {
+            "PP": int((pa & pb).sum()),
+            "PF": int((pa & ~pb).sum()),
+            "FP": int((~pa & pb).sum()),
+            "FF": int((~pa & ~pb).sum()),
+        }
+        keys = m.level + "\x1f" + m.attempt
+        m = m[keys.isin(wanted)]
+        rows = list(zip(m.level, m.attempt, m.verdict, m.verdict_1, strict=True))
+    stratum = {
+        (str(lv), str(at)): ("P" if va == "PASSED" else "F") + ("P" if vb == "PASSED" else "F")
+        for lv, at, va, vb in rows
+    }
+    return Shared(a, b, sizes, stratum)
+
+
+def rated_strata(shared: Shared, key: pd.DataFrame, verdicts: pd.Series) -> dict[str, tuple[float, int]]:
+    """Per stratum: (the rated passes, the rated outputs), an output rated under both its blind ids counting
+    once with the mean of its verdicts."""
+    k = key[key.cell.isin((shared.a, shared.b)) & key.blind_id.isin(verdicts.index)]
+    out = pd.DataFrame(
+        {
+            "output": list(zip(k.level.astype(str), k.attempt.astype(str), strict=True)),
+            "v": verdicts.loc[k.blind_id].to_numpy(float),
+        }
+    )
+    per = out.groupby("output", sort=True).v.mean()
+    got = {s: [0.0, 0] for s in STRATA}
+    for output, v in per.items():
+        s = shared.stratum.get(output)
+        if s is not None:  # an output only one judge judged is outside the paired population
+            got[s][0] += float(v)
+            got[s][1] += 1
+    return {s: (k_, n) for s, (k_, n) in got.items()}
+
+
+def stratum_draws(k, n, total, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+    """A stratum's share of passes over its ``total`` outputs, per study ((S,) arrays; (S, n_draws) draws): its
+    rated ``k`` of ``n`` known, the rest completed by a binomial of 03's fiducial draw of their rate (all known when
+    the stratum is rated whole; 0 for an empty stratum, NaN for one with outputs and no rated output)."""
+    k, n, total = (np.asarray(x, dtype=float) for x in (k, n, total))
+    rate = binomial_cd_draws(k, n, rng.random(len(k)), n_draws, rng)
+    rest = np.maximum(total - n, 0).astype(np.int64)[:, None]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        done = (k[:, None] + rng.binomial(rest, np.clip(np.nan_to_num(rate), 0, 1))) / total[:, None]
+    done = np.where((total == 0)[:, None], 0.0, done)
+    return np.where(((total > 0) & (n == 0))[:, None], np.nan, done)
+
+
+def paired_estimates(sizes: dict, rated: dict, n_draws: int, rng: np.random.Generator):
+    """Per study ((S,) arrays per stratum: ``sizes`` N_h, ``rated`` (k_h, n_h)): the point (theta, q1_a, q1_b, q0_a,
+    q0_b), each (S,), and their draws, each (S, n_draws); the function the simulator measures."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = {
+            h: np.where(np.asarray(rated[h][1]) > 0, np.asarray(rated[h][0], float) / np.asarray(rated[h][1]), 0.0)
+            for h in STRATA
+        }
+    draws = {h: stratum_draws(*rated[h], sizes[h], n_draws, rng) for h in STRATA}
+    n_ = {h: np.asarray(sizes[h], dtype=float) for h in STRATA}
+    return _parts(n_, point), _parts({h: v[:, None] for h, v in n_.items()}, draws)
+
+
+def _parts(sizes, tau):
+    n = sum(sizes[h] for h in STRATA)
+    pp, pf, fp, ff = (sizes[s] * tau[s] for s in STRATA)
+    bad_pf, bad_fp, bad_ff = (sizes[s] - sizes[s] * tau[s] for s in ("PF", "FP", "FF"))
+    theta = (pp + pf + fp + ff) / n
+    with np.errstate(invalid="ignore", divide="ignore"):
+        q1a, q1b = (pp + pf) / (n * theta), (pp + fp) / (n * theta)
+        q0a, q0b = (bad_fp + bad_ff) / (n * (1 - theta)), (bad_pf + bad_ff) / (n * (1 - theta))
+    return theta, q1a, q1b, q0a, q0b
+
+
+def paired_comparison(
+    shared: Shared,
+    key: pd.DataFrame,
+    verdicts: pd.Series,
+    *,
+    rater: str,
+    n_boot: int = 4000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> dict | None:
+    """b − a of two judges on the same outputs (a row of :data:`vocab.estimates.compare.COMPARISON_COLUMNS` but the
+    rater, ``paired`` true), or None when a stratum with outputs has no rated output."""
+    rated = rated_strata(shared, key, verdicts)
+    if any(shared.sizes[s] and not rated[s][1] for s in STRATA):
+        return None
+    rng = stats.stream(seed, "paired", rater, shared.a, shared.b)
+    sizes = {h: np.array([shared.sizes[h]]) for h in STRATA}
+    est, dr = paired_estimates(
+        sizes, {h: (np.array([rated[h][0]]), np.array([rated[h][1]])) for h in STRATA}, n_boot, rng
+    )
+    est, dr = [float(e[0]) for e in est], [d[0] for d in dr]
+    alpha = (1 - confidence) / 2
+
+    def interval(e, d):
+        lo, hi = holding_rows(np.array([e]), d[None], alpha)
+        return float(lo[0]), float(hi[0])
+
+    n = shared.outputs
+    pa = (shared.sizes["PP"] + shared.sizes["PF"]) / n
+    pb = (shared.sizes["PP"] + shared.sizes["FP"]) / n
+    q1, q0 = est[2] - est[1], est[4] - est[3]
+    q1_ci, q0_ci = interval(q1, dr[2] - dr[1]), interval(q0, dr[4] - dr[3])
+    return {
+        "a": shared.a,
+        "b": shared.b,
+        "theta_a": float(est[0]),
+        "theta_b": float(est[0]),
+        "difference": 0.0,  # the same outputs have one rate
+        "ci_low": 0.0,
+        "ci_high": 0.0,
+        "raw_difference": pb - pa,
+        "leniency_difference": pb - pa,  # (p_b − theta) − (p_a − theta), known: both judged every output
+        "leniency_ci_low": pb - pa,
+        "leniency_ci_high": pb - pa,
+        "q1_difference": float(q1),
+        "q1_ci_low": q1_ci[0],
+        "q1_ci_high": q1_ci[1],
+        "q0_difference": float(q0),
+        "q0_ci_low": q0_ci[0],
+        "q0_ci_high": q0_ci[1],
+        "paired": True,
+        "resolved": False,
+        "outputs": n,
+    }
