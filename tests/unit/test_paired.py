@@ -194,3 +194,12 @@ def test_the_paired_differences_hold_the_truth_and_are_narrower():
         0.5, (0.9, 0.9), (0.95, 0.6), outputs=200, piles=50, sims=900, seed=2, n_boot=800, confidence=0.5
     )
     assert narrow.q1_coverage < 0.7 and narrow.q0_coverage < 0.7
+
+
+def test_the_docs_paired_line_is_what_vocab_prints(partial, capsys):
+    """docs/audit.md's paired line was printed on this module's table at 20 rows a pile."""
+    d, _ = partial
+    text = (Path(__file__).resolve().parents[2] / "docs" / "audit.md").read_text()
+    shown = text.split("The line reads\n\n```text\n", 1)[1].split("\n```", 1)[0]
+    rc, out, _ = _run(["compare", d], capsys)
+    assert rc == 0 and shown == out[1]

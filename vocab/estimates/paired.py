@@ -9,9 +9,10 @@ union of the two cells' sampled rows that fell into it, each a simple random sam
 fell there, so their union is too (it is exchangeable within the stratum). A person who rated one output under both
 its blind ids counts once, with the mean of their verdicts.
 
-Each stratum's share of outputs people pass, tau_h, is drawn as a pile's share is (03's fiducial draws of k rated
-passes of n, each unrated output completed by a binomial of the draw: the finite population), from a stream of the
-seed, the rater and the two cells. Then, with N_h the stratum's outputs and N their sum::
+Each stratum's share of outputs people pass, tau_h, is drawn much as a pile's share is (the fiducial draws of k
+rated passes of n — here each draw from either bounding Beta with even odds, see :func:`stratum_draws` — each unrated
+output completed by a binomial of the draw: the finite population), from a stream of the seed, the rater and the
+two cells. Then, with N_h the stratum's outputs and N their sum::
 
     theta = sum_h N_h tau_h / N                         (one rate: the outputs are the same)
     q1_a  = (N_PP tau_PP + N_PF tau_PF) / (N theta)     q1_b = (N_PP tau_PP + N_FP tau_FP) / (N theta)
@@ -152,7 +153,10 @@ def stratum_draws(k, n, total, n_draws: int, rng: np.random.Generator) -> np.nda
     rated ``k`` of ``n`` known, the rest completed by a binomial of 03's fiducial draw of their rate (all known when
     the stratum is rated whole; 0 for an empty stratum, NaN for one with outputs and no rated output)."""
     k, n, total = (np.asarray(x, dtype=float) for x in (k, n, total))
-    rate = binomial_cd_draws(k, n, rng.random(len(k)), n_draws, rng)
+    # each draw from Beta(k, n − k + 1) or Beta(k + 1, n − k) with even odds: 03's randomised confidence
+    # distribution with its randomisation left unfixed, which bounds it on both sides. With one randomisation per
+    # stratum (03's rule) the paired differences held at 0.92-0.94 at 10 rows a pile (bench_paired); so they hold.
+    rate = binomial_cd_draws(k, n, np.full(len(k), 0.5), n_draws, rng)
     rest = np.maximum(total - n, 0).astype(np.int64)[:, None]
     with np.errstate(invalid="ignore", divide="ignore"):
         done = (k[:, None] + rng.binomial(rest, np.clip(np.nan_to_num(rate), 0, 1))) / total[:, None]
