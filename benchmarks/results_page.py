@@ -199,6 +199,15 @@ def _slices(doc: dict) -> str:
     )
 
 
+def _paired(doc: dict) -> str:
+    s = doc["summary"]
+    q1, q0, w1 = s["paired_q1"], s["paired_q0"], s["q1_width_paired_over_independent"]
+    return (
+        f"paired q1 and q0 differences under 0.93 at {q1['under_93']} and {q0['under_93']} of {s['points']} points "
+        f"(worst {q1['worst']}, {q0['worst']}); {w1['median']}× the independent q1 interval's width (median)"
+    )
+
+
 def _score_band(doc: dict) -> str:
     return (
         f"the score curve's resampled band holds the true pass share, pooled over scores, at {doc['worst']} at its "
@@ -289,6 +298,7 @@ ROWS = [
         _compare,
         "python benchmarks/bench_compare.py",
     ),
+    Row("two judges on the same outputs, paired", "paired.json", _paired, "python benchmarks/bench_paired.py"),
     Row("slices (`--by`): one cell split 2–4 ways", "slices.json", _slices, "python benchmarks/bench_slices.py"),
     Row("the judge's score curve's band", "score_band.json", _score_band, "python benchmarks/bench_score_band.py"),
     Row("`vocab plan` beside `truescore plan`", "plan.json", _plan, "python benchmarks/bench_plan.py"),

@@ -292,6 +292,12 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
                                                        zip(p.leniency_difference, p.leniency_ci_low,
                                                            p.leniency_ci_high, strict=True)],
     })  # fmt: skip
+    if p.paired.any():  # two judges on the same outputs: one rate, a known gap, paired q1 and q0 differences
+        table.loc[p.paired.to_numpy(), ["difference (95 %), points", "resolved"]] = ["the same outputs (paired)", "—"]
+        for q, name in (("q1", "sensitivity"), ("q0", "specificity")):
+            table[f"{name} b − a (95 %), paired"] = [f"{pts(d)} [{pts(lo)}, {pts(hi)}]" if pr else "" for pr, d, lo, hi
+                                                     in zip(p.paired, p[f"{q}_difference"], p[f"{q}_ci_low"],
+                                                            p[f"{q}_ci_high"], strict=True)]  # fmt: skip
     ranks = "; ".join(rank_line(r) for r in found.ranks.itertuples())
     rep.sections.append(
         (

@@ -203,3 +203,19 @@ def test_the_docs_paired_line_is_what_vocab_prints(partial, capsys):
     shown = text.split("The line reads\n\n```text\n", 1)[1].split("\n```", 1)[0]
     rc, out, _ = _run(["compare", d], capsys)
     assert rc == 0 and shown == out[1]
+
+
+def test_the_reports_comparisons_show_the_paired_differences(partial, capsys, tmp_path):
+    d, _ = partial
+    _, out, _ = _run(["compare", d, "--json"], capsys)
+    r = json.loads(out[0])["comparisons"][0]
+    assert main(["report", str(d), "--out", str(tmp_path / "report")]) == 0
+    text = (tmp_path / "report" / "report.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| S → B − S → A |"))
+
+    def pts(x):
+        return f"{100 * x:+.0f}".replace("-", "−")
+
+    assert "| the same outputs (paired) | — |" in row
+    assert f"| {pts(r['q1_difference'])} [{pts(r['q1_ci_low'])}, {pts(r['q1_ci_high'])}] |" in row
+    assert row.endswith(f"| {pts(r['q0_difference'])} [{pts(r['q0_ci_low'])}, {pts(r['q0_ci_high'])}] |")

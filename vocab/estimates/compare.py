@@ -17,8 +17,8 @@ systems under one judge):
 Ranks as sets from simultaneous intervals over every pair (:func:`vocab.stats.differences.rank_sets`), and for a
 writer x critic design the self-preference per writer: the same-model critic's cell minus each cross-model critic's.
 
-Cells that share items (two judges on the same outputs) are treated as independent here: their shared labels are
-not paired, so ``paired`` is always False (the interval is then not the paired one; docs/statistics.md says so).
+Two judges' cells on the same outputs are compared paired wherever they can be (:mod:`vocab.estimates.paired`: one
+person's label serves both judges' rows; ``paired`` true); every other pair as independent.
 """
 
 from __future__ import annotations
