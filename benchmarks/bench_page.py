@@ -21,7 +21,7 @@ from pathlib import Path
 
 from common import ROOT, result_record, write_result
 
-from vocab.calibration.packet import make_packet
+from vocab.raters.packet import make_packet
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 

@@ -8,7 +8,7 @@ elapsed seconds, maximum resident memory):
 
 pyarrow runs from ``--pyarrow-python`` (a Python with pyarrow installed, e.g. a venv of its own), so each engine's
 process loads its own library only. DuckDB runs with vocab's memory limit
-(:data:`vocab.calibration.items.MEMORY_LIMIT`).
+(:data:`vocab.datasets.items.MEMORY_LIMIT`).
 
 Run: .venv/bin/python benchmarks/bench_store_engines.py --pyarrow-python /tmp/pa/bin/python [--items 10000000];
 writes benchmarks/results/store_engines.json.
@@ -25,7 +25,7 @@ from pathlib import Path
 from bench_audit_scale import make_table, timed
 from common import ROOT, result_record, write_result
 
-from vocab.calibration.items import MEMORY_LIMIT
+from vocab.datasets.items import MEMORY_LIMIT
 
 PYARROW_TO_PARQUET = """
 import sys, pyarrow as pa, pyarrow.csv as pcsv, pyarrow.parquet as pq

@@ -26,9 +26,9 @@ from vocab.audit_sample import (
     pilot_pending,
     pilot_people,
 )
-from vocab.calibration.sample import CalibrationError
 from vocab.estimates.stopping import check_target
 from vocab.layout import RunDir
+from vocab.sampling.sample import CalibrationError
 
 TABLE_SUFFIXES = (".csv", ".jsonl")
 INSPECT_SUFFIXES = (".eval", ".json")
@@ -53,8 +53,8 @@ def _json_kind(source: Path) -> str:
     import's own size limit (the import reads it again: a second read of at most 64 MiB)."""
     import json
 
-    from vocab.calibration.imports import MAX_JSON_LOG
     from vocab.files import check_json_cost, read_bytes
+    from vocab.imports import MAX_JSON_LOG
 
     if source.stat().st_size > MAX_JSON_LOG:  # too large to read whole: promptfoo's results name their eval first
         with source.open("rb") as f:
@@ -91,7 +91,7 @@ def _jsonl_kind(source: Path) -> str:
 
 
 def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str | None = None) -> Path:
-    from vocab.calibration.dataset import is_imported
+    from vocab.datasets.dataset import is_imported
 
     if source.is_dir():
         if kind is not None:
@@ -121,23 +121,23 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str
             raise CalibrationError(f"{options.get(other, given[0])} is for {other} files; {source} reads as "
                                    f"{kind_of} (leave it out, or name the kind with --source)")  # fmt: skip
     if kind == "mlflow":
-        from vocab.calibration.imports.mlflow_traces import import_mlflow
+        from vocab.imports.mlflow_traces import import_mlflow
 
         import_mlflow(source, out, **import_kw.get("mlflow", {}))
     elif kind == "deepeval":
-        from vocab.calibration.imports.deepeval_runs import import_deepeval
+        from vocab.imports.deepeval_runs import import_deepeval
 
         import_deepeval(source, out, **import_kw.get("deepeval", {}))
     elif kind == "promptfoo":
-        from vocab.calibration.imports import import_promptfoo
+        from vocab.imports import import_promptfoo
 
         import_promptfoo(source, out, **import_kw.get("promptfoo", {}))
     elif kind == "inspect" or (kind is None and suffix in INSPECT_SUFFIXES):
-        from vocab.calibration.imports import import_inspect
+        from vocab.imports import import_inspect
 
         import_inspect(source, out, **import_kw.get("inspect", {}))
     elif kind == "table" or (kind is None and suffix in TABLE_SUFFIXES):
-        from vocab.calibration.imports import import_table
+        from vocab.imports import import_table
 
         import_table(source, out, **import_kw.get("table", {}))
     else:
@@ -146,7 +146,7 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str
             "results .json, MLflow traces .json/.jsonl, a DeepEval test run .json, a table .csv/.jsonl, or a run or "
             "dataset directory; or say which with --source)"
         )
-    from vocab.calibration.imports import summary
+    from vocab.imports import summary
 
     say(summary(out))
     return out
@@ -176,10 +176,10 @@ def audit(
     ``budget`` (:func:`extend_pilot`). Returns what the CLI prints."""
     import asyncio
 
-    from vocab.calibration.dataset import load_dataset
-    from vocab.calibration.packet import check_rater_name, make_packet
-    from vocab.calibration.raters import read_ratings, write_script_ratings
-    from vocab.calibration.sample import read_sheet, sample_stages
+    from vocab.datasets.dataset import load_dataset
+    from vocab.raters.packet import check_rater_name, make_packet
+    from vocab.raters.raters import read_ratings, write_script_ratings
+    from vocab.sampling.sample import read_sheet, sample_stages
 
     source = Path(source)
     check_allocation(allocation, per_pile, budget)
@@ -208,7 +208,7 @@ def audit(
                 shutil.rmtree(d)
             raise
     if RunDir(d).key.exists():
-        from vocab.calibration.imports.labels import labels_note
+        from vocab.sampling.labelled import labels_note
 
         try:
             check_kept_allocation(d, allocation, budget)
@@ -239,7 +239,7 @@ def audit(
     def rate_by_llms() -> None:
         if not llm_raters:
             return
-        from vocab.calibration.raters import rate_until_complete
+        from vocab.raters.raters import rate_until_complete
         from vocab.serving.client import Clients
 
         async def go():
@@ -305,7 +305,7 @@ def audit(
     waiting = [n for n in humans if result.rated.get(n) != "complete"]
     machines_waiting = []
     if len(sample_stages(d)) > 1:  # a grown sample: every rater of the pilot has the new rows to rate
-        from vocab.calibration.packet import llm_raters as machine_raters
+        from vocab.raters.packet import llm_raters as machine_raters
 
         machine = {m.lower() for m in machine_raters(d)} | {"script"}
         late = [n for n, state in sorted(result.rated.items()) if state != "complete"]

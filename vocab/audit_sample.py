@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vocab.calibration.errors import CalibrationError
+from vocab.datasets.errors import CalibrationError
 from vocab.layout import RunDir
 
 PLAN_GUESS = 0.9  # before any rating, the plan's stated guess: a judge right 9 times in 10 either way
 
 
 def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int = 300) -> list[str]:
-    """``attempts``: a frame of attempts, or a dataset's :attr:`~vocab.calibration.dataset.Dataset.cells`.
+    """``attempts``: a frame of attempts, or a dataset's :attr:`~vocab.datasets.dataset.Dataset.cells`.
 
     Before the sample is drawn: per cell, the interval's mean half-width that ``per_pile`` rows a pile give, by
     the study's simulator, at the judge's own rate and a stated guess of its accuracy (no rating exists yet to
@@ -23,7 +23,7 @@ def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int 
 
     lines = []
     if "verdict" in attempts.columns:  # a frame of attempts (each with a verdict)
-        from vocab.calibration.dataset import cells_table
+        from vocab.datasets.dataset import cells_table
 
         attempts = cells_table(attempts).assign(attempts=lambda c: c.passed + c.failed)
     for cell, c in attempts[attempts.attempts > 0].iterrows():
@@ -63,7 +63,7 @@ DEFAULT_PER_PILE = 10  # seed 000's 10 + 10
 
 def check_allocation(allocation: str | None, per_pile: int | None, budget: int | None) -> None:
     """The audit's allocation options, checked before anything is written (one line each)."""
-    from vocab.calibration.sample import ALLOCATIONS
+    from vocab.sampling.sample import ALLOCATIONS
 
     if allocation is not None and allocation not in ALLOCATIONS:
         raise CalibrationError(f"unknown allocation {allocation!r} (known: {', '.join(ALLOCATIONS)})")
@@ -90,7 +90,7 @@ def check_allocation(allocation: str | None, per_pile: int | None, budget: int |
 
 def check_kept_allocation(d: Path, allocation: str | None, budget: int | None) -> None:
     """A sample already drawn keeps its allocation: another one asked for on a later call is one line."""
-    from vocab.calibration.sample import sample_stages
+    from vocab.sampling.sample import sample_stages
 
     if allocation is None and budget is None:
         return
@@ -108,7 +108,7 @@ def check_kept_allocation(d: Path, allocation: str | None, budget: int | None) -
 def draw_lines(d: Path, data, per_pile: int | None, seed: int, allocation: str | None, budget: int | None) -> list[str]:
     """The first call's blind sample, drawn and recorded (``calibration/sample.json``); what to tell the user:
     the plan of an equal split, the piles' rows of a proportional one, the pilot's two stages of a pilot."""
-    from vocab.calibration import sample as sm
+    from vocab.sampling import sample as sm
 
     allocation = allocation or "equal"
     per = per_pile or DEFAULT_PER_PILE
@@ -161,7 +161,7 @@ def guessed_second_stage(data, per_pile: int, budget: int) -> dict[str, tuple[in
     """Per cell, the rows a pilot's second stage would add to each pile (PASSED, FAILED) if the judge were right
     :data:`PLAN_GUESS` of the time either way: the pilot's rater passes at the shares that accuracy implies
     (``theta`` solved from the judge's rate p = theta q1 + (1 - theta)(1 - q0), clipped to [0, 1])."""
-    from vocab.calibration.sample import allocate
+    from vocab.sampling.sample import allocate
 
     out = {}
     q = PLAN_GUESS
@@ -180,7 +180,7 @@ def guessed_second_stage(data, per_pile: int, budget: int) -> dict[str, tuple[in
 
 def pilot_pending(d: Path) -> dict | None:
     """The record of a pilot drawn by `vocab audit --allocation pilot` whose second stage is not drawn yet."""
-    from vocab.calibration.sample import sample_stages
+    from vocab.sampling.sample import sample_stages
 
     stages = sample_stages(d)
     if len(stages) == 1 and stages[0].get("allocation") == "pilot" and stages[0].get("stage") == "draw":
@@ -190,7 +190,7 @@ def pilot_pending(d: Path) -> dict | None:
 
 def pilot_people(d: Path) -> list[str]:
     """The people handed a packet of this sample (``packets/NAME/packet.json``; not a later stage's folder)."""
-    from vocab.calibration.packet import STAGE
+    from vocab.raters.packet import STAGE
 
     packets = RunDir(d).packets
     if not packets.is_dir():
@@ -203,9 +203,9 @@ def extend_pilot(d: Path, record: dict, seed: int, people: list[str] = ()) -> tu
     ``people`` were handed packets) has rated every pilot row: the rest of the recorded budget drawn by `vocab
     sample --allocation pilot`'s function. Returns whether it was drawn and what to tell the user (the last line,
     when it was not, says what it waits for)."""
-    from vocab.calibration.blind import blind_raters
-    from vocab.calibration.chain import _sample_step
-    from vocab.calibration.sample import read_key, sample_stages
+    from vocab.raters.blind import blind_raters
+    from vocab.raters.chain import _sample_step
+    from vocab.sampling.sample import read_key, sample_stages
 
     key = read_key(d)
     try:

@@ -13,8 +13,8 @@ from vocab.layout import RunDir
 
 
 def cmd_sample(args) -> int:
-    from vocab.calibration.chain import sample_step
     from vocab.cluster import check_scheduler
+    from vocab.raters.chain import sample_step
 
     jobs = check_scheduler(args.scheduler, args.jobs)
     for line in sample_step(args.run_dir, per_pile=args.per_pile, budget=args.budget, allocation=args.allocation,
@@ -24,7 +24,7 @@ def cmd_sample(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from vocab.calibration import calibrate_run
+    from vocab.raters.chain import calibrate_run
 
     cfg = load_config(args.config)
     raters = [r.strip() for r in args.raters.split(",") if r.strip()]
@@ -36,8 +36,8 @@ def cmd_calibrate(args) -> int:
 
 def _imported(out, args, notes: list[str] = ()) -> int:
     """An import's last step: the dataset named (``--name``, the report's title), and what it holds said."""
-    from vocab.calibration.dataset import name_dataset
-    from vocab.calibration.imports import summary
+    from vocab.datasets.dataset import name_dataset
+    from vocab.imports import summary
 
     if args.name is not None:
         name_dataset(out, args.name)
@@ -46,7 +46,7 @@ def _imported(out, args, notes: list[str] = ()) -> int:
 
 
 def cmd_import_inspect(args) -> int:
-    from vocab.calibration.imports import INSPECT_FAIL, INSPECT_PASS, INSPECT_QUESTION, import_inspect
+    from vocab.imports import INSPECT_FAIL, INSPECT_PASS, INSPECT_QUESTION, import_inspect
 
     passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else INSPECT_PASS
     fails = names(args.fail_values, "--fail-values") if args.fail_values is not None else INSPECT_FAIL
@@ -56,7 +56,7 @@ def cmd_import_inspect(args) -> int:
 
 
 def cmd_import_promptfoo(args) -> int:
-    from vocab.calibration.imports import PROMPTFOO_QUESTION, import_promptfoo
+    from vocab.imports import PROMPTFOO_QUESTION, import_promptfoo
 
     out = import_promptfoo(args.results, args.run_dir, assertion=args.assertion,
                            question=args.question or PROMPTFOO_QUESTION, judge=args.judge)  # fmt: skip
@@ -64,16 +64,16 @@ def cmd_import_promptfoo(args) -> int:
 
 
 def cmd_import_table(args) -> int:
-    from vocab.calibration.dataset import DEFAULT_QUESTION
-    from vocab.calibration.imports import import_table
+    from vocab.datasets.dataset import DEFAULT_QUESTION
+    from vocab.imports import import_table
 
     visible = list(names(args.visible, "--visible")) if args.visible is not None else None
     words = {k: names(v, f"--{k.replace('_', '-')}") for k in ("pass_values", "fail_values")
              if (v := getattr(args, k)) is not None}  # fmt: skip
     notes: list[str] = []
     if args.file.is_dir():  # a table held as Parquet parts: imported on Dask
-        from vocab.calibration.imports.parts import import_parts
         from vocab.cluster import check_scheduler
+        from vocab.imports.parts import import_parts
 
         jobs = check_scheduler(args.scheduler or "local", args.jobs)
         out = import_parts(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION, seed=args.seed,
@@ -89,7 +89,7 @@ def cmd_import_table(args) -> int:
 
 
 def cmd_import_mlflow(args) -> int:
-    from vocab.calibration.imports.mlflow_traces import MLFLOW_FAIL, MLFLOW_PASS, MLFLOW_QUESTION, import_mlflow
+    from vocab.imports.mlflow_traces import MLFLOW_FAIL, MLFLOW_PASS, MLFLOW_QUESTION, import_mlflow
 
     passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else MLFLOW_PASS
     fails = names(args.fail_values, "--fail-values") if args.fail_values is not None else MLFLOW_FAIL
@@ -102,7 +102,7 @@ def cmd_import_mlflow(args) -> int:
 
 
 def cmd_import_deepeval(args) -> int:
-    from vocab.calibration.imports.deepeval_runs import DEEPEVAL_QUESTION, import_deepeval
+    from vocab.imports.deepeval_runs import DEEPEVAL_QUESTION, import_deepeval
 
     out = import_deepeval(args.file, args.run_dir, metric=args.metric, judge=args.judge, system=args.system,
                           question=args.question or DEEPEVAL_QUESTION)  # fmt: skip
@@ -110,7 +110,7 @@ def cmd_import_deepeval(args) -> int:
 
 
 def cmd_rate(args) -> int:
-    from vocab.calibration.raters import rate_with_config, write_script_ratings
+    from vocab.raters.raters import rate_with_config, write_script_ratings
 
     if not RunDir(args.run_dir).sheet.exists():
         raise UsageError(f"{args.run_dir}: no calibration/blind_sheet.jsonl (draw the sample first: vocab sample)")
@@ -124,10 +124,10 @@ def cmd_rate(args) -> int:
 
 
 def cmd_packet(args) -> int:
-    from vocab.calibration.packet import make_packet
+    from vocab.raters.packet import make_packet
 
     if args.format == "label-studio":
-        from vocab.calibration.label_studio import make_label_studio_packet
+        from vocab.raters.label_studio import make_label_studio_packet
 
         out = make_label_studio_packet(args.run_dir, args.rater, seed=args.seed)
         print(f"{out}: a Label Studio project for rater {args.rater} (README.txt says how to load it and hand in "
@@ -141,7 +141,7 @@ def cmd_packet(args) -> int:
 
 
 def cmd_form(args) -> int:
-    from vocab.calibration.form import lab_argv, open_packet
+    from vocab.raters.form import lab_argv, open_packet
 
     packet, notes = open_packet(args.packet, args.into, same_machine=args.same_machine)
     for note in notes:
@@ -151,7 +151,7 @@ def cmd_form(args) -> int:
 
 
 def cmd_ratings_import(args) -> int:
-    from vocab.calibration import import_ratings
+    from vocab.raters.raters import import_ratings
 
     try:
         print(import_ratings(args.file, args.run_dir, args.rater, partial=args.partial, replace=args.replace).text())

@@ -36,7 +36,7 @@ def cmd_compare(args) -> int:
     from vocab.records import dir_lock
 
     if args.by is not None:
-        from vocab.calibration.errors import CalibrationError
+        from vocab.datasets.errors import CalibrationError
         from vocab.estimates import slices
 
         if args.a is not None or args.b is not None or args.paired:

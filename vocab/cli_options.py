@@ -128,8 +128,8 @@ def _exam(q, kind: str) -> None:
 
 def add_commands(sub, cli) -> None:
     """Every command on the subparsers ``sub``; each calls its ``cmd_*`` function in the module ``cli``."""
-    from vocab.calibration.imports.mlflow_traces import MLFLOW_FAIL, MLFLOW_PASS
     from vocab.coverage import METHODS
+    from vocab.imports.mlflow_traces import MLFLOW_FAIL, MLFLOW_PASS
     from vocab.lesson import ORDERS, RUBRICS, RULES, SEQUENCES
     from vocab.stats import DEFAULT_INTERVAL
 
@@ -202,7 +202,7 @@ def add_commands(sub, cli) -> None:
     ip.add_argument("--assertion", help="the judge's assertion, by metric or type (default: the one model-graded)")
     ip.add_argument("--judge", help="the judge's name (default: the assertion's grading provider)")
     it = _importer(isub, "table", "a CSV, JSON Lines or Parquet table, or a folder of Parquet parts (columns: "
-                   "vocab/calibration/imports/__init__.py)",
+                   "vocab/imports/__init__.py)",
                    "file", cli.cmd_import_table)  # fmt: skip
     it.add_argument("--visible", help="columns a blind rater sees (default input,output[,target])")
     it.add_argument(

@@ -1,6 +1,6 @@
 """A Dask cluster to run on: the one at a scheduler's address, or a local one of this machine's cores. The coverage
 grid (:mod:`vocab.coverage.grid`) and a judgments table held as Parquet parts
-(:mod:`vocab.calibration.imports.parts`) run their tasks on it, after its workers' packages are checked against
+(:mod:`vocab.imports.parts`) run their tasks on it, after its workers' packages are checked against
 this process's (a number must not depend on which machine computed it)."""
 
 from __future__ import annotations

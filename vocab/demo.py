@@ -64,8 +64,8 @@ def run_demo(
     say: Callable[[str], None] = print,
 ) -> DemoResult:
     from vocab import loop as loop_mod
-    from vocab.calibration import calibrate_run
     from vocab.nb import execute
+    from vocab.raters.chain import calibrate_run
     from vocab.serving.models import prepare
     from vocab.serving.roundtrip import roundtrip
     from vocab.serving.servers import Servers
@@ -102,7 +102,7 @@ def run_demo(
         say(f"notebook {name}: {executed[-1]}")
     if raters:
         from vocab import report
-        from vocab.calibration.packet import make_packet
+        from vocab.raters.packet import make_packet
 
         say(f"report: {report.write(run_dir, raters)[0]}")
         # a human rater's packet of the sample, made by this code (never a committed one, which would age)

@@ -25,7 +25,7 @@ WRITER_SYSTEM = (
 )
 
 # A retry's prompt tells the writer what the critic said; an answer that repeats one of these phrases quotes the
-# judge to a blind rater (vocab.calibration.quotes counts such rows)
+# judge to a blind rater (vocab.sampling.quotes counts such rows)
 RETRY_PHRASES = (
     "Your previous sentence was",
     "A grader failed it on these checks",

@@ -95,8 +95,8 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
     """The report's headline, a line per cell, from a correction (:func:`vocab.estimates.correct.corrected`): the
     judge's rate and the corrected one with its interval, by the lead rater and the others; what `vocab audit`
     prints without building the rest of the report."""
-    from vocab.calibration.blind import PEOPLE
-    from vocab.calibration.imports.labels import labels_note
+    from vocab.raters.blind import PEOPLE
+    from vocab.sampling.labelled import labels_note
 
     corr, lead, n_rows = c.table, c.lead, c.n_rows
     names = [*c.ratings, *([PEOPLE] if c.raters.pooled else [])]
@@ -133,13 +133,13 @@ def build(
     n_boot: int = 4000,
     population: str = stats.DEFAULT_POPULATION,
 ) -> Report:
-    from vocab.calibration.blind import PEOPLE
-    from vocab.calibration.imports.labels import labels_note
-    from vocab.calibration.quotes import quotes_text
-    from vocab.calibration.sample import read_key
     from vocab.estimates import correct
     from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
+    from vocab.raters.blind import PEOPLE
     from vocab.records import versions
+    from vocab.sampling.labelled import labels_note
+    from vocab.sampling.quotes import quotes_text
+    from vocab.sampling.sample import read_key
 
     run_dir = Path(run_dir)
     c = correct.corrected(run_dir, raters, seed=seed, n_boot=n_boot, population=population)

@@ -111,7 +111,7 @@ CHECKS: tuple[Check, ...] = (
 BY_ID = {c.id: c for c in CHECKS}
 
 
-# how the judge is told about check 1 (a rater's rubric.txt words it as the form shows it: vocab.calibration.packet)
+# how the judge is told about check 1 (a rater's rubric.txt words it as the form shows it: vocab.raters.packet)
 CHECK1_AUTO_PASS = "Check 1 passes automatically when the level does not require the seed word."
 
 

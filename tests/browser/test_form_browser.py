@@ -59,7 +59,7 @@ def rater_install(machine: Path, zipped: Path) -> Path:
         (env / "share" / "jupyter" / data).symlink_to(Path(sys.prefix) / "share" / "jupyter" / data)
     subprocess.run([str(env / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
                     str(machine / f"{wheel}[form]")], check=True, cwd=machine)  # fmt: skip
-    where = subprocess.run([str(env / "bin" / "python"), "-c", "import vocab, vocab.calibration.packet as p; "
+    where = subprocess.run([str(env / "bin" / "python"), "-c", "import vocab, vocab.raters.packet as p; "
                             "print(vocab.__file__, p.checkout())"], capture_output=True, text=True, cwd=machine,
                            check=True).stdout.split()  # fmt: skip
     assert where[0].startswith(str(site)) and where[1] == "None", where  # vocab from the wheel; no checkout

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from vocab.calibration import read_key, read_ratings
-from vocab.calibration.dataset import load_dataset
+from vocab.datasets.dataset import load_dataset
 from vocab.nb import execute
 
 pytestmark = pytest.mark.integration

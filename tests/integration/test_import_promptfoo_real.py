@@ -14,7 +14,7 @@ import pytest
 
 from tests.stored import stored_items
 from vocab.calibration import read_key
-from vocab.calibration.dataset import load_dataset
+from vocab.datasets.dataset import load_dataset
 
 pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]

@@ -35,7 +35,7 @@ def _hashes(d: Path) -> dict[str, str]:
 
 def _rate(packet: Path, verdict) -> Path:
     """Every row of ``packet`` rated through the form's session, ``verdict(i)`` for the i-th row shown; exported."""
-    from vocab.calibration.form import RatingSession
+    from vocab.raters.form import RatingSession
 
     s = RatingSession(packet)
     for i in range(s.n):
@@ -144,7 +144,7 @@ def test_a_pilot_waits_for_its_ratings(tmp_path, capsys):
     assert main(["audit", str(_table(tmp_path)), "--out", str(d), "--raters", "ann", "--allocation", "pilot",
                  "--budget", "50", "--per-pile", "6"]) == 0  # fmt: skip
     capsys.readouterr()
-    from vocab.calibration.form import RatingSession
+    from vocab.raters.form import RatingSession
 
     s = RatingSession(d / "packets" / "ann")
     for _ in range(5):

@@ -158,7 +158,7 @@ def test_two_imports_racing_into_one_directory_leave_one_whole_dataset(tmp_path)
     import subprocess
     import sys
 
-    from vocab.calibration.dataset import load_dataset
+    from vocab.datasets.dataset import load_dataset
 
     d = tmp_path / "d"
     tables = [_big_table(tmp_path / f"{t}.csv", 20_000, t) for t in ("a", "b")]
@@ -301,11 +301,11 @@ def test_an_inspect_log_is_written_a_bounded_number_of_rows_at_a_time(tmp_path, 
     """An .eval log has no bound as a whole (each member has): its samples are read one at a time and staged a
     bounded number of rows at a time. The real log's rows, 5 at a time and past a cap of 5 rows (the cap the
     promptfoo, DeepEval and MLflow files, read whole, keep), make the dataset the rows held in one list make."""
-    from vocab.calibration import items
-    from vocab.calibration import rows as dataset
-    from vocab.calibration.dataset import judgment_rows, read_meta
-    from vocab.calibration.imports import common, import_inspect, read_inspect
-    from vocab.calibration.rows import write_dataset
+    from vocab.datasets import items
+    from vocab.datasets import rows as dataset
+    from vocab.datasets.dataset import judgment_rows, read_meta
+    from vocab.datasets.rows import write_dataset
+    from vocab.imports import common, import_inspect, read_inspect
 
     rows, meta = read_inspect(LOG)
     whole = write_dataset(tmp_path / "whole", rows, meta)
@@ -518,7 +518,7 @@ def _zip(path: Path, members: dict[str, bytes]) -> Path:
 def test_a_zip_that_is_not_a_packets_is_refused_before_anything_is_written(run, tmp_path, capsys):
     import zipfile
 
-    from vocab.calibration.packet import HANDOUT
+    from vocab.raters.packet import HANDOUT
 
     assert _packet(run) == 0
     capsys.readouterr()
@@ -666,7 +666,7 @@ def test_ratings_from_another_packet_are_refused_not_stored_as_this_raters(tmp_p
     """Two audits of same-shaped tables with other items shared blind ids (they hung on the seed and the piles'
     sizes): a sheet rated in B's packet was stored as A's ratings. The ids now come from the items' content, and the
     form's file names its sample."""
-    from vocab.calibration.form import RatingSession
+    from vocab.raters.form import RatingSession
 
     def table(name: str, word: str) -> Path:
         t = tmp_path / f"{name}.csv"
@@ -815,7 +815,7 @@ def test_a_damaged_rater_log_is_one_line_not_a_key_error(run, line):
     import asyncio
 
     from vocab.calibration import CalibrationError
-    from vocab.calibration.raters import rate_with_model
+    from vocab.raters.raters import rate_with_model
 
     log = run / "calibration" / "rater_gemma3.jsonl"
     log.write_text(log.read_text() + line + "\n")

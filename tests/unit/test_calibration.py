@@ -20,7 +20,7 @@ from vocab.calibration import (
     validate_ratings,
     write_sample,
 )
-from vocab.calibration.sample import sheet_sha256
+from vocab.sampling.sample import sheet_sha256
 
 SETTINGS = {"require_seed_word": False, "max_sentence_words": 16}
 

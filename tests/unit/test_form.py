@@ -25,8 +25,8 @@ from vocab.calibration import (
     read_sheet,
     write_sample,
 )
-from vocab.calibration.form import strip_live_form
 from vocab.cli import main
+from vocab.raters.form import strip_live_form
 
 CELLS = ("smollm2__smollm2", "smollm2__gemma3", "gemma3__smollm2", "gemma3__gemma3")
 ALL_PASS = {str(c): "PASSED" for c in range(2, 13)}
@@ -60,7 +60,7 @@ def run(tmp_path):
 def test_a_packet_holds_nothing_that_leaks(run):
     import zipfile
 
-    from vocab.calibration.packet import HANDOUT
+    from vocab.raters.packet import HANDOUT
 
     packet = make_packet(run, "ann")
     wheel = json.loads((packet / "packet.json").read_text())["wheel"]["name"]
@@ -104,7 +104,7 @@ def test_a_packet_holds_nothing_that_leaks(run):
 def test_the_hand_off_zip_holds_the_packet_and_nothing_of_the_run(run, tmp_path):
     import zipfile
 
-    from vocab.calibration.packet import HANDOUT, unpack_packet_zip, write_packet_zip
+    from vocab.raters.packet import HANDOUT, unpack_packet_zip, write_packet_zip
 
     packet = make_packet(run, "ann")
     zipped = packet.with_suffix(".zip")
@@ -351,8 +351,8 @@ def test_a_packet_of_this_machine_opens_only_when_told_and_runs_the_form_from_it
     (the checkout's data/runs/reference, by the sample's hash) and cut the packet, so `vocab form` refuses without
     --same-machine, before unpacking anything, and says what it exposes. With it, the zip unpacks and its notebook
     form runs."""
-    from vocab.calibration.form import open_packet
     from vocab.nb import execute
+    from vocab.raters.form import open_packet
 
     zipped = reference_packet(tmp_path)
     away = tmp_path / "zip"
@@ -379,7 +379,7 @@ def test_the_machine_a_packet_was_cut_on_is_known_without_its_run(tmp_path, monk
     was cut. A packet cut here is refused away from its run; one cut on another machine opens (and packet.json
     holds no readable trace of either machine)."""
     from vocab import machine
-    from vocab.calibration.form import open_packet
+    from vocab.raters.form import open_packet
 
     away = tmp_path / "away"
     away.mkdir()
@@ -407,7 +407,7 @@ def test_a_second_tab_of_one_kernel_waits_until_it_takes_the_form_over(run):
     form run again in a second tab is refused and the packet stays with the first tab's session, whatever it saves
     meanwhile; the second tab takes it over only when asked, then shows what the first saved; within one tab id
     (a duplicated tab shares it) the newest form wins and the older one is closed."""
-    from vocab.calibration.form import TABS, _tab_holding
+    from vocab.raters.form import TABS, _tab_holding
 
     packet = make_packet(run, "ann")
     key = str(packet.resolve())

@@ -18,10 +18,9 @@ import pytest
 
 from tests.nbtext import outputs_text
 from tests.stored import stored_items
-from vocab import calibration
-from vocab.calibration import imports
-from vocab.calibration.dataset import load_dataset
+from vocab import calibration, imports
 from vocab.cli import main
+from vocab.datasets.dataset import load_dataset
 from vocab.nb import execute
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""An imported dataset's items stay in items.parquet, and the sample is picked there (vocab.calibration.items): the
+"""An imported dataset's items stay in items.parquet, and the sample is picked there (vocab.datasets.items): the
 same rows for the same seed as draw_sample's pass over a frame of every item, the same counts and design effect as
 the frame gives, and a dataset written before 2026-12 (judgments.jsonl) read alike."""
 
@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 
 from tests.stored import stored_items, write_table
-from vocab.calibration import sample as sm
-from vocab.calibration.dataset import cells_table, judgment_rows, load_dataset
-from vocab.calibration.imports.table import import_table
-from vocab.calibration.rows import write_dataset
+from vocab.datasets.dataset import cells_table, judgment_rows, load_dataset
+from vocab.datasets.rows import write_dataset
 from vocab.estimates import correct
+from vocab.imports.table import import_table
+from vocab.sampling import sample as sm
 
 
 def _rows(seed: int, n: int) -> list[dict]:
@@ -36,7 +36,7 @@ def _rows(seed: int, n: int) -> list[dict]:
 
 
 def _meta():
-    from vocab.calibration.dataset import single_verdict
+    from vocab.datasets.dataset import single_verdict
 
     return {"name": "t", "source": {"kind": "table"}, "rubric": single_verdict().as_dict(),
             "visible": ["input", "output"]}  # fmt: skip
@@ -305,7 +305,7 @@ def test_an_interrupted_import_leaves_no_staging_folder(tmp_path, monkeypatch):
     """Interrupted at its last step (the source's hash), an import removes what it staged and writes nothing."""
     import tempfile
 
-    from vocab.calibration.imports import table
+    from vocab.imports import table
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
 

@@ -68,7 +68,7 @@ def test_the_graph_holds_the_packages_an_import_runs():
     """`from vocab.serving.models import x` (vocab.records holds one) runs vocab/serving/__init__.py: an edge."""
     graph = import_graph()
     assert {"vocab.serving", "vocab.serving.models"} <= graph["vocab.records"]  # records imports serving.models
-    assert "vocab.calibration" not in graph["vocab.calibration.items"]  # its own package: no edge
+    assert "vocab.datasets" not in graph["vocab.datasets.items"]  # its own package: no edge
 
 
 def test_the_cycle_finder_finds_a_cycle_and_only_cycles():
@@ -78,6 +78,31 @@ def test_the_cycle_finder_finds_a_cycle_and_only_cycles():
 
 def test_no_import_circles_in_the_package():
     assert cycles(import_graph()) == []
+
+
+# the rooms of the calibration chain, lowest first: a room imports only from rooms before it
+STAGES = ("vocab.datasets", "vocab.sampling", "vocab.raters", "vocab.imports", "vocab.estimates")
+
+
+def _stage(module: str) -> int | None:
+    return next((i for i, s in enumerate(STAGES) if module == s or module.startswith(s + ".")), None)
+
+
+def test_imports_point_down_the_stages():
+    """No room imports a later room, nor the facade vocab.calibration, nor the layers above the rooms (the audit,
+    the report, the command line, the simulators)."""
+    above = ("vocab.calibration", "vocab.audit", "vocab.audit_sample", "vocab.report", "vocab.cli", "vocab.demo")
+    up = []
+    for module, deps in import_graph().items():
+        here = _stage(module)
+        if here is None:
+            continue
+        for d in deps:
+            there = _stage(d)
+            if (there is not None and there > here) or any(d == a or d.startswith(a + ".") for a in above):
+                up.append((module, d))
+    assert sorted(up) == []
+    assert _stage("vocab.raters.page") == 2 and _stage("vocab.rater") is None  # the rule can tell rooms apart
 
 
 def test_each_module_holds_one_subject():

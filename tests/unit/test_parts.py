@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vocab.calibration import dask_items
-from vocab.calibration import sample as sm
-from vocab.calibration.dataset import item_files, judgment_rows, load_dataset, read_meta
-from vocab.calibration.errors import CalibrationError
-from vocab.calibration.imports.common import JudgmentImportError
-from vocab.calibration.imports.parts import import_parts
-from vocab.calibration.imports.table import import_table
+from vocab.datasets import dask_items
+from vocab.datasets.dataset import item_files, judgment_rows, load_dataset, read_meta
+from vocab.datasets.errors import CalibrationError
+from vocab.imports.common import JudgmentImportError
+from vocab.imports.parts import import_parts
+from vocab.imports.table import import_table
+from vocab.sampling import sample as sm
 
 CUTS = (0, 170, 171, 420, 421, 760, 900)  # uneven parts, two of a single row
 
@@ -136,7 +136,7 @@ def test_the_summary_on_the_cluster_is_duckdbs(tmp_path, scheduler):
     """dask_items.summarize (a groupby, and MD5 in Python) and items.summarize (SQL in DuckDB) over the same parts."""
     from dask.distributed import Client
 
-    from vocab.calibration import items
+    from vocab.datasets import items
 
     t = _table(9, labels=False)
     t.loc[t.system == "sys-b", "verdict"] = ""  # a cell of UNSCORED items only

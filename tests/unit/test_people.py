@@ -41,8 +41,8 @@ def _import(tmp_path: Path, name: str, doc: dict) -> Path:
 
 
 def test_pooled_verdicts_are_the_majority_and_a_tie_counts_half():
-    from vocab.calibration.blind import pooled_passes
-    from vocab.calibration.dataset import single_verdict
+    from vocab.datasets.dataset import single_verdict
+    from vocab.raters.blind import pooled_passes
 
     rub = single_verdict("Is it right?")
     frame = lambda rows: pd.DataFrame(rows, columns=["blind_id", "verdict"])  # noqa: E731
@@ -112,8 +112,8 @@ def test_disjoint_hand_ins_on_vocabs_own_sample_report_without_a_traceback(tmp_p
 
 
 def test_people_is_no_name_a_rater_can_take(tmp_path, capsys):
-    from vocab.calibration.packet import check_rater_name
-    from vocab.calibration.sample import CalibrationError
+    from vocab.raters.packet import check_rater_name
+    from vocab.sampling.sample import CalibrationError
 
     for name in ("people", "People"):
         with pytest.raises(CalibrationError, match="pooled rater"):
@@ -127,9 +127,9 @@ def test_the_pooled_interval_covers_on_simulated_reviewers_with_a_known_truth():
     earlier: their file holds the latest). The pooled people's 95 % interval holds the true rate of the studies'
     items in at least 90 % of 300 studies (its nominal 95 %, less three standard errors), the tie's half a row of
     error included."""
-    from vocab.calibration.blind import pooled_passes
-    from vocab.calibration.dataset import single_verdict
+    from vocab.datasets.dataset import single_verdict
     from vocab.estimates.correct import correction_table
+    from vocab.raters.blind import pooled_passes
 
     rub = single_verdict("Is it right?")
     rng = np.random.default_rng(7)

@@ -123,7 +123,7 @@ def test_a_plan_from_a_pilot_plugs_in_its_estimates_per_cell(capsys, tmp_path):
     every reference cell has theta 0 by gemma3 (no true pass), so q1 is undefined: 0.5 stands in, and it says so."""
     import pandas as pd
 
-    from vocab.calibration.raters import read_ratings
+    from vocab.raters.raters import read_ratings
     from vocab.records import read_jsonl
 
     assert main(["plan", str(REFERENCE), "--half-width", ".1", "--sims", "200", "--n-boot", "200", "--json"]) == 0

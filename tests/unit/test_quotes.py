@@ -10,7 +10,7 @@ import pandas as pd
 
 from vocab import prompts
 from vocab.calibration import draw_sample, read_key, read_sheet, write_sample
-from vocab.calibration.quotes import judge_quotes, quotes_text
+from vocab.sampling.quotes import judge_quotes, quotes_text
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "data" / "runs" / "reference"
@@ -54,7 +54,7 @@ def test_a_new_draw_stores_the_flag_and_an_older_key_is_never_rewritten(tmp_path
     # the same sample written again over a key drawn before quotes_judge: same sample, bytes untouched
     key = read_key(run)
     sheet = read_sheet(run)
-    from vocab.calibration.sample import Sample
+    from vocab.sampling.sample import Sample
 
     write_sample(Sample(key, sheet), run)
     assert (run / "calibration" / "key.csv").read_bytes() == before

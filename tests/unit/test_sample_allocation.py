@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from vocab.calibration import draw_sample, load_dataset
-from vocab.calibration import sample as sm
 from vocab.cli import main
+from vocab.sampling import sample as sm
 
 from .test_bad_inputs import refused, run  # noqa: F401 (run: a fixture)
 
@@ -127,8 +127,8 @@ def test_02_draws_the_same_allocated_sample_as_the_command_line(bare, tmp_path):
 def test_a_hand_in_stamped_with_the_pilots_sheet_still_imports_after_the_extension(rated, capsys):
     """The form stamps ratings.csv with its packet's sheet hash; a pilot's extension rewrites the sheet, and the
     first stage's rows stay valid: a rater who rated them hands in afterwards and is not refused."""
-    from vocab.calibration.form import RatingSession
-    from vocab.calibration.packet import make_packet
+    from vocab.raters.form import RatingSession
+    from vocab.raters.packet import make_packet
 
     s = RatingSession(make_packet(rated, "bob"))
     for _ in range(3):

@@ -12,8 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from vocab.calibration.dataset import load_dataset
 from vocab.cli import main
+from vocab.datasets.dataset import load_dataset
 from vocab.estimates.scores import SCORE_SQL, curve
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,29 +1,34 @@
-"""Calibrating the critic against blind raters: the judged items and their rubric, from a run or imported from
-another harness (`dataset`, `imports`), the stratified blind sample (`sample`), the raters and their
-files (`raters`, the human form in `form`; who they are and the pooled people in `blind`), and the whole chain as
-the demo runs it (`chain`). What is estimated from them (the corrected rate, agreement, comparisons, the gate) is
-the next stage, :mod:`vocab.estimates`; the audit that strings every stage together is :mod:`vocab.audit`."""
+"""The calibration chain's public names in one place, for the notebooks and for scripts written against it
+(``from vocab import calibration``; ``calibration.read_ratings(...)``). Nothing lives here: each name is its room's.
 
-from vocab.calibration.chain import (
-    calibrate_run,
-)
-from vocab.calibration.dataset import (
+- :mod:`vocab.datasets` — the judged items and their rubric, from a run or imported from another harness;
+- :mod:`vocab.sampling` — the stratified blind sample, its sheet and its key;
+- :mod:`vocab.raters` — the raters' files, the LLM and script raters, the packet, the form and the page, and the
+  whole chain as the demo runs it;
+- :mod:`vocab.estimates` — what is estimated from them (not re-exported here).
+
+Library code imports from the rooms, never from here (the layer test holds the order)."""
+
+from vocab.datasets.dataset import (
     VOCABSCAPES,
     Dataset,
     JudgeRubric,
     load_dataset,
     read_rubric,
 )
-from vocab.calibration.form import (
+from vocab.raters.chain import (
+    calibrate_run,
+)
+from vocab.raters.form import (
     RatingSession,
     form_widget,
 )
-from vocab.calibration.packet import (
+from vocab.raters.packet import (
     check_rater_name,
     make_packet,
     rater_order,
 )
-from vocab.calibration.raters import (
+from vocab.raters.raters import (
     RATING_COLUMNS,
     SCOPE_COLUMNS,
     RaterProgress,
@@ -38,7 +43,7 @@ from vocab.calibration.raters import (
     validate_ratings,
     write_script_ratings,
 )
-from vocab.calibration.sample import (
+from vocab.sampling.sample import (
     KEY_COLUMNS,
     SHEET_COLUMNS,
     CalibrationError,

@@ -22,7 +22,7 @@ import numpy as np
 from scipy.stats import norm
 
 from vocab import stats
-from vocab.calibration.sample import ALLOCATIONS, allocate
+from vocab.sampling.sample import ALLOCATIONS, allocate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -112,7 +112,7 @@ def lee_interval(p: float, q0: float, q1: float, n: int, m0: int, m1: int, alpha
 
 
 def allocated_piles(pop: Population, budget: int, allocation: str, rng: np.random.Generator):
-    """The two piles' positions under ``allocation`` (:func:`vocab.calibration.sample.allocate`, as `vocab
+    """The two piles' positions under ``allocation`` (:func:`vocab.sampling.sample.allocate`, as `vocab
     sample` allocates). ``pilot`` draws :data:`PILOT` rows a pile first (fewer if the budget is small), rates them
     (here: their true labels), allocates the whole budget from them and draws the rest of each pile from the rows
     not yet drawn."""

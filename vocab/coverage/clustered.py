@@ -4,7 +4,7 @@ passes it or its attempts run out, so one level's attempts are not independent (
 A simulated study: ``levels`` levels, level l's attempts good with probability g_l ~ Beta(theta·s, (1 − theta)·s)
 (``spread`` s: smaller is more varied; s → ∞ is no clustering); each attempt passed by the critic with
 probability q1 if good, 1 − q0 if not; a level stops at its first pass or after ``max_attempts``. The piles are
-drawn as `vocab.calibration.sample` draws them: ``piles`` critic-passed attempts, and ``piles`` levels with a
+drawn as `vocab.sampling.sample` draws them: ``piles`` critic-passed attempts, and ``piles`` levels with a
 failed attempt, one failed attempt each, weighted by the level's number of failed attempts. The target depends on
 the population (:data:`vocab.stats.POPULATIONS`): for ``finite`` (the report's default) each study's own share of
 good attempts (``truth``), the intervals with p known and both piles finite (:class:`vocab.stats.Piles`); for

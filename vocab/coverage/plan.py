@@ -20,7 +20,7 @@ reach: the plan says so and names the best half-width every row of both piles gi
 
 Assumed without a pilot: the attempts are independent (a design effect of 1: a level's retries are not clustered)
 and the failed pile's rows weigh alike. From a pilot (:func:`plan_from_pilot`, ``vocab plan DIR``): per cell the
-corrected estimates of theta, q1 and q0 from the lead rater (people first: see vocab.calibration.blind), the
+corrected estimates of theta, q1 and q0 from the lead rater (people first: see vocab.raters.blind), the
 cell's attempts, its piles' sizes and its design effect over the levels are plugged in as if they were the truth.
 They are estimates, with the pilot's intervals around them; the plan says so, and a plan made from a handful of
 rows is a guess to be made again when more come back.
@@ -34,9 +34,9 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from vocab import stats
-from vocab.calibration.sample import ALLOCATIONS
 from vocab.coverage.simulate import METHODS, check_point, finite_totals, piles_interval, simulate_studies
 from vocab.errors import InputError
+from vocab.sampling.sample import ALLOCATIONS
 from vocab.stats import DEFAULT_INTERVAL, Piles
 
 NO_PILOT = ("attempts independent (design effect 1: a level's retries not clustered), the failed pile's rows "
@@ -64,7 +64,7 @@ class Plan:
     searched: dict[int, float] = field(default_factory=dict)  # per_pile -> simulated mean half-width, as drawn
     unit: str = "attempts"  # what the text calls the judged units: an imported dataset's are "items"
     population: str = stats.DEFAULT_POPULATION  # what theta is the rate of (vocab.stats.POPULATIONS)
-    allocation: str = "equal"  # how a request splits between the piles (vocab.calibration.sample.allocate)
+    allocation: str = "equal"  # how a request splits between the piles (vocab.sampling.sample.allocate)
     budget: int | None = None  # an allocated plan's request: the labels of the cell (per_pile stays None)
 
     @property
@@ -150,10 +150,10 @@ def plan_from_pilot(
     ``pilot``: Neyman's split at the spreads of the lead rater's verdicts in each pile, never below its rows."""
     from pathlib import Path
 
-    from vocab.calibration.blind import blind_raters
-    from vocab.calibration.dataset import load_dataset
-    from vocab.calibration.sample import read_key
+    from vocab.datasets.dataset import load_dataset
     from vocab.estimates import correct
+    from vocab.raters.blind import blind_raters
+    from vocab.sampling.sample import read_key
 
     check_plan(theta=0.5, q1=0.5, q0=0.5, attempts=2, half_width=half_width, method=method, sims=sims, n_boot=n_boot)
     run_dir = Path(run_dir)
@@ -262,7 +262,7 @@ def plan(
     ``design_effect``: p's over the levels (a pilot's); ``pile_sizes``: the (PASSED, FAILED) piles' sizes when
     known (a pilot's), for the labels a request draws. ``population``: what the interval aims at (its coverage is
     measured against the same). ``allocation``: ``equal`` asks for rows a pile; ``proportional`` and ``pilot`` ask
-    for a cell's labels, split by :func:`~vocab.calibration.sample.allocate` at the judge's rate (``pilot``: Neyman's
+    for a cell's labels, split by :func:`~vocab.sampling.sample.allocate` at the judge's rate (``pilot``: Neyman's
     split at the spreads of a rated ``pilot``'s (n_a, k_a, n_b, k_b), never below its rows; without one, at the
     spreads the guessed theta, q1 and q0 give)."""
     from scipy.optimize import isotonic_regression
@@ -347,7 +347,7 @@ def plan(
 def _splitter(allocation: str, theta: float, q1: float, q0: float, piles, pilot):
     """An allocated plan's split of a cell's labels between its piles, and the smallest request it takes (4, or a
     pilot's rows and 2 more). ``piles``: the piles' expected sizes (their shares: the judge's rate)."""
-    from vocab.calibration.sample import allocate
+    from vocab.sampling.sample import allocate
 
     total = float(piles[0] + piles[1])
     p = float(piles[0]) / total if total else 0.5

@@ -3,8 +3,8 @@ and cell with its interval (`correct`), the agreement between raters and judge (
 cells, the judge's leniency and rank sets (`compare`), and the verdicts a CI job acts on (`gate`). The estimators
 themselves are pure functions in :mod:`vocab.stats`; this stage reads them off a run's or dataset's piles.
 
-The stage below is :mod:`vocab.calibration` (the store, the sample, the raters); above it the report and the
-audit (:mod:`vocab.report`, :mod:`vocab.audit`) string the stages together."""
+The stages below are :mod:`vocab.datasets` (the store), :mod:`vocab.sampling` (the sample) and :mod:`vocab.raters`;
+above it the report and the audit (:mod:`vocab.report`, :mod:`vocab.audit`) string the stages together."""
 
 from vocab.estimates.agreement import (
     KAPPA_COLUMNS,

@@ -7,8 +7,8 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
-from vocab.calibration.dataset import JudgeRubric
-from vocab.calibration.raters import rater_passes, rubric_of
+from vocab.datasets.dataset import JudgeRubric
+from vocab.raters.raters import rater_passes, rubric_of
 
 # --- agreement and adjudication -------------------------------------------------------------------------
 

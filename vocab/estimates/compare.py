@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
-from vocab.calibration.sample import CalibrationError
 from vocab.estimates.correct import _cell, _estimate, cell_counts
+from vocab.sampling.sample import CalibrationError
 from vocab.stats.differences import difference_interval, pairs_of
 from vocab.stats.differences import rank_sets as stats_rank_sets
 

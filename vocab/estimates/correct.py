@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
-from vocab.calibration.blind import PEOPLE, BlindRaters, pooled_passes
-from vocab.calibration.dataset import JudgeRubric
-from vocab.calibration.raters import rater_passes, rubric_of
-from vocab.calibration.sample import CalibrationError
+from vocab.datasets.dataset import JudgeRubric
 from vocab.layout import RunDir
+from vocab.raters.blind import PEOPLE, BlindRaters, pooled_passes
+from vocab.raters.raters import rater_passes, rubric_of
+from vocab.sampling.sample import CalibrationError
 
 # --- the correction per rater variant and cell ----------------------------------------------------------
 
@@ -46,7 +46,7 @@ def variants(
 ) -> dict[str, pd.Series]:
     """Every rater as rated, and each non-script rater with checks 2 and 3 from the script (where the
     dataset has a script rater); with two or more ``people`` (persons among ``ratings``), their pooled rater
-    :data:`~vocab.calibration.raters.PEOPLE` (:func:`~vocab.calibration.raters.pooled_passes`) too."""
+    :data:`~vocab.raters.raters.PEOPLE` (:func:`~vocab.raters.raters.pooled_passes`) too."""
     out = {}
     for name in sorted(ratings):
         out[name] = rater_passes(ratings[name], rubric=rubric)
@@ -94,12 +94,12 @@ def level_counts(attempts: pd.DataFrame, cell: str) -> pd.DataFrame:
 
 
 def cell_counts(attempts) -> pd.DataFrame:
-    """Per cell, what the correction needs of the judged items (:attr:`vocab.calibration.dataset.Dataset.cells`):
+    """Per cell, what the correction needs of the judged items (:attr:`vocab.datasets.dataset.Dataset.cells`):
     from a frame of attempts (each with a verdict), a Dataset, or such counts already."""
     if not isinstance(attempts, pd.DataFrame):  # a Dataset
         return attempts.cells
     if "verdict" in attempts.columns:
-        from vocab.calibration.dataset import cells_table
+        from vocab.datasets.dataset import cells_table
 
         c = cells_table(attempts)
         return c.assign(attempts=c.passed + c.failed)
@@ -243,7 +243,7 @@ def correction_table(
 @dataclasses.dataclass
 class Corrected:
     """A run's or dataset's correction as the report and the gate read it: the blind raters' ratings, the lead
-    rater (people first: vocab.calibration.blind.blind_raters), the script's ratings if any, the sample's size and
+    rater (people first: vocab.raters.blind.blind_raters), the script's ratings if any, the sample's size and
     the table."""
 
     data: object  # the Dataset
@@ -283,10 +283,10 @@ def corrected(
     """:func:`correction_table` of every blind rater's variants on ``run_dir``, as ``vocab report`` prints it."""
     from pathlib import Path
 
-    from vocab.calibration.blind import blind_raters
-    from vocab.calibration.dataset import load_dataset
-    from vocab.calibration.raters import read_ratings
-    from vocab.calibration.sample import read_key, read_sheet
+    from vocab.datasets.dataset import load_dataset
+    from vocab.raters.blind import blind_raters
+    from vocab.raters.raters import read_ratings
+    from vocab.sampling.sample import read_key, read_sheet
 
     run_dir = Path(run_dir)
     data = load_dataset(run_dir)
@@ -392,7 +392,7 @@ def inverted_rater_error_table(run_dir, correction: pd.DataFrame | None = None) 
     (:func:`invert_rater_error`; a sensitivity analysis). ``correction``: the correction table (by default the
     report's, :func:`corrected`: the library reads no table a notebook wrote). Without a script rater (an imported
     dataset) there is nothing to measure the error against: empty."""
-    from vocab.calibration.raters import rater_error_vs_script
+    from vocab.raters.raters import rater_error_vs_script
 
     layout = RunDir(run_dir)
     if not layout.script_ratings.exists():
@@ -418,7 +418,7 @@ def abandoned_bounds(correction: pd.DataFrame, data) -> pd.DataFrame:
     infrastructure fault or an unparsable answer), an imported dataset's unscored items; never counted as a
     FAIL — and the corrected rate if every lost unit had failed (a level: its remaining attempts, up to the
     loop's budget, all failed) or had passed (its next attempt passed), with the interval's ends moved the same
-    way (:func:`vocab.stats.lost_attempt_bounds`). ``data``: the :class:`~vocab.calibration.dataset.Dataset`."""
+    way (:func:`vocab.stats.lost_attempt_bounds`). ``data``: the :class:`~vocab.datasets.dataset.Dataset`."""
     lost_by_cell = data.lost().set_index("cell")
     rows = []
     for r in correction.itertuples():

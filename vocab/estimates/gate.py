@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vocab import stats
-from vocab.calibration.errors import CalibrationError
+from vocab.datasets.errors import CalibrationError
 
 
 @dataclass(frozen=True)
@@ -113,7 +113,7 @@ def gate(
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
-    from vocab.calibration.imports.labels import labels_note
+    from vocab.sampling.labelled import labels_note
 
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot, population=population)
     name = c.rater(rater, run_dir)

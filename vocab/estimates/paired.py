@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
-from vocab.calibration.items import CELL_JOIN
+from vocab.datasets.items import CELL_JOIN
 from vocab.stats.intervals import binomial_cd_draws, holding_rows
 
 STRATA = ("PP", "PF", "FP", "FF")

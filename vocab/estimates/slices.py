@@ -1,6 +1,6 @@
 """Slices are cells too (`vocab compare DIR --by COLUMN`, `vocab audit DIR --by COLUMN`): each cell's items split
 by a column the dataset kept (a table's own column, an Inspect sample's metadata, ...; on a study run its ``tier``
-or :data:`TIER_BAND`; the split is :mod:`vocab.calibration.slicing`'s), and each slice corrected as a cell of its
+or :data:`TIER_BAND`; the split is :mod:`vocab.datasets.slicing`'s), and each slice corrected as a cell of its
 own, with its theta, q1 and q0, the differences between a cell's slices and the rank sets of the slices.
 
 The sample was drawn per cell and pile, not per slice: the rows of a pile that fall into a slice are a simple random
@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
-from vocab.calibration.sample import CalibrationError
-from vocab.calibration.slicing import MAX_SLICES, TIER_BAND, Sliced, check_column, natural, slice_data
+from vocab.datasets.slicing import MAX_SLICES, TIER_BAND, Sliced, check_column, natural, slice_data
 from vocab.estimates.compare import CellDraws, cell_draws, cell_label, compare_cells
+from vocab.sampling.sample import CalibrationError
 from vocab.stats.differences import pairs_of, rank_sets, simultaneous_bands
 
 MIN_LABELS = 3  # rated rows a slice's pile needs before it gets a number (or the whole pile rated)

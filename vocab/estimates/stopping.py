@@ -21,7 +21,7 @@ For a superpopulation the candidates are a grid of 1,001 shares and m_t = m.
 The cell's rate is θ = (N_a a + N_b b) / N: a pair of shares (a, b) is ruled out once the product of the two
 piles' capitals reaches 1/α (a test martingale of all the labels, however they interleave), and θ's interval spans
 N_a a + N_b b over the pairs left. The order of the labels is the order they were given: a person's is their
-packets' (a random order fixed before any rating, :func:`vocab.calibration.packet.rater_order`, stage by stage
+packets' (a random order fixed before any rating, :func:`vocab.raters.packet.rater_order`, stage by stage
 after a pilot's extension), anyone else's the blind sheet's (random too). Outside this rule, and said so: rows that
 weigh unlike (the study's FAILED pile, drawn a level at a time), pooled people (a tie counts 1/2), and the
 superpopulation (the judge's rate p is uncertain there, and the sequence holds it known).
@@ -39,7 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vocab import stats
-from vocab.calibration.errors import CalibrationError
+from vocab.datasets.errors import CalibrationError
 
 ALPHA = 0.05
 C = 0.5  # the cap on a bet, as a share of the most it may stake without going below 0
@@ -165,9 +165,9 @@ class Stop:
 def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
     """Per cell ``rater`` corrects (by default the lead rater; ``c``: :func:`vocab.estimates.correct.corrected`),
     the confidence sequence after every label so far and whether it meets ``target``."""
-    from vocab.calibration.blind import PEOPLE
-    from vocab.calibration.packet import rater_order
-    from vocab.calibration.sample import stage_ids
+    from vocab.raters.blind import PEOPLE
+    from vocab.raters.packet import rater_order
+    from vocab.sampling.sample import stage_ids
 
     check_target(target)
     lead = rater or c.lead

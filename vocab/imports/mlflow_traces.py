@@ -10,7 +10,7 @@ One item per trace that carries a feedback of the chosen name. Its verdict is th
 (the judge): a boolean, a pass or fail word (``--pass-values`` / ``--fail-values``), or a number against
 ``--pass-at``; a feedback with an error, or without a value, is UNSCORED, never FAILED. The judge's rationale stays
 hidden. Feedback of the same name from ``HUMAN`` sources are labels: one rater per source id
-(:mod:`vocab.calibration.imports.labels` turns them into the sample and its ratings).
+(:mod:`vocab.imports.labels` turns them into the sample and its ratings).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from vocab import files
-from vocab.calibration.dataset import single_verdict
-from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, first_line
-from vocab.calibration.values import as_text
+from vocab.datasets.dataset import single_verdict
+from vocab.datasets.values import as_text
 from vocab.files import sha256_file
+from vocab.imports import common
+from vocab.imports.common import JudgmentImportError, first_line
 from vocab.layout import RunDir
 
 MLFLOW_PASS = ("yes", "true", "pass", "passed", "correct")
@@ -390,10 +390,10 @@ def import_mlflow(
     seed: int = 0, notes: list[str] | None = None, **kw,
 ) -> Path:  # fmt: skip
     """`vocab import mlflow`: a file of traces, or a tracking store's experiment, to a judgments dataset; the human
-    labels among them to its sample and ratings (:func:`vocab.calibration.imports.labels.write_labels`; what it did
+    labels among them to its sample and ratings (:func:`vocab.imports.labels.write_labels`; what it did
     to people's files is added to ``notes``)."""
-    from vocab.calibration.imports.labels import check_labels_fit, write_labels
-    from vocab.calibration.rows import write_dataset
+    from vocab.datasets.rows import write_dataset
+    from vocab.imports.labels import check_labels_fit, write_labels
 
     if (path is None) == (tracking_uri is None):
         raise JudgmentImportError("give a traces file, or --tracking-uri with --experiment-id, not both")

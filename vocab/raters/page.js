@@ -1,4 +1,4 @@
-// rate.html's own part (vocab.calibration.page): the rating form's widget (form.js, the notebook form's own code)
+// rate.html's own part (vocab.raters.page): the rating form's widget (form.js, the notebook form's own code)
 // drawn in a page opened from disk, with the session that Python keeps for the notebook kept here, in the browser:
 // every save appended to a log in localStorage under the packet's id (never lost on a reload), resume at the first
 // unrated row, one tab at a time (a second tab says so and takes over only when asked), and the hand-in as a
@@ -30,7 +30,7 @@ function readOwner() {
 }
 
 // Per criterion: must the rater grade it on this row? Vocabscapes' check 1 only when the level requires the seed
-// word (vocab.calibration.form.RatingSession.required, the same rule).
+// word (vocab.raters.form.RatingSession.required, the same rule).
 function required(row) {
   const out = {};
   for (const c of PACKET.criteria) {

@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from vocab.calibration.dataset import single_verdict
-from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, first_line
-from vocab.calibration.rows import write_dataset
-from vocab.calibration.values import as_text
+from vocab.datasets.dataset import single_verdict
+from vocab.datasets.rows import write_dataset
+from vocab.datasets.values import as_text
 from vocab.files import sha256_file
+from vocab.imports import common
+from vocab.imports.common import JudgmentImportError, first_line
 
 DEEPEVAL_QUESTION = "Does the output meet the metric's criterion for this input (see the target, if given)?"
 

@@ -18,7 +18,7 @@ One row per judged item, in the order the source held them (``row``, from 0)::
 
 A dataset written before 2026-12 (``judgments.jsonl``) is read into the same shape in memory and queried alike.
 
-The sample is drawn here as :func:`vocab.calibration.sample.draw_sample` draws it from a frame of every item: the
+The sample is drawn here as :func:`vocab.sampling.sample.draw_sample` draws it from a frame of every item: the
 same seeded stream, the same calls in the same order, each pile numbered in (level, attempt, row) order, so the
 same seed gives the same rows whichever holds the items (``tests/unit/test_items.py`` compares the two).
 """

@@ -14,7 +14,7 @@ One row per judged item::
     hidden    what must stay hidden: the score, its explanation, the judge's name, anything else
 
 An imported dataset is a directory holding ``dataset.json`` (source, rubric, counts per cell) and its items in
-``items.parquet`` (:mod:`vocab.calibration.items`; ``judgments.jsonl`` before 2026-12, still read); the calibration
+``items.parquet`` (:mod:`vocab.datasets.items`; ``judgments.jsonl`` before 2026-12, still read); the calibration
 files follow in ``calibration/`` and ``analysis/`` as for a run. A Vocabscapes run directory
 is read as a dataset too (:func:`load_dataset`): its attempts are the judged items, a level is a group, its
 cells are system x judge, and nothing about how it is sampled or corrected changes.
@@ -36,8 +36,8 @@ from typing import Any
 import pandas as pd
 
 from vocab import rubric as vocab_rubric
-from vocab.calibration.errors import CalibrationError
-from vocab.calibration.items import CELL_JOIN, cell_of  # noqa: F401 - a cell's name, named here too
+from vocab.datasets.errors import CalibrationError
+from vocab.datasets.items import CELL_JOIN, cell_of  # noqa: F401 - a cell's name, named here too
 from vocab.records import read_json_object, write_text_atomic
 
 CLASSES = ("PASSED", "FAILED", "UNSCORED")
@@ -145,7 +145,7 @@ VOCABSCAPES_VISIBLE = ("seed_word", "words", "settings", "sentence", "answer_key
 @dataclass
 class Dataset:
     """A run or an imported dataset, as the calibration chain reads it. An imported dataset's items stay in their
-    store (:attr:`items`, :mod:`vocab.calibration.items`): :attr:`cells` holds what the correction needs of them, and
+    store (:attr:`items`, :mod:`vocab.datasets.items`): :attr:`cells` holds what the correction needs of them, and
     :attr:`attempts` reads them all into a frame only when asked (the notebooks)."""
 
     run_dir: Path
@@ -159,11 +159,11 @@ class Dataset:
     manifest: dict[str, Any] = field(default_factory=dict)
     outcomes: pd.DataFrame | None = None  # a run's (cell, level) statuses
     max_attempts: int | None = None
-    items: Any = None  # an imported dataset's :class:`~vocab.calibration.items.Items`
+    items: Any = None  # an imported dataset's :class:`~vocab.datasets.items.Items`
     _cells: pd.DataFrame | None = None
 
     def _all(self) -> None:
-        from vocab.calibration.items import flatten
+        from vocab.datasets.items import flatten
 
         frame = flatten(self.items.all(), self.rubric, self.visible)
         scored = frame.verdict != "UNSCORED"
@@ -343,7 +343,7 @@ def read_rubric(run_dir: str | Path) -> JudgeRubric:
 def _legacy_items(run_dir: Path, meta: dict[str, Any]):
     """A dataset written before 2026-12 (``judgments.jsonl``): its items in memory, in the items' columns, with
     the summary an import keeps today."""
-    from vocab.calibration import items
+    from vocab.datasets import items
     from vocab.records import read_jsonl
 
     path = run_dir / JUDGMENTS_FILE
@@ -360,7 +360,7 @@ def _legacy_items(run_dir: Path, meta: dict[str, Any]):
 def load_dataset(run_dir: str | Path) -> Dataset:
     """A run directory or an imported dataset, for the calibration chain. An imported dataset's items file is
     checked against the SHA-256 its ``dataset.json`` keeps (a read of the file, not of its rows into memory)."""
-    from vocab.calibration import items
+    from vocab.datasets import items
 
     run_dir = Path(run_dir)
     if not is_imported(run_dir):
@@ -386,7 +386,7 @@ def item_files(run_dir: str | Path, held: dict[str, Any]) -> list[Path]:
     """An imported dataset's items files (``dataset.json``'s ``items``: ``items.parquet``, or the parts of a table
     imported on Dask), each checked against the SHA-256 ``dataset.json`` keeps of it (a read of the file, not of
     its rows into memory)."""
-    from vocab.calibration import items
+    from vocab.datasets import items
 
     parts = held.get("parts")
     if isinstance(parts, list):
@@ -406,7 +406,7 @@ def item_files(run_dir: str | Path, held: dict[str, Any]) -> list[Path]:
 
 def _items_source(run_dir: Path, held: dict[str, Any]) -> str:
     """The dataset's items for DuckDB: its items files (:func:`item_files`) read as one table."""
-    from vocab.calibration import items
+    from vocab.datasets import items
 
     paths = item_files(run_dir, held)
     if "parts" not in held:
@@ -422,7 +422,7 @@ def write_items(run_dir: str | Path, con, src: str, meta: dict[str, Any]) -> Pat
     import os
     import secrets
 
-    from vocab.calibration import items
+    from vocab.datasets import items
     from vocab.files import check_writable, make_dir
 
     run_dir = Path(run_dir)

@@ -3,10 +3,10 @@
 A folder of ``*.parquet`` files (what Spark, Dask or a warehouse export writes for one table; files and folders
 whose names begin with ``_`` or ``.``, such as ``_SUCCESS``, are not parts) is one table: its parts in their paths'
 order, each part's rows in its own order. Each part is a task: a worker checks it with the table import's own code
-(:func:`vocab.calibration.imports.table.stage_table`: the same checks in DuckDB, and a refused row named by its part
+(:func:`vocab.imports.table.stage_table`: the same checks in DuckDB, and a refused row named by its part
 and its row there) and writes it, its rows numbered from the part's place in the table, as a part of the dataset's
 ``items/``. Then on the cluster, over the written parts: no (system, judge, id, epoch) in two parts, and the
-dataset's summary (:func:`vocab.calibration.dask_items.summarize`).
+dataset's summary (:func:`vocab.datasets.dask_items.summarize`).
 
 So the dataset holds what an import of the same rows as one file on one machine holds: the same items, numbered
 alike, so the same counts, digest, blind ids and sample (``tests/unit/test_parts.py``). Every command reads it on
@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from vocab import files
-from vocab.calibration import items
-from vocab.calibration.errors import CalibrationError
-from vocab.calibration.imports.common import JudgmentImportError, first_line
+from vocab.datasets import items
+from vocab.datasets.errors import CalibrationError
+from vocab.imports.common import JudgmentImportError, first_line
 from vocab.layout import RunDir
 
 PARTS_DIR = "items"  # the dataset's parts, in its folder
@@ -89,10 +89,10 @@ def _layout(parts: list[Path]) -> list[int]:
 
 
 def stage_part(path: str, offset: int, out: str, options: dict[str, Any]) -> dict[str, Any]:
-    """One part, on a worker: checked and staged by :func:`~vocab.calibration.imports.table.stage_table`, and
+    """One part, on a worker: checked and staged by :func:`~vocab.imports.table.stage_table`, and
     written to ``out`` with its rows numbered from ``offset``. Returns its rubric, visible fields, people's labels
     (and which of them the judge scored) and the SHA-256 of the part read."""
-    from vocab.calibration.imports.table import stage_table
+    from vocab.imports.table import stage_table
 
     labels: dict = {}
     scored: set = set()
@@ -147,14 +147,14 @@ def import_parts(
 ) -> Path:  # fmt: skip
     """`vocab import table FOLDER`: the Parquet parts under ``folder`` as a judgments dataset in ``run_dir``, on the
     Dask cluster at ``scheduler`` (``local``: ``jobs`` workers on this machine); its label columns, as
-    :func:`~vocab.calibration.imports.table.import_table`'s, to its sample and ratings. Refused before anything is
+    :func:`~vocab.imports.table.import_table`'s, to its sample and ratings. Refused before anything is
     kept: a part that is not Parquet or has other columns, a refused row (by its part and row), a repeat across
     parts, a folder that holds a run or another dataset."""
-    from vocab.calibration import dask_items
-    from vocab.calibration.dataset import CLASSES, DATASET_FILE, DEFAULT_QUESTION, FORMAT_VERSION, read_meta
-    from vocab.calibration.imports.labels import check_labels_fit, write_labels
     from vocab.cluster import dask_client
+    from vocab.datasets import dask_items
+    from vocab.datasets.dataset import CLASSES, DATASET_FILE, DEFAULT_QUESTION, FORMAT_VERSION, read_meta
     from vocab.files import check_writable, make_dir, write_text_atomic
+    from vocab.imports.labels import check_labels_fit, write_labels
 
     folder, run_dir = Path(folder), Path(run_dir)
     if run_dir.resolve() == folder.resolve() or folder.resolve() in run_dir.resolve().parents:
@@ -264,7 +264,7 @@ def import_parts(
 
 def _intact(run_dir: Path, held: list) -> bool:
     """Whether a dataset's parts are the files its dataset.json names."""
-    from vocab.calibration.dataset import item_files
+    from vocab.datasets.dataset import item_files
 
     try:
         item_files(run_dir, {"parts": held})

@@ -2,7 +2,7 @@
 LLM as an isolated blind rater.
 
 A rater's file ``ratings_<rater>.csv`` has ``blind_id`` and one column per criterion of the dataset's rubric
-(:mod:`vocab.calibration.dataset`) — for a Vocabscapes run ``c1, ..., c12`` (PASSED or FAILED; ``c1`` may be
+(:mod:`vocab.datasets.dataset`) — for a Vocabscapes run ``c1, ..., c12`` (PASSED or FAILED; ``c1`` may be
 empty; the script rater leaves the checks it cannot decide empty), for an imported dataset ``verdict`` or the
 criteria its source declares — and an optional ``note``.
 """
@@ -18,10 +18,10 @@ from pathlib import Path
 import pandas as pd
 
 from vocab import rubric, script
-from vocab.calibration.dataset import VOCABSCAPES, JudgeRubric, declared_criteria, read_rubric
-from vocab.calibration.sample import CalibrationError, earlier_sheet_hashes, read_sheet, sheet_sha256
+from vocab.datasets.dataset import VOCABSCAPES, JudgeRubric, declared_criteria, read_rubric
 from vocab.layout import RunDir
 from vocab.rubric import VERDICTS
+from vocab.sampling.sample import CalibrationError, earlier_sheet_hashes, read_sheet, sheet_sha256
 
 RATING_COLUMNS = ["blind_id", *VOCABSCAPES.columns]
 
@@ -92,8 +92,8 @@ MAX_RATINGS_CELLS = 2_000_000
 def read_ratings_file(path: str | Path) -> pd.DataFrame:
     """A rater's CSV (or a Label Studio JSON export of their packet's project) as strings, or one line saying why
     not: missing, not a regular file, too large, too wide, not UTF-8, not a table."""
-    from vocab.calibration.label_studio import parse_label_studio_export
     from vocab.files import check_csv_shape, read_bytes
+    from vocab.raters.label_studio import parse_label_studio_export
 
     path = Path(path)
     data = read_bytes(path, MAX_RATINGS_BYTES, "ratings file", CalibrationError)
@@ -184,7 +184,7 @@ def import_ratings(
 
     A later hand-in of the same rater keeps the earlier file in ``calibration/history/`` (named by its hash), and
     one that would drop rows the earlier file rated is refused unless ``replace`` says so."""
-    from vocab.calibration.packet import check_rater_name
+    from vocab.raters.packet import check_rater_name
 
     check_rater_name(rater, run_dir)
     df = read_ratings_file(path)
@@ -210,7 +210,7 @@ def _other_stages(run_dir, rater: str, df: pd.DataFrame) -> pd.DataFrame | None:
     """A sample grown by a pilot's extension is rated in stages, each from its own packet: a hand-in whose rows all
     lie in one stage replaces the earlier file's rows of that stage only. The earlier file's rows of the other
     stages (None when there are none to keep: one stage, no earlier file, or a hand-in that spans stages)."""
-    from vocab.calibration.sample import stage_ids
+    from vocab.sampling.sample import stage_ids
 
     if not RunDir(run_dir).ratings(rater).exists() or "blind_id" not in df.columns:
         return None

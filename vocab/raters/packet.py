@@ -7,7 +7,7 @@
     packet.json      rater, order seed, rows, the sample's hash, the rubric's name, version and hash
     rubric.txt       what to grade, with every criterion's question
     rate.html        the form as one page, opened from disk in a browser: nothing to install
-                     (:mod:`vocab.calibration.page`; the hand-out a rater opens)
+                     (:mod:`vocab.raters.page`; the hand-out a rater opens)
     rate.ipynb       the form (a copy of notebooks/rate.ipynb pointed at this folder: the tracked notebook is
                      never the one a rater types into)
     README.txt       how to rate, the keys, how to hand in
@@ -44,16 +44,15 @@ from pathlib import Path
 
 import numpy as np
 
-from vocab.calibration.dataset import JudgeRubric, read_rubric
-from vocab.calibration.page import rate_page
-from vocab.calibration.sample import CalibrationError, earlier_sheet_hashes, read_sheet, sheet_sha256, stage_ids
+from vocab.datasets.dataset import JudgeRubric, read_rubric
+from vocab.datasets.names import NAME, STAGE, check_name
 from vocab.files import make_dir
 from vocab.layout import RunDir
 from vocab.machine import salted
+from vocab.raters.page import rate_page
 from vocab.records import git_commit, read_json_object, write_bytes_atomic, write_text_atomic
+from vocab.sampling.sample import CalibrationError, earlier_sheet_hashes, read_sheet, sheet_sha256, stage_ids
 
-NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,39}")  # matched whole (fullmatch: no trailing newline)
-STAGE = re.compile(r"(.+)-stage([1-9][0-9]*)")  # a later stage's packet folder, packets/NAME-stageK/ (fullmatch)
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
 KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · a / r: PASSED / FAILED for every check " \
     "not graded · j / k or ↓ / ↑: move between checks · Enter: save and next · l or →: next row without saving · " \
@@ -75,22 +74,10 @@ def llm_raters(run_dir: str | Path) -> set[str]:
     return names
 
 
-PEOPLE = "people"  # the pooled rater of every person's labels (vocab.calibration.raters): computed, never a file
-
-
 def check_rater_name(name: str, run_dir: str | Path | None = None, *, human: bool = True) -> str:
-    """One rule for rater names everywhere (the form, the packet, `vocab ratings import`): a letter, then
-    letters, digits, '-' or '_', at most 40; a human rater may not take a machine rater's name, nor the pooled
-    rater's (:data:`PEOPLE`)."""
-    if not isinstance(name, str) or not NAME.fullmatch(name):
-        raise CalibrationError(
-            f"rater name {name!r}: use a letter, then letters, digits, '-' or '_' (at most 40), e.g. jane-doe"
-        )
-    if STAGE.fullmatch(name):
-        raise CalibrationError(f"rater name {name!r}: a name ending -stageK names a later stage's packet; choose "
-                               "another")  # fmt: skip
-    if name.lower() == PEOPLE:
-        raise CalibrationError(f"rater name {name!r} is the pooled rater of everyone's labels; choose another")
+    """One rule for rater names everywhere (the form, the packet, `vocab ratings import`):
+    :func:`vocab.datasets.names.check_name`'s, and a human rater may not take a machine rater's name in the run."""
+    check_name(name)
     if human and run_dir is not None and name.lower() in {n.lower() for n in llm_raters(run_dir)}:
         raise CalibrationError(f"rater name {name!r} belongs to a machine rater in this run; choose another")
     return name

@@ -1,4 +1,4 @@
-"""The human blind rating form: a rater's session on their packet (:mod:`vocab.calibration.packet`), and the
+"""The human blind rating form: a rater's session on their packet (:mod:`vocab.raters.packet`), and the
 widget ``rate.ipynb`` shows it with.
 
 :class:`RatingSession` holds the logic and is tested without a browser: the rater's order, "row k of n, m done",
@@ -25,12 +25,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from vocab.calibration.dataset import JudgeRubric
-from vocab.calibration.packet import KEYS, check_rater_name, read_packet_meta
-from vocab.calibration.quotes import judge_quotes
-from vocab.calibration.sample import CalibrationError
+from vocab.datasets.dataset import JudgeRubric
 from vocab.layout import RunDir
+from vocab.raters.packet import KEYS, check_rater_name, read_packet_meta
 from vocab.rubric import VERDICTS
+from vocab.sampling.quotes import judge_quotes
+from vocab.sampling.sample import CalibrationError
 
 LOCK = "session.json"
 _SESSIONS = itertools.count()
@@ -393,7 +393,7 @@ def runs_holding(sample_sha256: str, packet: Path) -> list[Path]:
     """This machine's runs that hold the packet's sample, key and all: the run the packet lies in, and every run of
     the vocab checkout this vocab is imported from (``data/``, matched by the blind sheet's hash, or a pilot's first
     stage's). On a rater's machine, where vocab is installed from the packet's wheel, there are none."""
-    from vocab.calibration.packet import checkout
+    from vocab.raters.packet import checkout
 
     runs = [RunDir(packet.resolve().parent.parent)]  # a packet is <run>/packets/<rater>
     if (root := checkout()) is not None and (root / "data").is_dir():
@@ -424,7 +424,7 @@ def open_packet(packet: Path, into: Path | None, *, same_machine: bool = False) 
     """`vocab form`'s argument as a packet directory: a zip is unpacked (into ``into``, by default beside it); a
     damaged or missing packet is one line. A packet whose run (its key) is on this machine is refused unless
     ``same_machine``: the form's kernel could read the key. Returns the packet and the notes for the rater."""
-    from vocab.calibration.packet import read_packet_zip, unpack_packet_zip, unpack_target
+    from vocab.raters.packet import read_packet_zip, unpack_packet_zip, unpack_target
 
     notes, checked = [], None
     if packet.suffix == ".zip" and packet.exists():
@@ -465,7 +465,7 @@ def lab_argv(packet: Path, port: int, *, no_browser: bool, token: str | None) ->
         "-m",
         "jupyterlab",
         f"--ServerApp.root_dir={packet.resolve()}",
-        "--FileContentsManager.pre_save_hook=vocab.calibration.form.strip_live_form",
+        "--FileContentsManager.pre_save_hook=vocab.raters.form.strip_live_form",
         "--LabApp.default_url=/lab/tree/rate.ipynb",
         f"--ServerApp.port={port}",
         "--ServerApp.ip=127.0.0.1",

@@ -10,12 +10,12 @@ Two files come out of a draw, in ``<run_dir>/calibration/``:
 
 - ``key.csv`` — ``blind_id, cell, level, attempt, critic_verdict, pile, weight, quotes_judge``, sorted by cell,
   level and attempt (so its row order says nothing about the sheet's): stays with the analyst. ``quotes_judge``
-  names what of the judge an answer quotes (:mod:`vocab.calibration.quotes`; empty for most rows; a key drawn
+  names what of the judge an answer quotes (:mod:`vocab.sampling.quotes`; empty for most rows; a key drawn
   before it existed gets it from the sheet when read);
 - ``blind_sheet.csv`` / ``.jsonl`` — ``blind_id, seed_word, words, settings, sentence, answer_key`` and
   nothing else: no verdict, reason, cell, model or attempt. Rows are shuffled and blind ids are random.
 
-An imported judgments dataset (:mod:`vocab.calibration.dataset`) is drawn the same way: its groups (an
+An imported judgments dataset (:mod:`vocab.datasets.dataset`) is drawn the same way: its groups (an
 Inspect sample's epochs) take the place of levels, and its sheet holds its visible fields (the input, the
 output, a target) instead of a level's.
 """
@@ -31,11 +31,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vocab.calibration.dataset import FORMAT_VERSION, is_imported
-from vocab.calibration.errors import CalibrationError
-from vocab.calibration.quotes import COLUMN as QUOTES
-from vocab.calibration.quotes import judge_quotes
+from vocab.datasets.dataset import FORMAT_VERSION, is_imported
+from vocab.datasets.errors import CalibrationError
 from vocab.layout import RunDir
+from vocab.sampling.quotes import COLUMN as QUOTES
+from vocab.sampling.quotes import judge_quotes
 
 KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight", QUOTES]
 KEY_REQUIRED = KEY_COLUMNS[:-1]  # never empty in a row (quotes_judge mostly is)
@@ -128,9 +128,9 @@ def _pick(rng, a: pd.DataFrame, n_passed: int, n_failed: int, taken: set | None 
 
 
 def _pick_items(rng, data, cell: str, n_passed: int, n_failed: int, taken: set | None = None) -> list[tuple]:
-    """:func:`_pick` on a dataset's stored items (:class:`vocab.calibration.items.Items`): the same calls on ``rng``
+    """:func:`_pick` on a dataset's stored items (:class:`vocab.datasets.items.Items`): the same calls on ``rng``
     in the same order, each pile numbered in the order :func:`_pick` sorts a frame in, so the same rows."""
-    from vocab.calibration.items import flatten
+    from vocab.datasets.items import flatten
 
     taken = taken or set()
     store, flat = data.items, (lambda f: flatten(f, data.rubric, data.visible))
@@ -158,7 +158,7 @@ def data_id(data) -> str:
 
 
 def draw(data, per_pile: int, seed: int, *, sizes: dict[str, tuple[int, int]] | None = None) -> Sample:
-    """:func:`draw_sample` of a run or dataset (:class:`~vocab.calibration.dataset.Dataset`); an imported dataset's
+    """:func:`draw_sample` of a run or dataset (:class:`~vocab.datasets.dataset.Dataset`); an imported dataset's
     rows picked in its store, never read whole."""
     if data.items is None:
         return draw_sample(data.attempts, per_pile, seed, data.visible, sizes=sizes)
@@ -263,7 +263,7 @@ def extend_sample(
     used_ids: set[str],
 ) -> tuple[Sample, dict[str, tuple[int, int]]]:
     """The second stage of a ``pilot`` allocation (``attempts``: a frame of every attempt, or a
-    :class:`~vocab.calibration.dataset.Dataset`): per cell, the rated pilot in ``key`` (``passes``: the pilot
+    :class:`~vocab.datasets.dataset.Dataset`): per cell, the rated pilot in ``key`` (``passes``: the pilot
     rater's verdict per blind id, every pilot row rated) allocates ``budget`` rows (:func:`allocate`), and the rows
     each pile lacks are drawn from the ones not yet in the sample, from a stream of the seed and the cell's name.
     Returns the new rows only (fresh blind ids, none of ``used_ids``; the sheet in random order) and the sizes."""
@@ -481,7 +481,7 @@ def read_key(run_dir: str | Path) -> pd.DataFrame:
     # keep_default_na=False: an item named "NA" or "null" is a name, not a gap (read_sheet reads the key alike)
     key = pd.read_csv(RunDir(run_dir).key, dtype=dtype, keep_default_na=False)
     if QUOTES not in key.columns:
-        from vocab.calibration.quotes import flag_rows
+        from vocab.sampling.quotes import flag_rows
 
         key[QUOTES] = flag_rows(read_sheet(run_dir)).reindex(key.blind_id).to_numpy()
     return key

@@ -2,7 +2,7 @@
 
 A CSV or Parquet table is read, checked and given the items' columns in DuckDB, in bounded memory at any size: each
 check runs over a whole column (the few distinct verdicts, epochs, criteria and labels mapped by the row checks of
-:mod:`~vocab.calibration.imports.table_rows`), and a refused table is named at its first refused row by those same
+:mod:`~vocab.imports.table_rows`), and a refused table is named at its first refused row by those same
 checks. A JSON Lines table is read row by row (its rows may differ in their keys), in parts of bounded size."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from vocab import files
-from vocab.calibration import items
-from vocab.calibration.dataset import (
+from vocab.datasets import items
+from vocab.datasets.dataset import (
     DEFAULT_QUESTION,
     cell_of,
     check_cell_names,
@@ -22,10 +22,12 @@ from vocab.calibration.dataset import (
     single_verdict,
     write_items,
 )
-from vocab.calibration.errors import CalibrationError
-from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, first_line
-from vocab.calibration.imports.table_rows import (
+from vocab.datasets.errors import CalibrationError
+from vocab.datasets.values import as_text
+from vocab.files import sha256_file
+from vocab.imports import common
+from vocab.imports.common import JudgmentImportError, first_line
+from vocab.imports.table_rows import (
     RESERVED,
     TABLE_FAIL,
     TABLE_PASS,
@@ -37,8 +39,6 @@ from vocab.calibration.imports.table_rows import (
     verdict_of,
     word,
 )
-from vocab.calibration.values import as_text
-from vocab.files import sha256_file
 from vocab.layout import RunDir
 
 # Python's str.strip() whitespace, for the SQL that checks a whole column as the row check checks one value
@@ -361,7 +361,7 @@ def stage_table(
     pass_values=TABLE_PASS, fail_values=TABLE_FAIL, pass_at: float | None = None,
     labels: dict | None = None, scored_labels: set | None = None,
 ) -> tuple[Any, str, dict[str, Any], Any]:  # fmt: skip
-    """A table (CSV, JSON Lines or Parquet) checked and staged for :func:`vocab.calibration.dataset.write_items`:
+    """A table (CSV, JSON Lines or Parquet) checked and staged for :func:`vocab.datasets.dataset.write_items`:
     (DuckDB connection, the staged relation, the dataset's metadata, the staging folder to remove after). Raises
     :class:`JudgmentImportError` on the first problem, naming its row and column, and writes nothing in the run.
     People's labels of the overall verdict in ``label`` (one person, ``rater``) or ``label:<name>`` columns go
@@ -450,12 +450,12 @@ def import_table(
     seed: int = 0, notes: list[str] | None = None, **kw,
 ) -> Path:  # fmt: skip
     """`vocab import table`: a table to a judgments dataset, and its label columns (people's labels of the overall
-    verdict) to its sample and ratings, as MLflow's people's feedback (:func:`vocab.calibration.imports.labels.
+    verdict) to its sample and ratings, as MLflow's people's feedback (:func:`vocab.imports.labels.
     write_labels`: the labelled rows are the sample, allocation ``labels``)."""
     import shutil
 
-    from vocab.calibration.imports.labels import check_labels_fit, write_labels
     from vocab.files import check_writable
+    from vocab.imports.labels import check_labels_fit, write_labels
 
     labels: dict = {}
     scored_labels: set = set()

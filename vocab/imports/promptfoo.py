@@ -7,12 +7,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vocab.calibration.dataset import single_verdict
-from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError, first_line
-from vocab.calibration.rows import write_dataset
-from vocab.calibration.values import as_text
+from vocab.datasets.dataset import single_verdict
+from vocab.datasets.rows import write_dataset
+from vocab.datasets.values import as_text
 from vocab.files import sha256_file
+from vocab.imports import common
+from vocab.imports.common import JudgmentImportError, first_line
 
 # promptfoo's assertion types whose verdict a model gives (a "not-" prefix negates one); the others are checks
 # a script decides (contains, equals, is-json, ...), not a judge

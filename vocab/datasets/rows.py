@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from vocab.calibration.dataset import check_cell_names, write_items
+from vocab.datasets.dataset import check_cell_names, write_items
 
 ROWS_AT_ONCE = 20_000  # judgment rows an import holds at a time before they go to a staged part
 
@@ -18,7 +18,7 @@ def write_dataset(run_dir: str | Path, rows: Iterable[dict[str, Any]], meta: dic
     import shutil
     import tempfile
 
-    from vocab.calibration import items
+    from vocab.datasets import items
 
     con = items.connect()
     staging = Path(tempfile.mkdtemp(prefix="vocab-rows-"))

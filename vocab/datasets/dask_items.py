@@ -1,12 +1,12 @@
 """A dataset's judged items held as Parquet parts, counted and sampled on a Dask cluster (``dask.dataframe``).
 
-The same numbers as :mod:`vocab.calibration.items` computes in DuckDB on one machine, by other code:
+The same numbers as :mod:`vocab.datasets.items` computes in DuckDB on one machine, by other code:
 
-- :func:`summarize` is :func:`vocab.calibration.items.summarize`'s summary (each cell's pile counts, groups, the
+- :func:`summarize` is :func:`vocab.datasets.items.summarize`'s summary (each cell's pile counts, groups, the
   design effect's sums, the unscored items' reasons and the digest): the counts by a groupby over (cell, level),
   then over cell; the digest as each part's XOR of its rows' MD5, XORed again (XOR does not depend on the order
   the rows are met in, so not on how the items are split into parts or tasks).
-- :class:`DaskItems` has the four pile queries the sample is drawn with (:func:`vocab.calibration.sample.
+- :class:`DaskItems` has the four pile queries the sample is drawn with (:func:`vocab.sampling.sample.
   _pick_items`), each pile numbered in the same (level, attempt, row) order by a sort on the cluster, so the same
   seed draws the same rows (``tests/unit/test_parts.py`` compares the two on a local two-worker cluster).
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from vocab.calibration.items import COLUMNS, DIGESTED
+from vocab.datasets.items import COLUMNS, DIGESTED
 
 # what the items' numbers depend on: a worker whose versions differ is refused before a task is sent
 CHECKED_PACKAGES = ("vocab", "pandas", "pyarrow", "dask", "python")
@@ -35,7 +35,7 @@ def read_parts(paths: list[str]):
 
 def row_digests(part: pd.DataFrame) -> pd.DataFrame:
     """Each cell's digest in one part: the XOR of its rows' MD5 (as DuckDB's ``md5_number``: the 16 bytes read as a
-    little-endian number) of the row's :data:`~vocab.calibration.items.DIGESTED` columns joined as
+    little-endian number) of the row's :data:`~vocab.datasets.items.DIGESTED` columns joined as
     ``items.SUMMARY`` joins them; in two 64-bit halves, as Parquet and pandas hold no 128-bit integer."""
     out: dict[str, int] = {}
     cols = [part[c].astype(str).tolist() for c in DIGESTED]
@@ -53,7 +53,7 @@ def _reason(hidden: str) -> str:
 
 
 def summarize(frame) -> dict[str, Any]:
-    """:func:`vocab.calibration.items.summarize` of the items in the Dask DataFrame ``frame``, computed on its
+    """:func:`vocab.datasets.items.summarize` of the items in the Dask DataFrame ``frame``, computed on its
     cluster (the client's default)."""
     import dask
 
@@ -128,7 +128,7 @@ def _pile(part: pd.DataFrame, cell: str, verdict: str, taken: list[str]) -> pd.D
 
 class DaskItems:
     """A dataset's judged items as a Dask DataFrame of the items' columns, with the pile queries of
-    :class:`vocab.calibration.items.Items` that the sample is drawn with."""
+    :class:`vocab.datasets.items.Items` that the sample is drawn with."""
 
     def __init__(self, frame):
         self.frame = frame

@@ -17,25 +17,18 @@ from pathlib import Path
 import pandas as pd
 
 from vocab import stats
-from vocab.calibration.errors import CalibrationError
+from vocab.datasets.errors import CalibrationError
+from vocab.datasets.names import check_name
 from vocab.layout import RunDir
-
-LABELS_ALLOCATION = "labels"
-ASSUMPTION = (
-    "these rows were not drawn or blinded by vocab: they are the items people had already labelled in the source, "
-    "each in the pile of the judge's verdict; the correction assumes that, within each pile, which items were "
-    "labelled does not depend on whether the judge was right"
-)
+from vocab.sampling.labelled import ASSUMPTION, LABELS_ALLOCATION
 
 
 def check_labels_fit(run_dir: str | Path, labels: dict[str, dict[str, str]]) -> None:
     """Before anything is written: every rater's name is one the calibration chain accepts."""
-    from vocab.calibration.packet import check_rater_name
-
     for name in sorted({n for by in labels.values() for n in by}):
         if name.lower() == "script":
             raise CalibrationError(f"a human source named {name!r} would take the script rater's name; rename it")
-        check_rater_name(name)
+        check_name(name)
 
 
 def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed: int, source: str) -> list[str]:
@@ -46,13 +39,13 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     A person's file is theirs once written: an import again whose labels of that person are those the last import
     wrote (``sample.json`` keeps their hash) leaves it alone, whatever it holds now (a corrected hand-in, say); labels
     that changed in the source replace it, the earlier file kept in ``calibration/history/`` and the rows that
-    changed counted (:func:`vocab.calibration.raters.store_ratings`)."""
+    changed counted (:func:`vocab.raters.raters.store_ratings`)."""
     import hashlib
 
-    from vocab.calibration.dataset import load_dataset, read_rubric
-    from vocab.calibration.items import flatten
-    from vocab.calibration.raters import store_ratings, validate_ratings
-    from vocab.calibration.sample import (
+    from vocab.datasets.dataset import load_dataset, read_rubric
+    from vocab.datasets.items import flatten
+    from vocab.raters.raters import store_ratings, validate_ratings
+    from vocab.sampling.sample import (
         _blind,
         blind_ids,
         data_id,
@@ -135,16 +128,3 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
               "labelled_unscored": len(unscored), "assumes": ASSUMPTION, "labels_sha256": digests}  # fmt: skip
     write_sample_manifest(run_dir, record)
     return said
-
-
-def labels_note(run_dir: str | Path) -> str | None:
-    """The report's sentence when the sample is labels found in the source, else None."""
-    from vocab.calibration.sample import sample_stages
-
-    stages = sample_stages(run_dir)
-    first = stages[0] if stages else {}
-    if first.get("allocation") != LABELS_ALLOCATION:
-        return None
-    extra = first.get("labelled_unscored", 0)
-    return (f"The raters here are {first.get('source', 'labels in the source')}: {ASSUMPTION}."
-            + (f" {extra} labelled items the judge left UNSCORED are in no pile." if extra else ""))  # fmt: skip

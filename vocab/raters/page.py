@@ -17,8 +17,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from vocab.calibration.dataset import JudgeRubric
-from vocab.calibration.quotes import judge_quotes
+from vocab.datasets.dataset import JudgeRubric
+from vocab.sampling.quotes import judge_quotes
 
 HERE = Path(__file__).parent
 PAGE_CSS = """

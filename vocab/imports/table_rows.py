@@ -1,5 +1,5 @@
 """A judgments table's rows, one at a time: the columns its first row (a CSV's header) fixes and the checks of one
-row (`vocab import table`; :mod:`vocab.calibration.imports.table` checks whole columns in DuckDB the same way, and
+row (`vocab import table`; :mod:`vocab.imports.table` checks whole columns in DuckDB the same way, and
 names a refused row by these checks)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vocab.calibration.dataset import cell_of, check_cell_names
-from vocab.calibration.imports import common
-from vocab.calibration.imports.common import VERDICT_WORDS, JudgmentImportError
-from vocab.calibration.values import as_text
+from vocab.datasets.dataset import cell_of, check_cell_names
+from vocab.datasets.values import as_text
+from vocab.imports import common
+from vocab.imports.common import VERDICT_WORDS, JudgmentImportError
 
 
 def table_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:

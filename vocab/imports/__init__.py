@@ -1,9 +1,9 @@
-"""Verdicts from other harnesses, as judgments datasets (:mod:`vocab.calibration.dataset`): one module per source
+"""Verdicts from other harnesses, as judgments datasets (:mod:`vocab.datasets.dataset`): one module per source
 (`table`, `inspect_logs`, `promptfoo`), the limits and checks they share in `common`.
 
 ``vocab import inspect LOG --run-dir D`` reads an Inspect log (``.eval`` or ``.json``) with inspect_ai's own
 reader, one judged item per sample x epoch for one scorer. ``vocab import table FILE --run-dir D`` reads a CSV,
-JSON Lines or Parquet table of any size (:mod:`~vocab.calibration.imports.table`) with these columns:
+JSON Lines or Parquet table of any size (:mod:`~vocab.imports.table`) with these columns:
 
 ==================  =========  ===========================================================================
 column              required   meaning
@@ -31,7 +31,7 @@ An UNSCORED item is its own class: counted and reported, excluded from the judge
 column, and nothing is written.
 """
 
-from vocab.calibration.imports.common import (
+from vocab.imports.common import (
     MAX_FIELD,
     MAX_JSON_LOG,
     MAX_MEMBER,
@@ -40,15 +40,15 @@ from vocab.calibration.imports.common import (
     JudgmentImportError,
     summary,
 )
-from vocab.calibration.imports.inspect_logs import (
+from vocab.imports.inspect_logs import (
     INSPECT_FAIL,
     INSPECT_PASS,
     INSPECT_QUESTION,
     import_inspect,
     read_inspect,
 )
-from vocab.calibration.imports.promptfoo import MODEL_GRADED, PROMPTFOO_QUESTION, import_promptfoo, read_promptfoo
-from vocab.calibration.imports.table import RESERVED, import_table, read_table
+from vocab.imports.promptfoo import MODEL_GRADED, PROMPTFOO_QUESTION, import_promptfoo, read_promptfoo
+from vocab.imports.table import RESERVED, import_table, read_table
 
 __all__ = [
     "INSPECT_FAIL",

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from vocab import files
-from vocab.calibration.dataset import single_verdict
-from vocab.calibration.imports import common
-from vocab.calibration.imports.common import JudgmentImportError
-from vocab.calibration.rows import write_dataset
+from vocab.datasets.dataset import single_verdict
+from vocab.datasets.rows import write_dataset
 from vocab.files import sha256_file
+from vocab.imports import common
+from vocab.imports.common import JudgmentImportError
 
 INSPECT_PASS, INSPECT_FAIL = ("C",), ("I", "P", "N")  # Inspect's CORRECT; INCORRECT, PARTIAL, NOANSWER
 INSPECT_QUESTION = "Does the output (the submission) meet the target (the criterion) for the input (the task)?"

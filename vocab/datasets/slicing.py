@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
-from vocab.calibration.errors import CalibrationError
-from vocab.calibration.items import CELL_JOIN
+from vocab.datasets.errors import CalibrationError
+from vocab.datasets.items import CELL_JOIN
 
 
 def _label(cell: str) -> str:

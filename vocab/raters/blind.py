@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from vocab.calibration.dataset import JudgeRubric
-from vocab.calibration.packet import PEOPLE
-from vocab.calibration.raters import coverage_text, rater_passes, read_ratings
-from vocab.calibration.sample import CalibrationError
+from vocab.datasets.dataset import JudgeRubric
+from vocab.datasets.names import PEOPLE
 from vocab.layout import RunDir
+from vocab.raters.raters import coverage_text, rater_passes, read_ratings
+from vocab.sampling.sample import CalibrationError
 
 __all__ = ["PEOPLE", "BlindRaters", "blind_raters", "pooled_passes", "rater_kind"]
 
@@ -22,7 +22,7 @@ __all__ = ["PEOPLE", "BlindRaters", "blind_raters", "pooled_passes", "rater_kind
 def rater_kind(run_dir: str | Path, name: str) -> str:
     """``script``, ``llm`` (a model vocab ran as a rater here: its log ``rater_<name>.jsonl``) or ``person`` (any
     other file of ratings: a hand-in, a form's, Label Studio's, people's labels found in the source)."""
-    from vocab.calibration.packet import llm_raters
+    from vocab.raters.packet import llm_raters
 
     if name == "script":
         return "script"

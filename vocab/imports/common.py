@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from vocab import files
-from vocab.calibration.dataset import read_meta
-from vocab.calibration.errors import CalibrationError
+from vocab.datasets.dataset import read_meta
+from vocab.datasets.errors import CalibrationError
 from vocab.layout import RunDir
 
 # the results, test cases or traces a promptfoo, DeepEval or MLflow file may hold (each read whole: a JSON document)

@@ -14,7 +14,7 @@ import re
 
 import pandas as pd
 
-from vocab.calibration.values import as_text
+from vocab.datasets.values import as_text
 from vocab.prompts import RETRY_PHRASES
 
 ANSWER_FIELDS = ("sentence", "answer_key", "output")

@@ -1,4 +1,4 @@
-// The blind rating form (vocab.calibration.form.form_widget): draws the session's `view`, takes the rater's keys,
+// The blind rating form (vocab.raters.form.form_widget): draws the session's `view`, takes the rater's keys,
 // and sends each action to Python, which validates it, writes the audit trail and sends the next view.
 function el(tag, cls, text) {
   const e = document.createElement(tag);
