@@ -113,39 +113,25 @@ def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str
         kind = _json_kind(source)
     if kind is None and suffix == ".jsonl":
         kind = _jsonl_kind(source)
+    from vocab.imports.registry import HARNESSES, files_text, harness
+
     kind_of = kind or ("inspect" if suffix in INSPECT_SUFFIXES else "table")
-    options = {"inspect": "--scorer", "promptfoo": "--assertion", "mlflow": "--feedback", "deepeval": "--metric"}
+    options = {h.name: h.option for h in HARNESSES if h.option}
     for other, kw in import_kw.items():  # an option of another harness's file is named, never ignored
         given = [k for k, v in kw.items() if v is not None and k != "seed"]
         if other != kind_of and given:
             raise CalibrationError(f"{options.get(other, given[0])} is for {other} files; {source} reads as "
                                    f"{kind_of} (leave it out, or name the kind with --source)")  # fmt: skip
-    if kind == "mlflow":
-        from vocab.imports.mlflow_traces import import_mlflow
-
-        import_mlflow(source, out, **import_kw.get("mlflow", {}))
-    elif kind == "deepeval":
-        from vocab.imports.deepeval_runs import import_deepeval
-
-        import_deepeval(source, out, **import_kw.get("deepeval", {}))
-    elif kind == "promptfoo":
-        from vocab.imports import import_promptfoo
-
-        import_promptfoo(source, out, **import_kw.get("promptfoo", {}))
-    elif kind == "inspect" or (kind is None and suffix in INSPECT_SUFFIXES):
-        from vocab.imports import import_inspect
-
-        import_inspect(source, out, **import_kw.get("inspect", {}))
-    elif kind == "table" or (kind is None and suffix in TABLE_SUFFIXES):
-        from vocab.imports import import_table
-
-        import_table(source, out, **import_kw.get("table", {}))
-    else:
+    if kind is None and suffix in INSPECT_SUFFIXES:
+        kind = "inspect"
+    elif kind is None and suffix in TABLE_SUFFIXES:
+        kind = "table"
+    if kind is None:
         raise CalibrationError(
-            f"{source}: unknown kind of source {suffix or '(no suffix)'!r} (an Inspect log .eval/.json, promptfoo "
-            "results .json, MLflow traces .json/.jsonl, a DeepEval test run .json, a table .csv/.jsonl, or a run or "
-            "dataset directory; or say which with --source)"
+            f"{source}: unknown kind of source {suffix or '(no suffix)'!r} ({files_text()}, or a run or dataset "
+            "directory; or say which with --source)"
         )
+    harness(kind).reader()(source, out, **import_kw.get(kind, {}))
     from vocab.imports import summary
 
     say(summary(out))

@@ -130,6 +130,8 @@ def add_commands(sub, cli) -> None:
     """Every command on the subparsers ``sub``; each calls its ``cmd_*`` function in the module ``cli``."""
     from vocab.coverage import METHODS
     from vocab.imports.mlflow_traces import MLFLOW_FAIL, MLFLOW_PASS
+    from vocab.imports.registry import NAMES as HARNESS_NAMES
+    from vocab.imports.registry import files_text
     from vocab.lesson import ORDERS, RUBRICS, RULES, SEQUENCES
     from vocab.stats import DEFAULT_INTERVAL
 
@@ -374,13 +376,12 @@ def add_commands(sub, cli) -> None:
     au.add_argument(
         "source",
         type=Path,
-        help="an Inspect log (.eval/.json), promptfoo results (.json), MLflow traces (.json/.jsonl), a DeepEval "
-        "test run (.json), a table (.csv/.jsonl/.parquet), or a run/dataset dir",
+        help=f"{files_text()}, or a run/dataset dir",
     )
     au.add_argument(
         "--source",
         dest="source_kind",
-        choices=("inspect", "promptfoo", "mlflow", "deepeval", "table"),
+        choices=HARNESS_NAMES,
         help="what a file is (default: by its suffix; a .json is told apart by its contents)",
     )
     au.add_argument("--out", type=Path, help="a new directory for a file's dataset (a directory is audited in place)")

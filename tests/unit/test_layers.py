@@ -128,3 +128,20 @@ def test_only_the_layout_spells_a_run_directorys_paths():
         if p.name != "layout.py"
     }
     assert {m: s for m, s in found.items() if s} == {}
+
+
+def test_the_harness_registry_names_every_importer_once():
+    """Each harness's reader exists, `vocab audit --source` offers exactly the registry's names, and `vocab import`
+    has a sub-command for each."""
+    import argparse
+
+    from vocab.cli import build_parser
+    from vocab.imports.registry import HARNESSES, NAMES
+
+    assert len(set(NAMES)) == len(NAMES) == 5
+    assert all(callable(h.reader()) for h in HARNESSES)
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    (source,) = [a for a in sub.choices["audit"]._actions if a.dest == "source_kind"]
+    assert tuple(source.choices) == NAMES
+    (imports,) = [a for a in sub.choices["import"]._actions if isinstance(a, argparse._SubParsersAction)]
+    assert set(NAMES) <= set(imports.choices)
