@@ -110,7 +110,10 @@ def prompt_hashes() -> dict[str, str]:
 RATER_SYSTEM = (
     "You are a blind rater of answers to Vocabscapes, a word puzzle. You see one answer and the level it was "
     "written for, nothing else. Grade every check of the rubric as PASSED or FAILED, with a reason of a few "
-    "words for each FAILED check and an empty reason for each PASSED one.\n\n" + rubric.rubric_text()
+    "words for each FAILED check and an empty reason for each PASSED one.\n\n"
+    + rubric.rubric_text()
+    + "\n\nA listed word missing: "
+    + rubric.MISSING_WORD_RULE  # the rule every rater grades by (the form's too)
 )
 
 

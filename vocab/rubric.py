@@ -111,6 +111,71 @@ CHECKS: tuple[Check, ...] = (
 BY_ID = {c.id: c for c in CHECKS}
 
 
+# --- the rubric as a person reads it (the form, the page, rubric.txt) -------------------------------------------
+# Plain words and an example each way; the study's wording (the critic's, above) stays the check's tooltip for
+# reviewers. Neither the critic's text nor the rubric's hash depends on these.
+
+
+@dataclass(frozen=True)
+class Guide:
+    plain: str  # the question in plain words
+    passing: str  # an answer that passes the check (the level's words in brackets)
+    failing: str  # one that fails it
+
+
+GUIDE: dict[str, Guide] = {
+    "1": Guide("If this level asks for the seed word, is it in the sentence as a word of its own?",
+               "seed word stone: “The stone sat still.”", "seed word stone: “The stones sat still.”"),
+    "2": Guide("Is every listed word in the sentence, as a word of its own? (Capitals do not matter; a word found "
+               "only inside a longer word does not count.)",
+               "[tone, note]: “A low tone ended the note.”", "[tone, note]: “A low tone ended the notes.”"),
+    "3": Guide("Does the writer's own list of the words (shown as “the writer's word list”) name exactly the "
+               "listed words, each once, and is each of them in the sentence?",
+               "[tone, note], writer's list tone, note", "[tone, note], writer's list tone, note, notes"),
+    "4": Guide("Is every listed word used as an ordinary word, not as a name of a person, place, brand or title?",
+               "[rose]: “A red rose grew by the door.”", "[rose]: “Rose grew tired of waiting.”"),
+    "5": Guide("Is each listed word used for its own sake, rather than only counted because it sits inside or "
+               "overlaps another word of the sentence?",
+               "[tone, stone]: “The old stone gave a warm tone.”", "[tone, stone]: “Stone tone stone tone.”"),
+    "6": Guide("Is each listed word written exactly as given: not made plural, put in another tense, split, joined "
+               "to another word or misspelt?", "[run]: “They run home.”", "[run]: “They ran home.”"),
+    "7": Guide("Is each listed word written as a normal word, not as an abbreviation (all capitals, or with dots)?",
+               "[us]: “Join us for dinner.”", "[us]: “He moved to the U.S.”"),
+    "8": Guide("Is the answer one plain sentence ending in . ! or ?, and nothing else: no second sentence, list, "
+               "quotation marks around it, formatting or comments?",
+               "“The cat sat on the mat.”", "“The cat sat on the mat. Hope this helps!”"),
+    "9": Guide("If each listed word were blanked out, could a player guess it from the rest of the sentence?",
+               "[umbrella]: “It rained, so she opened her umbrella.”", "[umbrella]: “She liked the umbrella.”"),
+    "10": Guide("Is the sentence within the level's word limit, and free of padding that is only there to fit the "
+                "words in?", "[tone, note]: “The note had a low tone.”",
+                "[tone, note]: “Tone, and note, and also some other words just because.”"),
+    "11": Guide("Is the sentence correct English grammar?", "“He has a hat.”", "“He have a hat.”"),
+    "12": Guide("Does the sentence make sense?", "“The sun rose over the hill.”",
+                "“The hill ate a loud Tuesday.”"),
+}  # fmt: skip
+
+# The rule for a listed word that is missing, one rule for every rater (the form, the page, rubric.txt and the LLM
+# raters' instructions; the script decides checks 1-3 only and fails check 2 for it): the word's absence is check
+# 2's failure. The checks about how the listed words are used grade the words the sentence holds.
+WORD_CHECKS = ("4", "5", "6", "7", "9")
+MISSING_WORD_RULE = (
+    "A listed word that is not in the sentence in any form fails check 2 only. Checks 4, 5, 6, 7 and 9 are about "
+    "how the listed words are used: grade them on the listed words the sentence does hold (a word there in another "
+    "form, such as a plural, is there: check 6 fails it). With no sentence at all, every check fails."
+)
+
+
+def guide_of(rubric_name: str, check: str) -> dict[str, str]:
+    """A check as the form and the page show it: for the Vocabscapes rubric its plain question, a passing and a
+    failing example and, for a check about how the listed words are used, the rule for a missing word; nothing for
+    another rubric (its questions are the dataset's own)."""
+    if rubric_name != "vocabscapes" or check not in GUIDE:
+        return {}
+    g = GUIDE[check]
+    extra = {"missing": MISSING_WORD_RULE} if check in WORD_CHECKS else {}
+    return {"plain": g.plain, "passing": g.passing, "failing": g.failing, **extra}
+
+
 # how the judge is told about check 1 (a rater's rubric.txt words it as the form shows it: vocab.raters.packet)
 CHECK1_AUTO_PASS = "Check 1 passes automatically when the level does not require the seed word."
 

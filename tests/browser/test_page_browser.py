@@ -314,3 +314,40 @@ def test_the_page_on_a_phone_and_for_a_screen_reader(page, chromium):
     # at a laptop's size the header's taps line is out of the way
     driver.set_window_size(1366, 768)
     assert not driver.find_element(By.CSS_SELECTOR, "header .taps").is_displayed()
+
+
+def test_each_check_reads_in_plain_words_with_its_examples(page, chromium):
+    """Each check's question is the rubric's plain wording (vocab.rubric.GUIDE), the study's name and wording its
+    tooltip; the focused check shows a passing and a failing example, and a check about how the listed words are
+    used the rule for a missing word; the other checks keep them folded (a row stays short). Moving the focus (j)
+    unfolds the next check's."""
+    from selenium.webdriver.common.by import By
+
+    from vocab.rubric import BY_ID, GUIDE, MISSING_WORD_RULE, WORD_CHECKS
+
+    _, html = page
+    driver, _ = chromium
+    driver.get(html.as_uri())
+    _wait(driver, lambda d: _progress(d).startswith("row 1 of"), 30, "the first row")
+    seen = set()
+    for _ in range(12):
+        focused = driver.find_element(By.CSS_SELECTOR, ".vocab-form .vf-crit.vf-focused")
+        cid = focused.get_attribute("data-id")
+        if cid in seen:
+            break
+        seen.add(cid)
+        bold = focused.find_element(By.CSS_SELECTOR, ".vf-question b")
+        assert bold.text == f"{cid}. {GUIDE[cid].plain}"
+        assert bold.get_attribute("title") == f"{BY_ID[cid].name}: {BY_ID[cid].question}"
+        examples = focused.find_element(By.CSS_SELECTOR, ".vf-examples")
+        assert (
+            examples.is_displayed() and examples.text == f"passes: {GUIDE[cid].passing} · fails: {GUIDE[cid].failing}"
+        )
+        missing = focused.find_elements(By.CSS_SELECTOR, ".vf-missing")
+        assert (len(missing) == 1 and missing[0].is_displayed() and MISSING_WORD_RULE in missing[0].text) == (
+            cid in WORD_CHECKS
+        )
+        others = driver.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-crit:not(.vf-focused) .vf-examples")
+        assert others and not any(e.is_displayed() for e in others)
+        driver.find_element(By.CSS_SELECTOR, ".vocab-form").send_keys("j")
+    assert set(WORD_CHECKS) <= seen and len(seen) >= 11

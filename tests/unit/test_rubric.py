@@ -47,3 +47,36 @@ def test_schemas_validate_good_and_reject_bad_answers():
     assert not v.is_valid({**good, "2": {"verdict": "FAILED", "reason": "x" * 61}})
     assert not jsonschema.Draft202012Validator(c).is_valid({**good, "3": {"verdict": "MAYBE", "reason": ""}})
     assert not jsonschema.Draft202012Validator(c).is_valid({k: v for k, v in good.items() if k != "5"})
+
+
+def test_the_plain_words_leave_the_judges_rubric_as_the_reference_run_recorded_it():
+    """Every check has a plain question and an example each way; the critic's text and the rubric's hash are the
+    ones the reference run's manifest recorded (the plain words are the raters', not the judge's)."""
+    import json
+    from pathlib import Path
+
+    manifest = json.loads((Path(__file__).resolve().parents[2] / "data/runs/reference/manifest.json").read_text())
+    assert rubric.rubric_hash() == manifest["rubric"]["hash"]
+    assert set(rubric.GUIDE) == {c.id for c in rubric.CHECKS}
+    for g in rubric.GUIDE.values():
+        assert g.plain.endswith(("?", ".)")) and g.passing and g.failing and g.passing != g.failing
+    assert rubric.MISSING_WORD_RULE not in rubric.rubric_text()
+    assert set(rubric.WORD_CHECKS) <= {c.id for c in rubric.CHECKS if c.kind != "decidable"}
+
+
+def test_one_missing_word_rule_for_every_rater():
+    """The form's view, the page's packet, rubric.txt and the LLM raters' instructions carry the same rule, on the
+    checks it names; another rubric's criteria carry no plain words."""
+    from vocab import prompts
+    from vocab.datasets.dataset import VOCABSCAPES, single_verdict
+    from vocab.raters.packet import rubric_text
+
+    for cid in rubric.CHECK_IDS:
+        got = rubric.guide_of(VOCABSCAPES.name, cid)
+        assert got["plain"] == rubric.GUIDE[cid].plain
+        assert (got.get("missing") == rubric.MISSING_WORD_RULE) == (cid in rubric.WORD_CHECKS)
+    assert rubric.guide_of(single_verdict().name, "verdict") == {}
+    assert rubric.MISSING_WORD_RULE in prompts.RATER_SYSTEM
+    text = rubric_text(VOCABSCAPES)
+    assert rubric.MISSING_WORD_RULE in text and all(g.plain in text for g in rubric.GUIDE.values())
+    assert rubric.MISSING_WORD_RULE not in rubric_text(single_verdict())

@@ -222,7 +222,12 @@ function render({ model, el: host }) {
         row.setAttribute("aria-labelledby", `vf-q-${c.id}`);
         const q = el("div", "vf-question");
         q.id = `vf-q-${c.id}`;
-        q.append(el("b", "", `${c.id === c.name ? c.name : c.id + ". " + c.name}`), el("span", "", " " + c.question));
+        if (c.plain) { // a Vocabscapes check in plain words: the study's name and wording stay its tooltip
+          const b = el("b", "", `${c.id}. ${c.plain}`);
+          b.title = `${c.name}: ${c.question}`;
+          q.append(b, el("div", "vf-examples", `passes: ${c.passing} · fails: ${c.failing}`));
+          if (c.missing) q.append(el("div", "vf-missing", `A word missing? ${c.missing}`));
+        } else q.append(el("b", "", `${c.id === c.name ? c.name : c.id + ". " + c.name}`), el("span", "", " " + c.question));
         row.append(q);
         const buttons = el("div", "vf-buttons");
         if (c.required) {

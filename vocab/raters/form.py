@@ -28,7 +28,7 @@ import pandas as pd
 from vocab.datasets.dataset import JudgeRubric
 from vocab.layout import RunDir
 from vocab.raters.packet import KEYS, check_rater_name, read_packet_meta
-from vocab.rubric import VERDICTS
+from vocab.rubric import VERDICTS, guide_of
 from vocab.sampling.quotes import judge_quotes
 from vocab.sampling.sample import CalibrationError
 
@@ -254,8 +254,11 @@ class RatingSession:
         if row is not None:
             need = self.required(row)
             given = self.latest.get(row["blind_id"], {}).get("checks", {})
-            crit = [{"id": c.id, "name": c.name, "question": c.question, "required": need[c.id],
-                     "value": given.get(c.id, "")} for c in self.rubric.criteria]  # fmt: skip
+            crit = [
+                {"id": c.id, "name": c.name, "question": c.question, "required": need[c.id],
+                 "value": given.get(c.id, ""), **guide_of(self.rubric.name, c.id)}
+                for c in self.rubric.criteria
+            ]  # fmt: skip
         fields = {} if row is None else {k: v for k, v in row.items() if k != "blind_id"}
         saved = self.latest.get(row["blind_id"]) if row else None
         return {
@@ -283,6 +286,7 @@ def _now() -> str:
 
 
 # --- the widget ------------------------------------------------------------------------------------------
+
 
 _ESM = (Path(__file__).with_name("form.js")).read_text(encoding="utf-8")
 _CSS = (Path(__file__).with_name("form.css")).read_text(encoding="utf-8")

@@ -102,9 +102,16 @@ def rubric_text(rubric: JudgeRubric) -> str:
 
     text = rubric.instructions.replace(CHECK1_AUTO_PASS, AS_THE_FORM_SAYS)
     if text and all(c.question in text for c in rubric.criteria):
-        return text + "\n"
-    lines = [text, "", "Criteria:"] if text else ["Criteria:"]
-    lines += [f"- {c.id}. {c.name}: {c.question}" for c in rubric.criteria]
+        lines = [text]
+    else:
+        lines = [text, "", "Criteria:"] if text else ["Criteria:"]
+        lines += [f"- {c.id}. {c.name}: {c.question}" for c in rubric.criteria]
+    if rubric.name == "vocabscapes":  # the same checks in plain words, with the form's examples and missing-word rule
+        from vocab.rubric import GUIDE, MISSING_WORD_RULE
+
+        lines += ["", "The checks in plain words, as the form shows them:"]
+        lines += [f"- {i}. {g.plain} Passes: {g.passing} Fails: {g.failing}" for i, g in GUIDE.items()]
+        lines += ["", f"A listed word missing: {MISSING_WORD_RULE}"]
     return "\n".join(lines) + "\n"
 
 

@@ -138,7 +138,7 @@ class Session {
       const need = required(row);
       const given = (this.latest[row.blind_id] || {}).checks || {};
       criteria = PACKET.criteria.map((c) => ({ id: c.id, name: c.name, question: c.question, required: need[c.id],
-        value: given[c.id] || "" }));
+        value: given[c.id] || "", plain: c.plain, passing: c.passing, failing: c.failing, missing: c.missing }));
     }
     const fields = {};
     if (row) for (const [k, v] of Object.entries(row)) if (k !== "blind_id") fields[k] = v;

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from vocab.datasets.dataset import JudgeRubric
+from vocab.rubric import guide_of
 from vocab.sampling.quotes import judge_quotes
 
 HERE = Path(__file__).parent
@@ -54,7 +55,14 @@ def packet_data(meta: dict[str, Any], rows: list[dict], keys: str) -> dict[str, 
         "sample_sha256": meta["sample_sha256"],
         "rubric": {"name": rub.name, "version": rub.version, "hash": rub.hash},
         "criteria": [
-            {"id": c.id, "name": c.name, "question": c.question, "column": c.column, "optional": c.optional}
+            {
+                "id": c.id,
+                "name": c.name,
+                "question": c.question,
+                "column": c.column,
+                "optional": c.optional,
+                **guide_of(rub.name, c.id),
+            }  # the rubric in plain words, as the notebook form shows it
             for c in rub.criteria
         ],  # fmt: skip
         "rows": rows,
