@@ -245,3 +245,27 @@ def test_the_docs_slices_example_is_what_vocab_prints(sliced, capsys):
     assert rc == 0 and len(shown) >= 8
     places = [out.index(x) for x in shown]
     assert places == sorted(places)
+
+
+def test_a_column_named_with_a_quote_and_empty_values(tmp_path, capsys):
+    """A column named it's slices as any other; an empty value is the slice (none), counted from the table."""
+    rows = [
+        {"id": f"i{i}", "system": "s", "judge": "J", "verdict": ["PASSED", "FAILED"][i % 2], "input": f"q{i}",
+         "output": f"a{i}", "it's": ["x", "y"][i % 3 == 0], "maybe": "" if i % 4 == 0 else "z"}
+        for i in range(48)
+    ]  # fmt: skip
+    table = pd.DataFrame(rows)
+    table.to_csv(tmp_path / "t.csv", index=False)
+    d = tmp_path / "d"
+    assert main(["audit", str(tmp_path / "t.csv"), "--out", str(d), "--raters", "ann", "--per-pile", "20"]) == 0
+    key = pd.read_csv(d / "calibration" / "key.csv")
+    pd.DataFrame({"blind_id": key.blind_id, "verdict": "PASSED"}).to_csv(tmp_path / "r.csv", index=False)
+    assert main(["ratings", "import", str(tmp_path / "r.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
+    for column, expect in (
+        ("it's", table["it's"].value_counts()),
+        ("maybe", table.maybe.replace("", "(none)").value_counts()),
+    ):
+        rc, out, err = _run(["compare", d, "--by", column, "--json"], capsys)
+        assert rc == 0 and not err, err
+        got = {r["slice"]: r["items"] for r in json.loads(out[0])["slices"]}
+        assert got == expect.to_dict()

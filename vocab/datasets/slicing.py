@@ -48,7 +48,7 @@ def natural(value: str) -> tuple:
 
 
 def _text(v) -> str:
-    if v is None or (isinstance(v, float) and not np.isfinite(v)):
+    if v is None or (isinstance(v, float) and not np.isfinite(v)) or (isinstance(v, str) and not v):
         return MISSING
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
@@ -123,7 +123,9 @@ def _store_levels(data, column: str, where) -> str:
         raise CalibrationError(
             f"{where}: --by {column!r}: the dataset kept no such column (known: {', '.join(known) or 'none'})"
         )
-    value = f"coalesce(json_extract_string(visible, '{path}'), json_extract_string(hidden, '{path}'), '{MISSING}')"
+    lit = path.replace("'", "''")  # a column named with a quote stays inside its SQL literal
+    value = (f"coalesce(nullif(json_extract_string(visible, '{lit}'), ''), nullif(json_extract_string(hidden, "
+             f"'{lit}'), ''), '{MISSING}')")  # fmt: skip
     sql = (
         f"SELECT cell, level, count(DISTINCT {value}) AS k, min({value}) AS slice, "
         "count(*) FILTER (verdict = 'PASSED') AS x, count(*) AS n "
