@@ -100,7 +100,7 @@ def test_a_partial_sample_pairs_with_an_interval_holding_the_truth(partial, caps
     assert r["q1_ci_low"] <= r["q1_difference"] <= r["q1_ci_high"] and r["q1_ci_high"] > r["q1_ci_low"]
     assert r["q0_ci_low"] <= q0b - q0a <= r["q0_ci_high"]
     rc, out, _ = _run(["compare", d, "--a", "A", "--b", "B", "--paired"], capsys)
-    assert rc == 0 and out[1].startswith("B − A on S's same outputs (paired): one rate (")
+    assert rc == 0 and out[1].startswith("B − A on S's same outputs (paired): one rate for both; ")
     assert "(known: both judged every output); sensitivity " in out[1] and "; specificity " in out[1]
 
 
@@ -219,3 +219,36 @@ def test_the_reports_comparisons_show_the_paired_differences(partial, capsys, tm
     assert "| the same outputs (paired) | — |" in row
     assert f"| {pts(r['q1_difference'])} [{pts(r['q1_ci_low'])}, {pts(r['q1_ci_high'])}] |" in row
     assert row.endswith(f"| {pts(r['q0_difference'])} [{pts(r['q0_ci_low'])}, {pts(r['q0_ci_high'])}] |")
+
+
+def test_outputs_one_judge_left_unscored_are_not_paired(tmp_path, capsys):
+    """B leaves 15 of the outputs unscored: the two cells no longer hold the same outputs, so the pair is compared
+    independently, and --paired says why it cannot pair them."""
+    table = _table(tmp_path / "two.csv")
+    drop = (table.judge == "B") & table.id.isin([f"o{i}" for i in range(15)])
+    table.loc[drop, "verdict"] = ""
+    table.to_csv(tmp_path / "gaps.csv", index=False)
+    d = tmp_path / "gaps"
+    assert main(["import", "table", str(tmp_path / "gaps.csv"), "--run-dir", str(d), "--visible", "input,output"]) == 0
+    assert main(["audit", str(d), "--raters", "ann", "--per-pile", "20"]) == 0
+    key = pd.read_csv(d / "calibration" / "key.csv")
+    pd.DataFrame({"blind_id": key.blind_id, "verdict": "PASSED"}).to_csv(tmp_path / "r.csv", index=False)
+    assert main(["ratings", "import", str(tmp_path / "r.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
+    rc, out, _ = _run(["compare", d, "--json"], capsys)
+    assert rc == 0 and json.loads(out[0])["comparisons"][0]["paired"] is False
+    rc, _, err = _run(["compare", d, "--a", "A", "--b", "B", "--paired"], capsys)
+    assert rc == 2 and "the same outputs scored by both" in err[0]
+
+
+def test_an_undefined_paired_difference_has_no_interval():
+    """Every rated output good (theta 1): specificity is undefined for both judges, and so is its interval."""
+    from vocab.estimates.paired import Shared, paired_comparison
+
+    sizes = {"PP": 30, "PF": 5, "FP": 5, "FF": 10}
+    stratum = {(f"o{i}", "1"): s for i, s in enumerate(["PP"] * 30 + ["PF"] * 5 + ["FP"] * 5 + ["FF"] * 10)}
+    shared = Shared("S__A", "S__B", sizes, stratum)
+    key = pd.DataFrame({"blind_id": [f"b{i}" for i in range(50)], "cell": "S__A",
+                        "level": [f"o{i}" for i in range(50)], "attempt": 1})  # fmt: skip
+    r = paired_comparison(shared, key, pd.Series(1.0, index=key.blind_id), rater="ann", n_boot=500)
+    assert not np.isfinite(r["q0_difference"]) and np.isnan(r["q0_ci_low"]) and np.isnan(r["q0_ci_high"])
+    assert r["q1_difference"] == pytest.approx((5 - 5) / 50) and r["q1_ci_low"] == r["q1_ci_high"]

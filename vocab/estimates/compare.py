@@ -417,7 +417,8 @@ def _check_paired(run_dir, c, rater: str, pairs, population: str) -> None:
     if shared is None:
         raise CalibrationError(
             f"{run_dir}: {cell_label(a)} and {cell_label(b)} do not judge the same outputs (two judges of one system, "
-            "each output judged once in each and shown alike, each FAILED group one item): nothing to pair"
+            "each output scored once by each and shown alike, the same outputs scored by both, each FAILED group one "
+            "item): nothing to pair"
         )
     rated = rated_strata(shared, c.key, c.passes[rater])
     for s in STRATA:
@@ -443,11 +444,13 @@ def paired_line(r: dict) -> str:
 
     def part(name, key):
         lo, hi = r[f"{key}_ci_low"], r[f"{key}_ci_high"]
+        if not np.isfinite(r[f"{key}_difference"]):
+            return f"{name} undefined"
         state = "resolved" if lo > 0 or hi < 0 else "not resolved"
         return f"{name} {_points(r[f'{key}_difference'])} points [{_points(lo)}, {_points(hi)}], {state}"
 
     return (
-        f"{b} − {a} on {system}'s same outputs (paired): one rate ({100 * r['theta_a']:.0f} %); {b} passes "
+        f"{b} − {a} on {system}'s same outputs (paired): one rate for both; {b} passes "
         f"{_points(abs(r['raw_difference']), False)} points {'more' if r['raw_difference'] >= 0 else 'fewer'} than "
         f"{a} (known: both judged every output); "
         f"{part('sensitivity', 'q1')}; {part('specificity', 'q0')}"

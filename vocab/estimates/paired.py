@@ -65,7 +65,8 @@ def _pairable(counts: pd.DataFrame, a: str, b: str) -> bool:
 
 def shared_outputs(data, a: str, b: str, key: pd.DataFrame) -> Shared | None:
     """The outputs cells ``a`` and ``b`` of ``data`` share, or None when they are not paired (another system, an
-    output judged twice in a cell, or one shown to the rater otherwise in the other cell)."""
+    output judged twice in a cell, one shown to the rater otherwise in the other cell, or one that only one of the
+    two judges scored: paired cells hold the same scored outputs)."""
     counts = data.cells
     if not _pairable(counts, a, b):
         return None
@@ -121,6 +122,8 @@ def shared_outputs(data, a: str, b: str, key: pd.DataFrame) -> Shared | None:
         keys = m.level + "\x1f" + m.attempt
         m = m[keys.isin(wanted)]
         rows = list(zip(m.level, m.attempt, m.verdict, m.verdict_1, strict=True))
+    if any(sum(sizes.values()) != int(counts.attempts[c]) for c in (a, b)):
+        return None  # an output one judge scored and the other did not (or left out): not the same outputs
     stratum = {
         (str(lv), str(at)): ("P" if va == "PASSED" else "F") + ("P" if vb == "PASSED" else "F")
         for lv, at, va, vb in rows
@@ -220,6 +223,8 @@ def paired_comparison(
     pb = (shared.sizes["PP"] + shared.sizes["FP"]) / n
     q1, q0 = est[2] - est[1], est[4] - est[3]
     q1_ci, q0_ci = interval(q1, dr[2] - dr[1]), interval(q0, dr[4] - dr[3])
+    # an undefined difference (no good output, or no bad one, among them) has no interval either
+    q1_ci, q0_ci = ((np.nan, np.nan) if not np.isfinite(d) else ci for d, ci in ((q1, q1_ci), (q0, q0_ci)))
     return {
         "a": shared.a,
         "b": shared.b,
