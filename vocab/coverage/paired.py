@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vocab import stats
-from vocab.coverage.simulate import check_sizes
+from vocab.coverage.simulate import check_sizes, padded_rows, sample_mask
 from vocab.estimates.paired import STRATA, paired_estimates
 from vocab.stats import Piles
 from vocab.stats.differences import difference_interval
@@ -42,22 +42,6 @@ class PairedCoverage:
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
 
 
-def _sample(pile: np.ndarray, piles: int, rng: np.random.Generator) -> np.ndarray:
-    """Per study, ``piles`` members of ``pile`` drawn without replacement (all of it if fewer): a mask."""
-    keys = rng.random(pile.shape) + (~pile) * 2.0
-    idx = np.argsort(keys, axis=1)[:, :piles]
-    chosen = np.zeros(pile.shape, bool)
-    np.put_along_axis(chosen, idx, True, axis=1)
-    return chosen & pile
-
-
-def _padded(values: np.ndarray, member: np.ndarray, width: int) -> np.ndarray:
-    idx = np.argsort(~member, axis=1, kind="stable")[:, :width]
-    out = np.take_along_axis(values.astype(float), idx, axis=1)
-    out[~np.take_along_axis(member, idx, axis=1)] = np.nan
-    return out
-
-
 def paired_coverage(
     theta: float,
     a: tuple[float, float],
@@ -77,8 +61,8 @@ def paired_coverage(
     good = rng.random((sims, outputs)) < theta
     va = np.where(good, rng.random((sims, outputs)) < a[0], rng.random((sims, outputs)) >= a[1])
     vb = np.where(good, rng.random((sims, outputs)) < b[0], rng.random((sims, outputs)) >= b[1])
-    la = _sample(va, piles, rng) | _sample(~va, piles, rng)
-    lb = _sample(vb, piles, rng) | _sample(~vb, piles, rng)
+    la = sample_mask(va, piles, rng) | sample_mask(~va, piles, rng)
+    lb = sample_mask(vb, piles, rng) | sample_mask(~vb, piles, rng)
     labelled = la | lb
     member = {"PP": va & vb, "PF": va & ~vb, "FP": ~va & vb, "FF": ~va & ~vb}
     sizes = {h: member[h].sum(axis=1) for h in STRATA}
@@ -98,7 +82,7 @@ def paired_coverage(
     ind = {}
     for name, v, lab in (("a", va, la), ("b", vb, lb)):
         npass = v.sum(axis=1)
-        x, y = _padded(good, lab & v, piles), _padded(good, lab & ~v, piles)
+        x, y = padded_rows(good, lab & v, piles), padded_rows(good, lab & ~v, piles)
         pl = Piles(
             npass / outputs,
             np.full(sims, float(outputs)),

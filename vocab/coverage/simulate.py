@@ -48,6 +48,25 @@ def _pile(good: np.ndarray, member: np.ndarray, n: int, rng: np.random.Generator
     return vals
 
 
+def sample_mask(pile: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """Per study (a row), ``n`` members of the boolean ``pile`` drawn uniformly without replacement (all of it if
+    fewer): a mask of the drawn ones (the slice and paired simulators draw vocab's piles with it)."""
+    keys = rng.random(pile.shape) + (~pile) * 2.0
+    idx = np.argsort(keys, axis=1)[:, :n]
+    chosen = np.zeros(pile.shape, bool)
+    np.put_along_axis(chosen, idx, True, axis=1)
+    return chosen & pile
+
+
+def padded_rows(values: np.ndarray, member: np.ndarray, width: int) -> np.ndarray:
+    """Per study, the ``values`` at ``member`` moved to the front in their order and NaN-padded to ``width``
+    columns: a pile as :class:`vocab.stats.Piles` holds it."""
+    idx = np.argsort(~member, axis=1, kind="stable")[:, :width]
+    out = np.take_along_axis(values.astype(float), idx, axis=1)
+    out[~np.take_along_axis(member, idx, axis=1)] = np.nan
+    return out
+
+
 def simulate_studies(
     theta: float,
     q1: float,

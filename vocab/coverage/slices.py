@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vocab import stats
-from vocab.coverage.simulate import check_sizes
+from vocab.coverage.simulate import check_sizes, padded_rows, sample_mask
 from vocab.estimates.slices import MIN_LABELS
 from vocab.stats import Piles
 from vocab.stats.differences import pairs_of, rank_sets, simultaneous_bands
@@ -54,15 +54,6 @@ class SliceCoverage:
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
 
 
-def _rows(values: np.ndarray, member: np.ndarray, width: int) -> np.ndarray:
-    """Per study, the values at ``member`` moved to the front and NaN-padded to ``width`` columns."""
-    keys = np.where(member, 0, 1)
-    idx = np.argsort(keys, axis=1, kind="stable")[:, :width]
-    out = np.take_along_axis(values.astype(float), idx, axis=1)
-    out[~np.take_along_axis(member, idx, axis=1)] = np.nan
-    return out
-
-
 def slice_coverage(
     slices: list[Slice],
     *,
@@ -84,13 +75,8 @@ def slice_coverage(
     good = rng.random((sims, n)) < theta
     passes = np.where(good, rng.random((sims, n)) < q1, rng.random((sims, n)) >= q0)
     # the cell's sample: `piles` rows of each pile, uniformly without replacement
-    labelled = np.zeros((sims, n), bool)
-    for pile in (passes, ~passes):
-        keys = rng.random((sims, n)) + (~pile) * 2.0
-        idx = np.argsort(keys, axis=1)[:, :piles]
-        chosen = np.zeros((sims, n), bool)
-        np.put_along_axis(chosen, idx, True, axis=1)
-        labelled |= chosen & pile
+    labelled = sample_mask(passes, piles, rng)
+    labelled |= sample_mask(~passes, piles, rng)
     est, low, high, draws, ok, truth = [], [], [], [], np.ones(sims, bool), []
     for k, s in enumerate(slices):
         at = which == k
@@ -100,8 +86,8 @@ def slice_coverage(
         ok &= (npass > 0) & (npass < s.items)  # both piles hold items (an empty pile: the placeholder, not simulated)
         ok &= rated_a >= np.minimum(MIN_LABELS, npass)
         ok &= rated_b >= np.minimum(MIN_LABELS, s.items - npass)
-        x = _rows(g, lab & ps, max(piles, 1))
-        y = _rows(g, lab & ~ps, max(piles, 1))
+        x = padded_rows(g, lab & ps, max(piles, 1))
+        y = padded_rows(g, lab & ~ps, max(piles, 1))
         p = npass / s.items
         pl = Piles(
             p,
