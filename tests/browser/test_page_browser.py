@@ -351,3 +351,57 @@ def test_each_check_reads_in_plain_words_with_its_examples(page, chromium):
         assert others and not any(e.is_displayed() for e in others)
         driver.find_element(By.CSS_SELECTOR, ".vocab-form").send_keys("j")
     assert set(WORD_CHECKS) <= seen and len(seen) >= 11
+
+
+AXE = Path(__file__).resolve().parents[2] / ".cache" / "axe" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+
+
+def _axe(driver) -> list[tuple[str, int]]:
+    """axe-core's violations of the WCAG 2.x A/AA rules and its best practices on the page as it stands: (rule, how
+    many elements)."""
+    driver.execute_script(AXE.read_text())
+    found = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "axe.run(document, {runOnly: {type: 'tag', values: arguments[0]}})"
+        ".then((r) => done(r.violations.map((v) => [v.id, v.nodes.length])),"
+        "      (e) => done([['axe failed', String(e)]]));",
+        AXE_TAGS,
+    )
+    return [tuple(v) for v in found]
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (390, 844)], ids=["laptop", "phone"])
+def test_the_page_opens_at_its_top_and_axe_finds_nothing_at_both_sizes(page, chromium, size):
+    """The page opens at its title and introduction (nothing scrolls it before the rater's first key or tap), and
+    axe-core (tests/axe, installed by make setup) finds no violation of its WCAG 2.x A/AA rules or best practices:
+    as opened, then with a check graded by keyboard and a wrong key's notice shown. An image without a text put on
+    the page makes axe say so (the engine runs). ``VOCAB_PAGE_SHOTS=DIR`` keeps the page at this size, the form in
+    sight, as DIR/rating_page_WxH.png (docs/rating.md shows them)."""
+    from selenium.webdriver.common.by import By
+
+    assert AXE.exists(), "make setup installs axe-core into .cache/axe (npm ci of tests/axe)"
+    _, html = page
+    driver, _ = chromium
+    driver.set_window_size(*size)
+    driver.get(html.as_uri())
+    _wait(driver, lambda d: _progress(d).startswith("row 1 of"), 30, "the first row")
+    time.sleep(0.5)  # the form's own first redraw (a timer) has run
+    assert driver.execute_script("return window.scrollY") == 0
+    title = driver.find_element(By.CSS_SELECTOR, "h1").rect
+    assert title["y"] >= 0 and title["y"] + title["height"] <= size[1] - 100
+    assert _axe(driver) == []
+    _keys(driver, "p")  # a grade brings the form into sight: the focused check lies inside the window
+    _wait(
+        driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".vocab-form .vf-crit button.vf-passed.vf-selected"), 10, "p"
+    )
+    box = driver.execute_script("return document.querySelector('.vocab-form .vf-focused').getBoundingClientRect()")
+    assert box["top"] >= 0 and box["bottom"] <= size[1], box
+    shots = os.environ.get("VOCAB_PAGE_SHOTS")
+    if shots:
+        driver.save_screenshot(str(Path(shots) / f"rating_page_{size[0]}x{size[1]}.png"))
+    _keys(driver, "x")  # a key that is none of the form's
+    _wait(driver, lambda d: "not one of the form's keys" in d.find_element(By.CSS_SELECTOR, ".vf-head").text, 10, "x")
+    assert _axe(driver) == []
+    driver.execute_script("document.body.append(Object.assign(document.createElement('img'), {src: 'x.png'}))")
+    assert ("image-alt", 1) in _axe(driver)

@@ -108,3 +108,24 @@ def test_seed_word_rule():
     assert adjudicate(["notes"], "The notes ring.", ["notes"], s, seed_word="stone").checks["1"] == "FAILED"
     assert adjudicate(["notes"], "The notes ring.", ["notes"], {"require_seed_word": False}).checks["1"] == "PASSED"
     assert adjudicate(["notes"], "The notes ring.", ["notes"]).checks["1"] is None  # settings unknown
+
+
+def test_the_script_grades_by_the_rubrics_missing_word_rule():
+    """vocab.rubric.MISSING_WORD_RULE, the one rule the form, the page and the LLM raters are shown, is the script's
+    too where it decides: a listed word not in the sentence fails check 2 (and the answer key's check 3, whose
+    words must be in the sentence), while check 7, one of the word checks, is graded on the listed words the
+    sentence does hold; with no sentence at all every check the script decides fails (check 1 only where the level
+    asks for the seed word: elsewhere it is not graded)."""
+    from vocab.rubric import MISSING_WORD_RULE, WORD_CHECKS
+
+    assert "fails check 2 only" in MISSING_WORD_RULE and "7" in WORD_CHECKS
+    settings = {"require_seed_word": True, "max_sentence_words": 12}
+    # "tone" missing, "NOTE" there in capitals: check 7 fails on the word present, not on the one missing
+    v = adjudicate(["tone", "note"], "A NOTE ended the day.", ["tone", "note"], settings, "notes")
+    assert (v.checks["2"], v.checks["7"]) == ("FAILED", "FAILED")
+    # "tone" missing, "note" written as a word: check 7 passes on the word the sentence holds
+    v = adjudicate(["tone", "note"], "A note ended the day.", ["tone", "note"], settings, "notes")
+    assert (v.checks["2"], v.checks["3"], v.checks["7"]) == ("FAILED", "FAILED", "PASSED")
+    for sentence in ("", "   "):
+        decided = {k: x for k, x in adjudicate(["tone"], sentence, ["tone"], settings, "tones").checks.items() if x}
+        assert decided and set(decided.values()) == {"FAILED"}, decided

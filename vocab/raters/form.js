@@ -56,7 +56,8 @@ const TAB = (() => {
 
 const PING_EVERY_MS = 2000, SILENT_AFTER_MS = 10000;
 
-function render({ model, el: host }) {
+// atTop: the page (rate.html) opens at its title; the form in a notebook brings itself into sight
+function render({ model, el: host, atTop = false }) {
   const root = el("div", "vocab-form");
   root.tabIndex = 0;
   // The form's keys stop at the form (stopPropagation below), so JupyterLab's command-mode keys (b inserts a
@@ -77,8 +78,9 @@ function render({ model, el: host }) {
   const pending = new Map();
   let showHelp = false, quiet = false; // quiet: the last message was read (a key was pressed since it came)
   let wrongKey = ""; // the last key pressed that is none of the form's: the head says which keys work
-  // owner: the tab the kernel answers; blurred: the form has lost the keyboard; scrollWanted: show the focused check
-  let owner = null, blurred = false, scrollWanted = true;
+  // owner: the tab the kernel answers; blurred: the form has lost the keyboard; scrollWanted: show the focused check;
+  // untouched: no key or tap yet on a page that opens at its top (nothing scrolls it until then)
+  let owner = null, blurred = false, untouched = atTop, scrollWanted = !atTop;
   let listTop = 0; // how far the list of checks is scrolled inside the form, kept across redraws of one row
   const elsewhere = () => owner !== null && owner !== TAB;
 
@@ -395,6 +397,7 @@ function render({ model, el: host }) {
       return;
     }
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key; // Caps Lock or Shift: the same keys
+    untouched = false;
     const hadWrong = wrongKey;
     wrongKey = "";
     let handled = true;
@@ -459,10 +462,11 @@ function render({ model, el: host }) {
     if (e.key !== "Escape") onKey(e);
   }
   window.addEventListener("keydown", capture, true);
+  root.addEventListener("pointerdown", () => { untouched = false; });
 
   model.on("change:view", () => {
     quiet = false;
-    scrollWanted = true;
+    scrollWanted = !untouched;
     draw();
     // a save refused while the rater typed a note leaves them in the note: their next letters stay text
     const inNote = document.activeElement && document.activeElement.classList.contains("vf-note");
@@ -486,7 +490,7 @@ function render({ model, el: host }) {
   }, PING_EVERY_MS);
   send({ action: "hello" }); // the first tab to say hello owns the form
   draw();
-  setTimeout(() => { root.focus({ preventScroll: true }); scrollWanted = true; draw(); }, 0); // laid out by now
+  setTimeout(() => { root.focus({ preventScroll: true }); scrollWanted = !untouched; draw(); }, 0); // laid out by now
   return () => {
     clearInterval(timer);
     window.removeEventListener("keydown", capture, true);

@@ -271,7 +271,7 @@ function start() {
       "send the newest one).";
   };
   const model = pageModel(session, said);
-  render({ model, el: host });
+  render({ model, el: host, atTop: true });
   // a click on the page's own controls (the rubric, the log's button) leaves the keys with the form
   document.addEventListener("click", (e) => {
     const root = host.querySelector(".vocab-form");
