@@ -1,0 +1,98 @@
+"""The coverage of the stratified correction (:func:`vocab.stats.strata.stratified_correction`), beside the
+correction of the same piles sampled whole with the same number of labels, on the same simulated populations.
+
+A point: the judge's two piles of given sizes, each split into strata of given shares whose items pass (by a
+person) at given rates. Each simulated study draws its population (every item's truth: theta is the share of *these*
+items that pass), then for the stratified sample each stratum's rows (:func:`vocab.sampling.strata.allocate_strata`
+of the pile's labels), and for the whole-pile sample as many rows from the pile at random. Both are corrected by the
+fiducial method over the finite piles; coverage is the share of studies whose interval holds the study's own theta.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vocab import stats
+from vocab.sampling.strata import allocate_strata
+from vocab.stats.intervals import holding_rows
+from vocab.stats.strata import pile_draws
+
+
+@dataclass(frozen=True)
+class StrataCoverage:
+    sims: int
+    coverage: float  # the stratified interval's
+    width: float
+    whole_coverage: float  # the same labels drawn from each pile at random, corrected as today
+    whole_width: float
+    labels: int  # rows rated per study (both piles, stratified)
+
+
+def _sizes(total: int, shares) -> list[int]:
+    raw = np.asarray(shares, dtype=float) / np.sum(shares) * total
+    n = np.floor(raw).astype(int)
+    n[np.argsort(-(raw - n), kind="stable")[: total - n.sum()]] += 1
+    return [max(int(v), 1) for v in n]
+
+
+def _population(rng, sizes, rates, sims):
+    """(sims, H) true passes per stratum."""
+    return rng.binomial(np.asarray(sizes)[None, :], np.asarray(rates)[None, :], size=(sims, len(sizes)))
+
+
+def _stratified_values(rng, sizes, truth, take):
+    """(sims, H, max take) the rated rows' verdicts: k_h ~ Hypergeometric(T_h, N_h − T_h, n_h) ones, then zeros."""
+    sims, h = truth.shape
+    m = max(take)
+    out = np.full((sims, h, m), np.nan)
+    for j, (size, n) in enumerate(zip(sizes, take, strict=True)):
+        k = rng.hypergeometric(truth[:, j], size - truth[:, j], n) if n else np.zeros(sims, int)
+        out[:, j, :n] = (np.arange(n)[None, :] < k[:, None]).astype(float)
+    return out
+
+
+def _whole_values(rng, sizes, truth, n):
+    """(sims, n) verdicts of n rows drawn from the pile whole (its strata pooled)."""
+    total = int(np.sum(sizes))
+    k = rng.hypergeometric(truth.sum(axis=1), total - truth.sum(axis=1), min(n, total))
+    return (np.arange(min(n, total))[None, :] < k[:, None]).astype(float)
+
+
+def strata_coverage(
+    passed: dict, failed: dict, labels: int, *, sims: int, seed: int, n_boot: int = 2000, confidence: float = 0.95
+) -> StrataCoverage:
+    """``passed`` and ``failed``: each pile's ``size``, its strata's ``shares`` and their true pass ``rates``;
+    ``labels``: rows a pile (shared out over its strata as the sampler shares them)."""
+    rng = np.random.default_rng(seed)
+    alpha = (1 - confidence) / 2
+    piles = []
+    for pile in (passed, failed):
+        sizes = _sizes(pile["size"], pile["shares"])
+        piles.append((sizes, _population(rng, sizes, pile["rates"], sims), allocate_strata(sizes, labels)))
+    n_items = sum(sum(s) for s, _, _ in piles)
+    p = sum(piles[0][0]) / n_items
+    truth = (piles[0][1].sum(axis=1) + piles[1][1].sum(axis=1)) / n_items
+    # stratified
+    shares = []
+    for sizes, t, take in piles:
+        v = _stratified_values(rng, sizes, t, take)
+        shares.append(pile_draws(v, np.repeat(np.asarray(sizes, float)[None, :], sims, axis=0), n_boot, rng))
+    (a, ad), (b, bd) = shares
+    est = stats.corrected_rate(p, a, b)
+    lo, hi = holding_rows(est, stats.corrected_rate(p, ad, bd), alpha)
+    # the same labels drawn from each pile whole
+    x = _whole_values(rng, piles[0][0], piles[0][1], sum(piles[0][2]))
+    y = _whole_values(rng, piles[1][0], piles[1][1], sum(piles[1][2]))
+    totals = [np.full(sims, float(sum(sizes))) for sizes, _, _ in piles]
+    whole = stats.Piles(np.full(sims, p), np.full(sims, float(n_items)), x, y, np.ones_like(y), np.ones(sims), *totals)
+    w = stats.correction_intervals("fiducial", whole, n_draws=n_boot, confidence=confidence, rng=rng)
+    return StrataCoverage(
+        sims,
+        float(np.mean((lo <= truth) & (truth <= hi))),
+        float(np.mean(hi - lo)),
+        float(np.mean((w.low <= truth) & (truth <= w.high))),
+        float(np.mean(w.high - w.low)),
+        int(sum(sum(t) for _, _, t in piles)),
+    )
