@@ -16,8 +16,7 @@ import numpy as np
 
 from vocab import stats
 from vocab.sampling.strata import allocate_strata
-from vocab.stats.intervals import holding_rows
-from vocab.stats.strata import pile_draws
+from vocab.stats.strata import holding_lattice, pile_draws
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ def strata_coverage(
         shares.append(pile_draws(v, np.repeat(np.asarray(sizes, float)[None, :], sims, axis=0), n_boot, rng))
     (a, ad), (b, bd) = shares
     est = stats.corrected_rate(p, a, b)
-    lo, hi = holding_rows(est, stats.corrected_rate(p, ad, bd), alpha)
+    lo, hi = holding_lattice(est, stats.corrected_rate(p, ad, bd), alpha)
     # the same labels drawn from each pile whole
     x = _whole_values(rng, piles[0][0], piles[0][1], sum(piles[0][2]))
     y = _whole_values(rng, piles[1][0], piles[1][1], sum(piles[1][2]))

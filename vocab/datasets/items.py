@@ -42,6 +42,14 @@ CELL_JOIN = "__"  # a cell's name: its system and its judge, joined
 DIGESTED = ("row", "id", "level", "attempt", "system", "judge", "verdict", "criteria", "visible", "hidden")
 
 
+SCORE_SQL = (  # an item's score, from its hidden fields: a number, else NULL (text grades, booleans, NaN, inf)
+    "CASE WHEN isfinite(coalesce(TRY_CAST(json_extract_string(hidden, '$.score') AS DOUBLE), "
+    "TRY_CAST(json_extract_string(hidden, '$.feedback_value') AS DOUBLE))) THEN coalesce(TRY_CAST("
+    "json_extract_string(hidden, '$.score') AS DOUBLE), TRY_CAST(json_extract_string(hidden, '$.feedback_value') AS "
+    "DOUBLE)) END"
+)
+
+
 def cell_of(system: str, judge: str) -> str:
     """The cell of a (system, judge) pair. No name holds :data:`CELL_JOIN` or begins or ends with ``_`` (an import
     refuses it), so the first ``__`` of a cell's name is where its system ends and two pairs never share a cell:

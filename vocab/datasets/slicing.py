@@ -110,10 +110,20 @@ def _frame_levels(attempts: pd.DataFrame, column: str, where) -> pd.DataFrame:
     return g.agg(slice=("slice", "first"), x=("passed", "sum"), n=("passed", "size")).reset_index()
 
 
+def value_sql(column: str) -> str:
+    """The SQL of a stored item's value in ``column`` (its visible fields, else its hidden ones), as text;
+    :data:`MISSING` where it holds none."""
+    path = "$." + '"' + column.replace('"', '\\"') + '"'
+    lit = path.replace("'", "''")  # a column named with a quote stays inside its SQL literal
+    return (
+        f"coalesce(nullif(json_extract_string(visible, '{lit}'), ''), nullif(json_extract_string(hidden, '{lit}'), "
+        f"''), '{MISSING}')"
+    )
+
+
 def _store_levels(data, column: str, where) -> str:
     """The SQL of an imported dataset's groups (per cell and level: its slice, passes and items), counted in
     DuckDB over the stored items, once the column is known, holds whole groups and few values."""
-    path = "$." + '"' + column.replace('"', '\\"') + '"'
     store = data.items
     known = store.con.execute(
         f"SELECT DISTINCT unnest(list_concat(json_keys(visible), json_keys(hidden))) FROM {store.src}"
@@ -123,9 +133,7 @@ def _store_levels(data, column: str, where) -> str:
         raise CalibrationError(
             f"{where}: --by {column!r}: the dataset kept no such column (known: {', '.join(known) or 'none'})"
         )
-    lit = path.replace("'", "''")  # a column named with a quote stays inside its SQL literal
-    value = (f"coalesce(nullif(json_extract_string(visible, '{lit}'), ''), nullif(json_extract_string(hidden, "
-             f"'{lit}'), ''), '{MISSING}')")  # fmt: skip
+    value = value_sql(column)
     sql = (
         f"SELECT cell, level, count(DISTINCT {value}) AS k, min({value}) AS slice, "
         "count(*) FILTER (verdict = 'PASSED') AS x, count(*) AS n "

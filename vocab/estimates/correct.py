@@ -15,6 +15,7 @@ from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE, BlindRaters, pooled_passes
 from vocab.raters.raters import rater_passes, rubric_of
 from vocab.sampling.sample import CalibrationError
+from vocab.stats.strata import stratified_correction
 
 # --- the correction per rater variant and cell ----------------------------------------------------------
 
@@ -123,6 +124,9 @@ class _Cell:
     # as infinite); both None for the superpopulation
     passed_total: float | None = None
     failed_total: float | None = None
+    # a sample drawn by strata within the piles (vocab.sampling.strata): per pile, each stratum's rated ids and its
+    # items in all; None for a sample drawn per pile
+    strata: tuple[list[tuple[pd.Index, int]], list[tuple[pd.Index, int]]] | None = None
 
 
 def _population(population: str) -> str:
@@ -143,6 +147,8 @@ def _cell(
     n = int(counts.attempts[cell])
     p = int(counts.passed[cell]) / n
     k = key[key.cell == cell].sort_values("blind_id")
+    if "stratum" in k.columns:
+        return _stratified_cell(counts, k, cell, rated, population)
     k = k[k.blind_id.isin(rated)]
     pp, fp = k[k.pile == "passed"], k[k.pile == "failed"]
     # A critic that passed nothing (p = 0) has no passed pile, and needs none: theta = b. Likewise p = 1 and
@@ -165,9 +171,44 @@ def _cell(
                  fp["level"].astype(str).to_numpy() if "level" in fp else None, *totals)  # fmt: skip
 
 
+def _stratified_cell(
+    counts: pd.DataFrame, k: pd.DataFrame, cell: str, rated: pd.Index, population: str
+) -> _Cell | None:
+    """:func:`_cell` of a sample drawn by strata (``k``: the cell's key rows, each with its stratum and the
+    stratum's items): None when a stratum holding items has no rated row (its share unknown)."""
+    if _population(population) != stats.FINITE:
+        raise CalibrationError(
+            "a sample drawn by strata is corrected for these items only: --population superpopulation does not take it"
+        )
+    n = int(counts.attempts[cell])
+    piles = []
+    for pile in ("passed", "failed"):
+        rows = k[k.pile == pile]
+        strata = []
+        for _, g in rows.groupby("stratum", sort=True):
+            ids = pd.Index(g.blind_id[g.blind_id.isin(rated)])
+            if ids.empty:
+                return None
+            strata.append((ids, int(g.stratum_size.iloc[0])))
+        piles.append(strata)
+    p = int(counts.passed[cell]) / n
+    if (p > 0 and not piles[0]) or (p < 1 and not piles[1]):
+        return None
+    empty = "passed" if not piles[0] else "failed" if not piles[1] else None
+    return _Cell(p, n, float(counts.deff[cell]), pd.Index([]), pd.Index([]), np.ones(0), empty,
+                 strata=(piles[0], piles[1]))  # fmt: skip
+
+
 def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confidence: float, rng):
     """The corrected rate of one cell from a rater's 0/1 ``verdicts`` (indexed by blind id), with its interval
     by ``method``: the one implementation behind the correction table and the per-check audit."""
+    if c.strata is not None:
+        if method != "fiducial":
+            raise CalibrationError(
+                f"a sample drawn by strata is corrected by the fiducial interval only, not {method!r}"
+            )
+        passed, failed = ([(verdicts.loc[ids].to_numpy(float), size) for ids, size in pile] for pile in c.strata)
+        return stratified_correction(c.p, passed, failed, n_draws=n_draws, confidence=confidence, rng=rng)
     x = verdicts.loc[c.passed_ids].to_numpy(float) if c.empty != "passed" else np.zeros(1)
     y = verdicts.loc[c.failed_ids].to_numpy(float) if c.empty != "failed" else np.zeros(1)
     w = c.failed_weights if c.empty != "failed" else np.ones(1)
@@ -339,6 +380,8 @@ def check_audit(
         if c is None:
             continue
         ids = c.passed_ids.append(c.failed_ids)
+        if c.strata is not None:
+            ids = pd.Index([i for pile in c.strata for stratum, _ in pile for i in stratum])
         checks = [cr for cr in rubric.criteria if rated.loc[ids, cr.column].notna().all()]
         level = 1 - family_alpha / max(len(checks), 1)
         att = attempts[attempts.cell == cell]

@@ -21,13 +21,8 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
+from vocab.datasets.items import SCORE_SQL
 
-SCORE_SQL = (  # an item's score, from its hidden fields: a number, else NULL (text grades, booleans, NaN, inf)
-    "CASE WHEN isfinite(coalesce(TRY_CAST(json_extract_string(hidden, '$.score') AS DOUBLE), "
-    "TRY_CAST(json_extract_string(hidden, '$.feedback_value') AS DOUBLE))) THEN coalesce(TRY_CAST("
-    "json_extract_string(hidden, '$.score') AS DOUBLE), TRY_CAST(json_extract_string(hidden, '$.feedback_value') AS "
-    "DOUBLE)) END"
-)
 N_BOOT = 1000
 
 

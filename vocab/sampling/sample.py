@@ -38,6 +38,7 @@ from vocab.sampling.quotes import COLUMN as QUOTES
 from vocab.sampling.quotes import judge_quotes
 
 KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight", QUOTES]
+STRATUM_COLUMNS = ["stratum", "stratum_size"]  # a sample drawn by strata within its piles (vocab.sampling.strata)
 KEY_REQUIRED = KEY_COLUMNS[:-1]  # never empty in a row (quotes_judge mostly is)
 SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
 
@@ -216,7 +217,7 @@ def blind_ids(rows: list[tuple], dataset: str, used: set[str] = frozenset()) -> 
     hash, the row's place (cell, level, attempt) and its item's id (two items of a table may share a place), the next
     such hash where two rows would share one."""
     ids: list[str] = []
-    for r, _, _ in rows:
+    for r, *_ in rows:
         item = f"{dataset}\0{r.cell}\0{r.level}\0{int(r.attempt)}\0{getattr(r, 'id', '')}"
         n = 0
         while (bid := "b" + hashlib.sha256(f"{item}\0{n}".encode()).hexdigest()[:6]) in used or bid in ids:
@@ -232,11 +233,13 @@ def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset(), *, dat
     ids = blind_ids(rows, dataset, used)
     order = rng.permutation(len(rows))
     key, sheet = [], []
+    stratified = any(len(r) > 3 for r in rows)  # (row, pile, weight[, stratum, its size]): vocab.sampling.strata
     for pos in order:
-        r, pile, weight = rows[pos]
+        r, pile, weight = rows[pos][:3]
         bid = ids[pos]
         key.append(
             {
+                **({"stratum": rows[pos][3], "stratum_size": int(rows[pos][4])} if stratified else {}),
                 "blind_id": bid,
                 "cell": r.cell,
                 "level": int(r.level) if isinstance(r.level, (int, np.integer)) else r.level,
@@ -249,7 +252,8 @@ def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset(), *, dat
         )
         sheet.append({"blind_id": bid, **{f: _plain(r[f]) for f in visible}})
     # The key in (cell, level, attempt) order: key row k is not sheet row k (nor any packet's row k).
-    key_df = pd.DataFrame(key, columns=KEY_COLUMNS).sort_values(["cell", "level", "attempt"], kind="stable")
+    columns = KEY_COLUMNS + (STRATUM_COLUMNS if stratified else [])
+    key_df = pd.DataFrame(key, columns=columns).sort_values(["cell", "level", "attempt"], kind="stable")
     return Sample(key_df.reset_index(drop=True), pd.DataFrame(sheet, columns=["blind_id", *visible]))
 
 
@@ -477,7 +481,7 @@ def earlier_sheet_hashes(run_dir: str | Path) -> set[str]:
 def read_key(run_dir: str | Path) -> pd.DataFrame:
     """key.csv, with ``quotes_judge`` (from the blind sheet for a key drawn before the column existed)."""
     # an imported dataset's groups are names ("12", "q-07"), a run's levels numbers
-    dtype = {"level": str, QUOTES: str} if is_imported(run_dir) else {QUOTES: str}
+    dtype = {"level": str, QUOTES: str, "stratum": str} if is_imported(run_dir) else {QUOTES: str}
     # keep_default_na=False: an item named "NA" or "null" is a name, not a gap (read_sheet reads the key alike)
     key = pd.read_csv(RunDir(run_dir).key, dtype=dtype, keep_default_na=False)
     if QUOTES not in key.columns:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from vocab.sampling.sample import CalibrationError, Sample, _blind, data_id
+
 SCORE = "score"  # --strata score: the judge's score in bands
 MAX_BANDS = 4
 MIN_PER_STRATUM = 3
@@ -64,3 +66,89 @@ def score_bands(scores) -> list[str]:
     of_value = {v: names[b] for v, b in zip(values, band, strict=True)}
     out[ok] = [of_value[v] for v in x[ok]]
     return list(out)
+
+
+def _strata_sql(data, by: str, where) -> str:
+    """The SQL of a stored item's stratum source: its score (``by`` = :data:`SCORE`, banded afterwards) or its value
+    in the column (checked as `--by` checks it: known, whole groups, few values). CalibrationError (one line)."""
+    from vocab.datasets.items import SCORE_SQL
+    from vocab.datasets.slicing import check_column, value_sql
+
+    if by == SCORE:
+        store = data.items
+        scored = store.con.execute(f"SELECT count(*) FROM {store.src} WHERE ({SCORE_SQL}) IS NOT NULL").fetchone()[0]
+        if not scored:
+            raise CalibrationError(f"{where}: --strata score: the judge logged no numeric score in this dataset")
+        return SCORE_SQL
+    check_column(data, by, where)
+    return value_sql(by)
+
+
+def check_strata(data, by: str, where) -> None:
+    """What `--strata` checks before anything is written: an imported dataset's stored items, and a score or a
+    column it kept (CalibrationError, one line)."""
+    if not by or not by.strip():
+        raise CalibrationError(f"{where}: --strata needs 'score' or a column name")
+    if data.kind == "run" or data.items is None or not hasattr(data.items, "con"):
+        raise CalibrationError(
+            f"{where}: --strata draws an imported dataset's stored items; a study run's sample is seed 000's design "
+            "(per cell and pile; --by slices it afterwards)"
+        )
+    _strata_sql(data, by, where)
+
+
+def pile_strata(data, cell: str, verdict: str, by: str, where) -> tuple[np.ndarray, list[str]]:
+    """One pile's items (their store rows, in the order the sampler numbers a pile: group, epoch, row) and each
+    one's stratum."""
+    store = data.items
+    got = store.con.execute(
+        f"SELECT row, {_strata_sql(data, by, where)} AS s FROM {store.src} WHERE cell = ? AND verdict = ? "
+        "ORDER BY level, attempt, row",
+        [cell, verdict],
+    ).df()
+    rows = got["row"].to_numpy()
+    return rows, (score_bands(got.s.to_numpy(float)) if by == SCORE else [str(v) for v in got.s])
+
+
+def draw_strata(data, per_pile: int, seed: int, by: str, where) -> Sample:
+    """The blind sample of an imported dataset drawn by strata within each cell's two piles: each pile's
+    ``per_pile`` rows shared over its strata (:func:`allocate_strata`), each stratum's rows drawn at random among
+    its items (the failed pile by item, as the passed one: weight 1); each key row records its stratum and the
+    stratum's items in all."""
+    from vocab.datasets.items import flatten
+    from vocab.datasets.slicing import natural
+
+    if per_pile < 1:
+        raise CalibrationError(f"per_pile must be positive, got {per_pile}")
+    check_strata(data, by, where)
+    rng = np.random.default_rng(seed)  # the sample's stream (as vocab.sampling.sample.draw's)
+    store, picked = data.items, []
+    for cell in data.cells.index[data.cells.attempts > 0]:
+        for verdict, pile in (("PASSED", "passed"), ("FAILED", "failed")):
+            rows, strata = pile_strata(data, cell, verdict, by, where)
+            names = sorted(set(strata), key=natural)
+            members = {n: rows[[s == n for s in strata]] for n in names}
+            sizes = [len(members[n]) for n in names]
+            for name, size, n in zip(names, sizes, allocate_strata(sizes, per_pile), strict=True):
+                take = np.sort(rng.choice(size, size=n, replace=False))
+                picked += [(int(r), pile, name, size) for r in members[name][take]]
+    chosen = {r: (pile, name, size) for r, pile, name, size in picked}
+    items = store._frame(
+        f"SELECT * FROM {store.src} WHERE row IN (SELECT unnest(?::BIGINT[])) ORDER BY cell, level, attempt, row",
+        [sorted(chosen)],
+    )
+    flat = flatten(items, data.rubric, data.visible)
+    out = []
+    for i, r in enumerate(items["row"]):
+        pile, name, size = chosen[int(r)]
+        out.append((flat.iloc[i], pile, 1, name, size))
+    return _blind(out, rng, data.visible, dataset=data_id(data))
+
+
+def sample_strata(run_dir) -> str | None:
+    """What the sample's piles were stratified by (:data:`SCORE` or a column), from its first draw's record;
+    None for a sample drawn per pile."""
+    from vocab.sampling.sample import sample_stages
+
+    stages = sample_stages(run_dir)
+    return stages[0].get("strata") if stages else None

@@ -5,9 +5,10 @@ dataset kept — and each stratum h of N_h items is sampled on its own (n_h rows
 pile's share is then the strata's shares weighted by their known sizes, Σ_h (N_h / N) · share_h, and theta, q1 and
 q0 follow from the two shares as for a pile sampled whole. Each stratum's share is drawn as the fiducial default
 draws a finite pile's (:func:`vocab.stats.intervals.binomial_cd_draws`, completed over its N_h rows by
-:func:`~vocab.stats.intervals.finite_shares`), its own randomisation per stratum; the weighted sums of the draws
-give the interval (:func:`~vocab.stats.intervals.holding_rows`). The items are the population (p known, every
-verdict seen): the finite population only, and the fiducial method only. Its coverage is measured in
+:func:`~vocab.stats.intervals.finite_shares`), each draw either bounding Beta with even odds (as the paired strata's
+are: a stratum's own randomisation under-covered where several small strata add up); the weighted sums of the draws
+give the interval, its ends on draws (:func:`holding_lattice`). The items are the population (p known, every verdict
+seen): the finite population only, and the fiducial method only. Its coverage is measured in
 :mod:`vocab.coverage.strata` (``benchmarks/results/strata.json``).
 """
 
@@ -16,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from vocab.stats.correction import Correction, corrected_rate, sensitivity, specificity
-from vocab.stats.intervals import CorrectionInterval, binomial_cd_draws, finite_shares, holding_rows
+from vocab.stats.intervals import CorrectionInterval, binomial_cd_draws, finite_shares
 
 
 def pile_draws(values: np.ndarray, totals: np.ndarray, n_draws: int, rng: np.random.Generator):
@@ -30,7 +31,7 @@ def pile_draws(values: np.ndarray, totals: np.ndarray, n_draws: int, rng: np.ran
     flat = v.reshape(s * h, m)
     n = np.sum(~np.isnan(flat), axis=1).astype(float)
     k = np.nansum(flat, axis=1)
-    cd = binomial_cd_draws(k, n, rng.random(s * h), n_draws, rng)
+    cd = binomial_cd_draws(k, n, np.full(s * h, 0.5), n_draws, rng)  # each draw either bounding Beta, even odds
     shares = finite_shares(cd, flat, tot.reshape(-1), rng).reshape(s, h, n_draws)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = (k / n).reshape(s, h)
@@ -41,6 +42,22 @@ def pile_draws(values: np.ndarray, totals: np.ndarray, n_draws: int, rng: np.ran
     point = np.where(ok, np.sum(np.where(present, w * np.nan_to_num(share), 0.0), axis=1), np.nan)
     draws = np.einsum("sh,shd->sd", w, np.where(present[:, :, None], np.nan_to_num(shares), 0.0))
     return point, np.where(ok[:, None], draws, np.nan)
+
+
+def holding_lattice(values, draws, alpha: float) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~vocab.stats.intervals.holding_rows` with its ends on draws themselves (the lower end the draw at or
+    below the alpha quantile, the upper at or above 1 − alpha): a finite pile's share lies on a lattice of its rows,
+    and an end interpolated between two draws would leave out the lattice point at the edge (near a census it holds
+    much of the draws' mass)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a row with no defined draw: NaN
+        lo = np.nanquantile(draws, alpha, axis=1, method="lower")
+        hi = np.nanquantile(draws, 1 - alpha, axis=1, method="higher")
+    v = np.asarray(values, dtype=float)
+    ok = np.isfinite(v) & np.isfinite(lo)
+    return np.where(ok, np.fmin(lo, v), lo), np.where(ok, np.fmax(hi, v), hi)
 
 
 def padded(strata: list[np.ndarray]) -> np.ndarray:
@@ -77,10 +94,10 @@ def stratified_correction(
     pa, pb = (np.zeros(1) if a_empty else a), (np.zeros(1) if b_empty else b)
     est = corrected_rate(p, pa, pb)
     draws = corrected_rate(p, ad, bd)
-    lo, hi = holding_rows(est, draws, alpha)
+    lo, hi = holding_lattice(est, draws, alpha)
     q1, q0 = sensitivity(p, pa, pb), specificity(p, pa, pb)
     q1d, q0d = sensitivity(p, ad, bd), specificity(p, ad, bd)
-    (q1l, q1h), (q0l, q0h) = holding_rows(q1, q1d, alpha), holding_rows(q0, q0d, alpha)
+    (q1l, q1h), (q0l, q0h) = holding_lattice(q1, q1d, alpha), holding_lattice(q0, q0d, alpha)
     point = Correction(float(p), float(a[0]), float(b[0]), float(est[0]), float(q1[0]), float(q0[0]))
     return CorrectionInterval(
         point,

@@ -1,0 +1,124 @@
+"""A sample drawn by strata within each pile (vocab.sampling.strata, vocab.stats.strata): the labels shared out
+over a pile's strata, the judge's score in bands, the estimator that weights the strata back, and the draw on an
+imported table. Expected values are worked by hand or counted from the table's own file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vocab import stats
+from vocab.cli import main
+from vocab.datasets.dataset import load_dataset
+from vocab.estimates.correct import correction_table
+from vocab.sampling.sample import CalibrationError, read_key, write_sample
+from vocab.sampling.strata import NO_SCORE, allocate_strata, check_strata, draw_strata, score_bands
+from vocab.stats.strata import stratified_correction
+
+
+def test_labels_are_shared_out_at_least_three_a_stratum_then_by_size():
+    # floors of 3 use 12 of 10: every stratum is rated
+    assert allocate_strata([100, 50, 30, 20], 10) == [3, 3, 3, 3]
+    # a stratum of 2 is taken whole, the other gets the rest
+    assert allocate_strata([2, 200], 10) == [2, 8]
+    # a pile smaller than the labels is taken whole
+    assert allocate_strata([5, 5], 50) == [5, 5]
+    # 40: floors 12, then 28 by size 100:50:30:20 = 14, 7, 4.2, 2.8 -> 14, 7, 4, 2 (27), the last one by the
+    # remainders of what is left (1 row: 0.5, 0.25, 0.15, 0.1 -> the first)
+    assert allocate_strata([100, 50, 30, 20], 40) == [18, 10, 7, 5]
+
+
+def test_the_judges_score_in_bands_never_splits_equal_scores():
+    # ten distinct scores: midpoints 0.05, 0.15, ... 0.95 times 4 bands -> 0, 0, 1, 1, 1, 2, 2, 3, 3, 3
+    assert score_bands(range(1, 11)) == ["score 1–2"] * 2 + ["score 3–5"] * 3 + ["score 6–7"] * 2 + ["score 8–10"] * 3
+    # four items scored 1 and one scored 2: midpoints 0.4 and 0.9 -> bands 1 and 3, named by their scores
+    assert score_bands([1, 1, 1, 1, 2]) == ["score 1"] * 4 + ["score 2"]
+    assert score_bands([0.5, float("nan"), float("inf")]) == ["score 0.5", NO_SCORE, NO_SCORE]
+
+
+def test_strata_rated_whole_leave_no_sampling_error():
+    """Every stratum's rows all rated: the share of each pile is counted, and theta's interval is the point. By
+    hand: passed strata 3 of 4 and 1 of 2 pass, failed 0 of 3 and 2 of 2; p = 6 / 11; theta = (4 + 2) / 11."""
+    passed = [(np.array([1, 1, 1, 0]), 4), (np.array([1, 0]), 2)]
+    failed = [(np.array([0, 0, 0]), 3), (np.array([1, 1]), 2)]
+    r = stratified_correction(6 / 11, passed, failed, n_draws=500, rng=np.random.default_rng(0))
+    assert r.point.theta == pytest.approx(6 / 11) and r.theta_ci == pytest.approx((6 / 11, 6 / 11))
+    assert r.point.a == pytest.approx(4 / 6) and r.point.b == pytest.approx(2 / 5)
+    assert r.point.q1 == pytest.approx(4 / 6)  # the truly passing items the judge passed: 4 of 6
+
+
+def test_one_stratum_a_pile_is_the_finite_pile_sampled_whole():
+    """With one stratum a pile the estimate is the plain finite correction's, and the interval its own within the
+    draws' error (both draw the same distributions: here each draw either bounding Beta with even odds)."""
+    x, y = np.array([1] * 8 + [0] * 2, float), np.array([1] * 3 + [0] * 7, float)
+    r = stratified_correction(0.6, [(x, 120)], [(y, 80)], n_draws=40000, rng=np.random.default_rng(1))
+    plain = stats.correction_interval("fiducial", 0.6, 200, x, y, np.ones(10), passed_total=120, failed_total=80,
+                                      n_draws=40000, rng=np.random.default_rng(2))  # fmt: skip
+    assert r.point.theta == pytest.approx(0.6 * 0.8 + 0.4 * 0.3) == plain.point.theta
+    assert r.theta_ci == pytest.approx(plain.theta_ci, abs=0.03)
+
+
+def _table(tmp: Path) -> Path:
+    rng = np.random.default_rng(3)
+    rows = []
+    for i in range(120):
+        score = int(rng.integers(1, 11))
+        verdict = "PASSED" if score >= 6 else "FAILED"
+        rows.append({"id": f"q{i}", "system": "s", "judge": "j", "verdict": verdict, "score": score})
+        rows[-1].update({"topic": "ab"[i % 2], "input": f"question {i}", "output": f"answer {i}"})
+    t = tmp / "t.csv"
+    pd.DataFrame(rows).to_csv(t, index=False)
+    return t
+
+
+@pytest.mark.parametrize("by", ["score", "topic"])
+def test_a_table_drawn_by_strata_keeps_each_rows_stratum_and_its_size(tmp_path, by):
+    """The table's items drawn by score bands or by a column: each key row names its stratum and how many items of
+    its pile the stratum holds (counted from the CSV), every stratum gets its share (at least 3), and a rater who
+    agrees with the judge gives the judge's own pass share as theta, counted from the CSV."""
+    t = _table(tmp_path)
+    d = tmp_path / "d"
+    assert main(["import", "table", str(t), "--run-dir", str(d)]) == 0
+    data = load_dataset(d)
+    write_sample(draw_strata(data, 5, 0, by, d), d)
+    key = read_key(d)
+    src = pd.read_csv(t)
+    src["pile"] = src.verdict.str.lower()
+    if by == "topic":
+        src["stratum"] = src.topic
+    else:
+        src["stratum"] = ""
+        for _, g in src.groupby("pile"):
+            src.loc[g.index, "stratum"] = score_bands(g.score.to_numpy(float))
+    sizes = src.groupby(["pile", "stratum"]).size()
+    got = key.groupby(["pile", "stratum"]).agg(n=("blind_id", "size"), size=("stratum_size", "first"))
+    assert got["size"].to_dict() == sizes.to_dict()
+    for pile, g in got.groupby(level="pile"):
+        assert g.n.tolist() == allocate_strata(sizes[pile].tolist(), 5)
+    agree = key.set_index("blind_id").critic_verdict.eq("PASSED").astype(float)
+    table = correction_table(data, key, {"judge-like": agree}, n_boot=400, seed=0)
+    assert table.theta.iloc[0] == pytest.approx((src.verdict == "PASSED").mean())
+    assert table.ci_low.iloc[0] <= table.theta.iloc[0] <= table.ci_high.iloc[0]
+    with pytest.raises(CalibrationError, match="fiducial"):
+        correction_table(data, key, {"judge-like": agree}, n_boot=100, seed=0, interval="jeffreys")
+    with pytest.raises(CalibrationError, match="superpopulation"):
+        correction_table(data, key, {"judge-like": agree}, n_boot=100, seed=0, population="superpopulation")
+
+
+def test_strata_need_a_score_or_a_column_the_dataset_kept(tmp_path):
+    t = _table(tmp_path)
+    d = tmp_path / "d"
+    assert main(["import", "table", str(t), "--run-dir", str(d)]) == 0
+    data = load_dataset(d)
+    with pytest.raises(CalibrationError, match="no such column"):
+        check_strata(data, "colour", d)
+    with pytest.raises(CalibrationError, match="needs 'score' or a column"):
+        check_strata(data, " ", d)
+    src = pd.read_csv(t).drop(columns=["score"])
+    src.to_csv(tmp_path / "u.csv", index=False)
+    assert main(["import", "table", str(tmp_path / "u.csv"), "--run-dir", str(tmp_path / "u")]) == 0
+    with pytest.raises(CalibrationError, match="no numeric score"):
+        check_strata(load_dataset(tmp_path / "u"), "score", tmp_path / "u")
