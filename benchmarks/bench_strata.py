@@ -1,6 +1,6 @@
 """A sample drawn by strata within each pile (`vocab audit --strata score|COLUMN`, :mod:`vocab.stats.strata`): the
 stratified interval's coverage of the study's own theta and its mean width, beside the same number of labels drawn
-from each pile whole and corrected as today, on the same simulated populations
+from each pile whole and corrected as today, on the same simulated populations, and the difference of two such cells
 (:func:`vocab.coverage.strata.strata_coverage`). Points: pile sizes, how the strata differ, labels a pile.
 
 Run: .venv/bin/python benchmarks/bench_strata.py [--sims 2000] [--jobs 2]; writes benchmarks/results/strata.json.
@@ -40,14 +40,14 @@ def run_point(args) -> dict:
         left, n = left - k, n + 1
     row = {"passed": n_passed, "failed": n_failed, "strata": strata, "labels": labels, "sims": sims}
     row["rated"] = parts[0].labels
-    for f in ("coverage", "width", "whole_coverage", "whole_width"):
+    for f in ("coverage", "width", "whole_coverage", "whole_width", "difference_coverage", "difference_width"):
         row[f] = round(sum(getattr(p, f) * p.sims for p in parts) / sims, 6)
     return row
 
 
 def summarise(rows: list[dict]) -> dict:
     out = {"points": len(rows)}
-    for kind, f in (("stratified", "coverage"), ("whole", "whole_coverage")):
+    for kind, f in (("stratified", "coverage"), ("whole", "whole_coverage"), ("difference", "difference_coverage")):
         cov = [r[f] for r in rows]
         out[kind] = {"under_93": sum(c < 0.93 for c in cov), "worst": min(cov)}
         out[kind]["within_95_2"] = sum(0.93 <= c <= 0.97 for c in cov)

@@ -52,7 +52,7 @@ def test_strata_rated_whole_leave_no_sampling_error():
 
 def test_one_stratum_a_pile_is_the_finite_pile_sampled_whole():
     """With one stratum a pile the estimate is the plain finite correction's, and the interval its own within the
-    draws' error (both draw the same distributions: here each draw either bounding Beta with even odds)."""
+    draws' error (both draw the same distributions: each stratum its own randomisation, as the plain pile)."""
     x, y = np.array([1] * 8 + [0] * 2, float), np.array([1] * 3 + [0] * 7, float)
     r = stratified_correction(0.6, [(x, 120)], [(y, 80)], n_draws=40000, rng=np.random.default_rng(1))
     plain = stats.correction_interval("fiducial", 0.6, 200, x, y, np.ones(10), passed_total=120, failed_total=80,

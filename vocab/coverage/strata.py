@@ -6,6 +6,8 @@ person) at given rates. Each simulated study draws its population (every item's 
 items that pass), then for the stratified sample each stratum's rows (:func:`vocab.sampling.strata.allocate_strata`
 of the pile's labels), and for the whole-pile sample as many rows from the pile at random. Both are corrected by the
 fiducial method over the finite piles; coverage is the share of studies whose interval holds the study's own theta.
+A second cell of the same make gives the difference b − a its coverage (each cell's draws differenced, as `vocab
+compare` differences two cells).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 
 from vocab import stats
 from vocab.sampling.strata import allocate_strata
+from vocab.stats.differences import difference_interval
 from vocab.stats.strata import holding_lattice, pile_draws
 
 
@@ -27,6 +30,17 @@ class StrataCoverage:
     whole_coverage: float  # the same labels drawn from each pile at random, corrected as today
     whole_width: float
     labels: int  # rows rated per study (both piles, stratified)
+    difference_coverage: float  # b − a of two such cells, each stratified
+    difference_width: float
+
+
+TOLERANCE = 1e-9  # theta lies on a lattice of 1/N; a share summed over strata can miss its point by a rounding
+
+
+def _holds(lo, hi, truth):
+    """Whether each interval holds its study's theta, up to :data:`TOLERANCE` (an end on the lattice point itself
+    counts: summed in floating point over strata and piles it can land a rounding away)."""
+    return (lo <= truth + TOLERANCE) & (truth <= hi + TOLERANCE)
 
 
 def _sizes(total: int, shares) -> list[int]:
@@ -59,39 +73,54 @@ def _whole_values(rng, sizes, truth, n):
     return (np.arange(min(n, total))[None, :] < k[:, None]).astype(float)
 
 
-def strata_coverage(
-    passed: dict, failed: dict, labels: int, *, sims: int, seed: int, n_boot: int = 2000, confidence: float = 0.95
-) -> StrataCoverage:
-    """``passed`` and ``failed``: each pile's ``size``, its strata's ``shares`` and their true pass ``rates``;
-    ``labels``: rows a pile (shared out over its strata as the sampler shares them)."""
-    rng = np.random.default_rng(seed)
-    alpha = (1 - confidence) / 2
-    piles = []
-    for pile in (passed, failed):
-        sizes = _sizes(pile["size"], pile["shares"])
-        piles.append((sizes, _population(rng, sizes, pile["rates"], sims), allocate_strata(sizes, labels)))
-    n_items = sum(sum(s) for s, _, _ in piles)
-    p = sum(piles[0][0]) / n_items
-    truth = (piles[0][1].sum(axis=1) + piles[1][1].sum(axis=1)) / n_items
-    # stratified
+def _stratified_cell(rng, piles, p, sims, n_boot):
+    """One simulated cell's stratified estimate and theta's draws (S,) and (S, n_boot)."""
     shares = []
     for sizes, t, take in piles:
         v = _stratified_values(rng, sizes, t, take)
         shares.append(pile_draws(v, np.repeat(np.asarray(sizes, float)[None, :], sims, axis=0), n_boot, rng))
     (a, ad), (b, bd) = shares
-    est = stats.corrected_rate(p, a, b)
-    lo, hi = holding_lattice(est, stats.corrected_rate(p, ad, bd), alpha)
+    return stats.corrected_rate(p, a, b), stats.corrected_rate(p, ad, bd)
+
+
+def _cell_piles(rng, passed, failed, labels, sims):
+    piles = []
+    for pile in (passed, failed):
+        sizes = _sizes(pile["size"], pile["shares"])
+        piles.append((sizes, _population(rng, sizes, pile["rates"], sims), allocate_strata(sizes, labels)))
+    n_items = sum(sum(s) for s, _, _ in piles)
+    truth = (piles[0][1].sum(axis=1) + piles[1][1].sum(axis=1)) / n_items
+    return piles, sum(piles[0][0]) / n_items, n_items, truth
+
+
+def strata_coverage(
+    passed: dict, failed: dict, labels: int, *, sims: int, seed: int, n_boot: int = 2000, confidence: float = 0.95
+) -> StrataCoverage:
+    """``passed`` and ``failed``: each pile's ``size``, its strata's ``shares`` and their true pass ``rates``;
+    ``labels``: rows a pile (shared out over its strata as the sampler shares them). The difference is that of a
+    second cell of the same make, its own population and sample (`vocab compare`'s independent cells)."""
+    rng = np.random.default_rng(seed)
+    alpha = (1 - confidence) / 2
+    piles, p, n_items, truth = _cell_piles(rng, passed, failed, labels, sims)
+    est, draws = _stratified_cell(rng, piles, p, sims, n_boot)
+    lo, hi = holding_lattice(est, draws, alpha)
     # the same labels drawn from each pile whole
     x = _whole_values(rng, piles[0][0], piles[0][1], sum(piles[0][2]))
     y = _whole_values(rng, piles[1][0], piles[1][1], sum(piles[1][2]))
     totals = [np.full(sims, float(sum(sizes))) for sizes, _, _ in piles]
     whole = stats.Piles(np.full(sims, p), np.full(sims, float(n_items)), x, y, np.ones_like(y), np.ones(sims), *totals)
     w = stats.correction_intervals("fiducial", whole, n_draws=n_boot, confidence=confidence, rng=rng)
+    # a second cell, and the difference of the two (compare_cells's interval)
+    piles_b, p_b, _, truth_b = _cell_piles(rng, passed, failed, labels, sims)
+    est_b, draws_b = _stratified_cell(rng, piles_b, p_b, sims, n_boot)
+    d = difference_interval(est, draws, est_b, draws_b, confidence)
     return StrataCoverage(
         sims,
-        float(np.mean((lo <= truth) & (truth <= hi))),
+        float(np.mean(_holds(lo, hi, truth))),
         float(np.mean(hi - lo)),
-        float(np.mean((w.low <= truth) & (truth <= w.high))),
+        float(np.mean(_holds(w.low, w.high, truth))),
         float(np.mean(w.high - w.low)),
         int(sum(sum(t) for _, _, t in piles)),
+        float(np.mean(_holds(d.low, d.high, truth_b - truth))),
+        float(np.mean(d.high - d.low)),
     )

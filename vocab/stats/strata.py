@@ -5,8 +5,7 @@ dataset kept — and each stratum h of N_h items is sampled on its own (n_h rows
 pile's share is then the strata's shares weighted by their known sizes, Σ_h (N_h / N) · share_h, and theta, q1 and
 q0 follow from the two shares as for a pile sampled whole. Each stratum's share is drawn as the fiducial default
 draws a finite pile's (:func:`vocab.stats.intervals.binomial_cd_draws`, completed over its N_h rows by
-:func:`~vocab.stats.intervals.finite_shares`), each draw either bounding Beta with even odds (as the paired strata's
-are: a stratum's own randomisation under-covered where several small strata add up); the weighted sums of the draws
+:func:`~vocab.stats.intervals.finite_shares`), each stratum its own randomisation; the weighted sums of the draws
 give the interval, its ends on draws (:func:`holding_lattice`). The items are the population (p known, every verdict
 seen): the finite population only, and the fiducial method only. Its coverage is measured in
 :mod:`vocab.coverage.strata` (``benchmarks/results/strata.json``).
@@ -20,18 +19,21 @@ from vocab.stats.correction import Correction, corrected_rate, sensitivity, spec
 from vocab.stats.intervals import CorrectionInterval, binomial_cd_draws, finite_shares
 
 
-def pile_draws(values: np.ndarray, totals: np.ndarray, n_draws: int, rng: np.random.Generator):
+def pile_draws(values: np.ndarray, totals: np.ndarray, n_draws: int, rng: np.random.Generator, lower=None):
     """One pile of S studies sampled by H strata: ``values`` (S, H, n) the rater's 0/1 verdicts (NaN past a
     stratum's rows), ``totals`` (S, H) each stratum's rows in all (0: no such stratum). Returns the pile's share per
     study (S,) and its draws (S, n_draws); NaN where a stratum that holds rows has no rated row, and for a pile with
-    no rows. Draws in this order: every stratum's randomisation, its Beta draws, then its completion."""
+    no rows. ``lower``: the odds of a draw from a stratum's lower bounding Beta (None: each stratum its own uniform
+    randomisation, the fiducial default's; 0.5: either Beta with even odds, wider). Draws in this order: every
+    stratum's randomisation, its Beta draws, then its completion."""
     v = np.asarray(values, dtype=float)
     tot = np.asarray(totals, dtype=float)
     s, h, m = v.shape
     flat = v.reshape(s * h, m)
     n = np.sum(~np.isnan(flat), axis=1).astype(float)
     k = np.nansum(flat, axis=1)
-    cd = binomial_cd_draws(k, n, np.full(s * h, 0.5), n_draws, rng)  # each draw either bounding Beta, even odds
+    odds = rng.random(s * h) if lower is None else np.full(s * h, lower)  # None: each stratum its own randomisation
+    cd = binomial_cd_draws(k, n, odds, n_draws, rng)  # odds: of a draw from the lower bounding Beta
     shares = finite_shares(cd, flat, tot.reshape(-1), rng).reshape(s, h, n_draws)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = (k / n).reshape(s, h)
