@@ -208,6 +208,16 @@ def _paired(doc: dict) -> str:
     )
 
 
+def _strata(doc: dict) -> str:
+    s = doc["summary"]
+    w = s["width_stratified_over_whole: score informative"]
+    return (
+        f"{s['points']} points: the stratified interval under 0.93 at {s['stratified']['under_93']} (worst "
+        f"{s['stratified']['worst']}), the difference of two such cells at {s['difference']['under_93']} (worst "
+        f"{s['difference']['worst']}); {w['median']}× the whole-pile width where the strata differ (median)"
+    )
+
+
 def _score_band(doc: dict) -> str:
     return (
         f"the score curve's resampled band holds the true pass share, pooled over scores, at {doc['worst']} at its "
@@ -300,6 +310,7 @@ ROWS = [
     ),
     Row("two judges on the same outputs, paired", "paired.json", _paired, "python benchmarks/bench_paired.py"),
     Row("slices (`--by`): one cell split 2–4 ways", "slices.json", _slices, "python benchmarks/bench_slices.py"),
+    Row("a sample drawn by strata within the piles", "strata.json", _strata, "python benchmarks/bench_strata.py"),
     Row("the judge's score curve's band", "score_band.json", _score_band, "python benchmarks/bench_score_band.py"),
     Row("`vocab plan` beside `truescore plan`", "plan.json", _plan, "python benchmarks/bench_plan.py"),
     Row("finite piles on fixed tables", "finite.json", _finite, "python benchmarks/bench_finite.py"),

@@ -21,10 +21,13 @@ from vocab import stats
 from vocab.audit_sample import (
     check_allocation,
     check_kept_allocation,
+    check_strata_options,
     draw_lines,
+    drawn,
     extend_pilot,
     pilot_pending,
     pilot_people,
+    strata_of_first_call,
 )
 from vocab.estimates.stopping import check_target
 from vocab.layout import RunDir
@@ -156,6 +159,7 @@ def audit(
     budget: int | None = None,
     target_half_width: float | None = None,
     by: str | None = None,
+    strata: str | None = None,
 ) -> Audit:
     """The audit (see the module's note). ``allocation`` splits a cell's labels between the judge's piles on the
     first call (:func:`draw_lines`); with ``pilot`` a later call, once the pilot's rows are rated, draws the rest of
@@ -169,6 +173,7 @@ def audit(
 
     source = Path(source)
     check_allocation(allocation, per_pile, budget)
+    check_strata_options(strata, allocation)
     machines = {"script", *(m.lower() for m in llm_raters)}
     for name in raters:  # before anything is written
         check_rater_name(name)
@@ -193,7 +198,27 @@ def audit(
 
                 shutil.rmtree(d)
             raise
-    if RunDir(d).key.exists():
+    first = not RunDir(d).key.exists()
+    draw_by = strata_of_first_call(data, strata, by, first)
+    if draw_by is not None or strata is not None:
+        from vocab.sampling.strata import check_strata, sample_strata
+
+        try:
+            if draw_by is not None:
+                check_strata(data, draw_by[0], d)
+            elif sample_strata(d) != strata:
+                kept = drawn(sample_strata(d))
+                raise CalibrationError(
+                    f"{d}: the sample is kept, drawn {kept}: --strata {strata!r} applies on the first call (a new "
+                    "directory draws anew)"
+                )
+        except CalibrationError:
+            if not source.is_dir():  # the dataset this call just imported: not kept
+                import shutil
+
+                shutil.rmtree(d)
+            raise
+    if not first:
         from vocab.sampling.labelled import labels_note
 
         try:
@@ -207,7 +232,7 @@ def audit(
         kept = "labelled in the source, not drawn by vocab" if labels_note(d) else "already drawn"
         say(f"blind sample: kept ({len(read_sheet(d))} rows {kept})")
     else:
-        for line in draw_lines(d, data, per_pile, seed, allocation, budget):
+        for line in draw_lines(d, data, per_pile, seed, allocation, budget, draw_by):
             say(line)
     result = Audit(d, len(read_sheet(d)))
     if data.rubric.script and not RunDir(d).script_ratings.exists():
@@ -332,12 +357,13 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
                  max_calls, source_kind, scorer, assertion, feedback=None, metric=None,
                  population: str = stats.DEFAULT_POPULATION, allocation: str | None = None,
                  budget: int | None = None, target_half_width: float | None = None,
-                 by: str | None = None) -> Audit:  # fmt: skip
+                 by: str | None = None, strata: str | None = None) -> Audit:  # fmt: skip
     """`vocab audit`: :func:`audit` with its options checked and the dataset directory's lock held while it runs."""
     from vocab.config import load_config
     from vocab.records import dir_lock
 
     check_allocation(allocation, per_pile, budget)
+    check_strata_options(strata, allocation)
     check_target(target_half_width)
     if max_calls is not None and max_calls < 0:
         raise CalibrationError(f"--max-calls must be non-negative, got {max_calls}")
@@ -353,4 +379,5 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
               "mlflow": {"feedback": feedback, "seed": seed}, "deepeval": {"metric": metric}}  # fmt: skip
         return audit(source, out, raters=raters, llm_raters=llm_raters, cfg=cfg, per_pile=per_pile, seed=seed,
                      max_calls=max_calls, source_kind=source_kind, import_kw=kw, population=population,
-                     allocation=allocation, budget=budget, target_half_width=target_half_width, by=by)  # fmt: skip
+                     allocation=allocation, budget=budget, target_half_width=target_half_width, by=by,
+                     strata=strata)  # fmt: skip

@@ -105,13 +105,24 @@ def check_kept_allocation(d: Path, allocation: str | None, budget: int | None) -
         )
 
 
-def draw_lines(d: Path, data, per_pile: int | None, seed: int, allocation: str | None, budget: int | None) -> list[str]:
+def draw_lines(d: Path, data, per_pile: int | None, seed: int, allocation: str | None, budget: int | None,
+               strata: tuple[str, bool] | None = None) -> list[str]:  # fmt: skip
     """The first call's blind sample, drawn and recorded (``calibration/sample.json``); what to tell the user:
-    the plan of an equal split, the piles' rows of a proportional one, the pilot's two stages of a pilot."""
+    the plan of an equal split, the piles' rows of a proportional one, the pilot's two stages of a pilot, the strata
+    of a sample drawn by strata (``strata``: what by, and whether ``per_pile`` is a stratum's rows:
+    :func:`vocab.sampling.strata.strata_lines`)."""
     from vocab.sampling import sample as sm
 
     allocation = allocation or "equal"
     per = per_pile or DEFAULT_PER_PILE
+    if strata is not None:
+        from vocab.sampling.strata import strata_lines
+
+        sample, lines, fields = strata_lines(d, data, per, seed, *strata)
+        sm.write_sample(sample, d)
+        sm.write_sample_manifest(d, {"stage": "draw", "seed": seed, "allocation": "equal", "budget": None,
+                                     "per_pile": per, **fields})  # fmt: skip
+        return lines
     lines, sizes = [], None
     if allocation == "proportional":
         budget = budget or 2 * per
@@ -237,3 +248,28 @@ def extend_pilot(d: Path, record: dict, seed: int, people: list[str] = ()) -> tu
             "FAILED (where the piles hold them)"
         )
     return True, lines
+
+
+def check_strata_options(strata: str | None, allocation: str | None) -> None:
+    """`--strata` shares each pile's rows over its strata: it takes no other allocation (one line)."""
+    if strata is not None and allocation not in (None, "equal"):
+        raise CalibrationError(
+            f"--strata shares each pile's --per-pile rows over its strata; --allocation {allocation} splits them "
+            "otherwise: choose one"
+        )
+
+
+def strata_of_first_call(data, strata: str | None, by: str | None, first: bool) -> tuple[str, bool] | None:
+    """What a first call's sample is drawn by: ``--strata`` (a pile's rows shared over its strata), else an
+    imported dataset's ``--by`` column (each slice × pile a stratum of ``--per-pile`` rows: each slice a cell);
+    None for a sample drawn per pile (a study run's, seed 000's design; a kept sample)."""
+    if not first:
+        return None
+    if strata is not None:
+        return (strata, False)
+    stored = data.kind != "run" and data.items is not None and hasattr(data.items, "con")
+    return (by, True) if by is not None and stored else None
+
+
+def drawn(by: str | None) -> str:
+    return "per pile" if by is None else f"by strata of {by!r}"

@@ -15,7 +15,7 @@ import sys
 import time
 from collections.abc import Sequence
 
-from vocab.cli_options import UsageError
+from vocab.cli_types import UsageError
 from vocab.config import load_config
 from vocab.errors import InputError
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
-from vocab.cli_options import UsageError, names
+from vocab.cli_types import UsageError, call_budget, config_option, finite, names, population_option
 from vocab.config import load_config
 from vocab.layout import RunDir
 
@@ -169,7 +170,8 @@ def cmd_audit(args) -> int:
                      seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, scorer=args.scorer,
                      assertion=args.assertion, feedback=args.feedback, metric=args.metric,
                      population=args.population, allocation=args.allocation, budget=args.budget,
-                     target_half_width=args.target_half_width, by=args.by)  # fmt: skip
+                     target_half_width=args.target_half_width, by=args.by,
+                     strata=args.strata)  # fmt: skip
     for name, state in sorted(a.rated.items()):
         print(f"ratings {name}: {state}")
     print("\n".join([*a.headline, *a.comparisons, *a.slices, *a.stopping, f"next: {a.next_step}"]))
@@ -231,3 +233,64 @@ def cmd_plan(args) -> int:
                      n_boot=args.n_boot, population=args.population, allocation=args.allocation)  # fmt: skip
     print(json.dumps(p.as_dict()) if args.json else p.text())
     return 0
+
+
+def add_audit_parser(sub, cli) -> None:
+    """`vocab audit`'s parser on the subparsers ``sub`` (its command: ``cli.cmd_audit``)."""
+    from vocab.imports.registry import NAMES as HARNESS_NAMES
+    from vocab.imports.registry import files_text
+
+    au = sub.add_parser("audit", help="a judge's verdicts to blind raters' packets, and back to a corrected rate")
+    config_option(au)
+    au.add_argument("source", type=Path, help=f"{files_text()}, or a run/dataset dir")
+    kinds = "what a file is (default: by its suffix; a .json is told apart by its contents)"
+    au.add_argument("--source", dest="source_kind", choices=HARNESS_NAMES, help=kinds)
+    au.add_argument("--out", type=Path, help="a new directory for a file's dataset (a directory is audited in place)")
+    au.add_argument("--raters", help="comma-separated human raters: a packet each")
+    au.add_argument("--llm-raters", help="comma-separated models of the config as isolated blind raters (servers up)")
+    au.add_argument(
+        "--per-pile",
+        type=int,
+        default=None,
+        help="rows per pile per cell (default 10; with --allocation pilot, the pilot's)",
+    )
+    au.add_argument(
+        "--allocation",
+        choices=("equal", "proportional", "pilot"),
+        default=None,
+        help="how a cell's labels are split between the judge's PASSED and FAILED piles: equal (the "
+        "default, --per-pile each), proportional (--budget split by the piles' shares) or pilot "
+        "(--per-pile each first, then the rest of --budget by the spread the pilot's ratings show)",
+    )
+    au.add_argument(
+        "--budget",
+        type=int,
+        default=None,
+        help="labels per cell in all (proportional: default twice --per-pile; pilot: needed)",
+    )
+    au.add_argument(
+        "--target-half-width",
+        type=finite,
+        default=None,
+        help="with ratings: per cell whether to stop labelling, by an interval valid however often it is read",
+    )
+    au.add_argument(
+        "--by",
+        metavar="COLUMN",
+        help="with ratings: each cell's slices by a column the dataset kept (a run: tier or tier-band); on an "
+        "imported dataset's first call the sample is drawn by slice and pile, --per-pile rows each",
+    )
+    au.add_argument(
+        "--strata",
+        metavar="score|COLUMN",
+        help="first call, an imported dataset: draw each pile by strata, bands of the judge's score or a column's "
+        "values (--per-pile rows a pile shared over its strata, at least 3 each); the rate weights them back",
+    )
+    au.add_argument("--seed", type=int, default=0)
+    au.add_argument("--max-calls", type=call_budget, default=None)
+    au.add_argument("--scorer", help="Inspect: the scorer whose grades are the verdicts")
+    au.add_argument("--assertion", help="promptfoo: the judge's assertion, by metric or type")
+    au.add_argument("--feedback", help="MLflow: the judge's feedback name")
+    au.add_argument("--metric", help="DeepEval: the judge's metric")
+    population_option(au)
+    au.set_defaults(func=cli.cmd_audit)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from vocab.cli_options import population_option, rater
+from vocab.cli_types import population_option, rater
 
 
 def add_compare(sub) -> None:

@@ -2,83 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 from pathlib import Path
 
-from vocab.errors import InputError
+from vocab.cli_audit import add_audit_parser
+from vocab.cli_types import (
+    call_budget,
+    dataset_name,
+    finite,
+    population_option,
+    port,
+    rater,
+)
+from vocab.cli_types import config_option as _config
 
-DEFAULT_CONFIG = "configs/embedded.toml"
 REGISTRY = Path("data/exams/registry.jsonl")
-
-
-class UsageError(InputError):
-    """Bad input from the command line; printed as one line, exit code 2."""
-
-
-def call_budget(text: str) -> int:
-    """``--max-calls``: a whole number of model calls, 0 or more (argparse names the option on a refusal)."""
-    digits = text.strip()
-    if not (digits.isascii() and digits.lstrip("-").isdigit()):  # int() would read other scripts' digits too
-        raise argparse.ArgumentTypeError(f"a whole number of calls, got {text[:40]!r}")
-    n = int(digits)
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"must be non-negative, got {n}")
-    return n
-
-
-def finite(text: str) -> float:
-    """A finite number (``nan`` and ``inf`` are refused: a threshold of nan or inf passes nothing)."""
-    try:
-        x = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a number, got {text[:40]!r}") from None
-    if x != x or x in (float("inf"), float("-inf")):
-        raise argparse.ArgumentTypeError(f"a finite number, got {text[:40]!r}")
-    return x
-
-
-def port(text: str) -> int:
-    """A TCP port, 1 to 65535."""
-    digits = text.strip()
-    if not (digits.isascii() and digits.isdigit()) or not 1 <= int(digits) <= 65535:
-        raise argparse.ArgumentTypeError(f"a port from 1 to 65535, got {text[:40]!r}")
-    return int(digits)
-
-
-def rater(text: str) -> str:
-    """A rater's name given on the command line: not empty (an empty --rater once meant the default silently)."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("a rater's name, got an empty one")
-    return text
-
-
-def population_option(p) -> None:
-    """``--population``: what a corrected rate is the rate of (:data:`vocab.stats.POPULATIONS`)."""
-    from vocab import stats
-
-    p.add_argument("--population", choices=stats.POPULATIONS, default=stats.DEFAULT_POPULATION,
-                   help="what theta is the rate of: the cell's own judged items, each pile the finite set it is "
-                        "(finite, default: a pile fully labelled is known), or the rate the items were drawn from "
-                        "(superpopulation, seed 000's)")  # fmt: skip
-
-
-def dataset_name(text: str) -> str:
-    """A dataset's name (the report's title): 1 to 120 printable characters."""
-    if not text.strip() or len(text) > 120 or not text.isprintable():
-        raise argparse.ArgumentTypeError(f"1 to 120 printable characters, got {text[:40]!r}")
-    return text.strip()
-
-
-def names(text: str, option: str) -> tuple[str, ...]:
-    """A comma-separated list given on the command line: at least one name, none empty."""
-    found = tuple(v.strip() for v in text.split(","))
-    if not any(found) or not all(found):
-        raise UsageError(f"{option}: a comma-separated list of names, none empty, got {text!r}")
-    return found
-
-
-def _config(p) -> None:
-    p.add_argument("--config", default=DEFAULT_CONFIG, help=f"config file (default: {DEFAULT_CONFIG})")
 
 
 def _design(p) -> None:
@@ -130,8 +67,6 @@ def add_commands(sub, cli) -> None:
     """Every command on the subparsers ``sub``; each calls its ``cmd_*`` function in the module ``cli``."""
     from vocab.coverage import METHODS
     from vocab.imports.mlflow_traces import MLFLOW_FAIL, MLFLOW_PASS
-    from vocab.imports.registry import NAMES as HARNESS_NAMES
-    from vocab.imports.registry import files_text
     from vocab.lesson import ORDERS, RUBRICS, RULES, SEQUENCES
     from vocab.stats import DEFAULT_INTERVAL
 
@@ -371,61 +306,7 @@ def add_commands(sub, cli) -> None:
     cg.add_argument("--force", action="store_true", help="replace an existing CSV")
     cg.set_defaults(func=cli.cmd_coverage_grid)
 
-    au = sub.add_parser("audit", help="a judge's verdicts to blind raters' packets, and back to a corrected rate")
-    _config(au)
-    au.add_argument(
-        "source",
-        type=Path,
-        help=f"{files_text()}, or a run/dataset dir",
-    )
-    au.add_argument(
-        "--source",
-        dest="source_kind",
-        choices=HARNESS_NAMES,
-        help="what a file is (default: by its suffix; a .json is told apart by its contents)",
-    )
-    au.add_argument("--out", type=Path, help="a new directory for a file's dataset (a directory is audited in place)")
-    au.add_argument("--raters", help="comma-separated human raters: a packet each")
-    au.add_argument("--llm-raters", help="comma-separated models of the config as isolated blind raters (servers up)")
-    au.add_argument(
-        "--per-pile",
-        type=int,
-        default=None,
-        help="rows per pile per cell (default 10; with --allocation pilot, the pilot's)",
-    )
-    au.add_argument(
-        "--allocation",
-        choices=("equal", "proportional", "pilot"),
-        default=None,
-        help="how a cell's labels are split between the judge's PASSED and FAILED piles: equal (the "
-        "default, --per-pile each), proportional (--budget split by the piles' shares) or pilot "
-        "(--per-pile each first, then the rest of --budget by the spread the pilot's ratings show)",
-    )
-    au.add_argument(
-        "--budget",
-        type=int,
-        default=None,
-        help="labels per cell in all (proportional: default twice --per-pile; pilot: needed)",
-    )
-    au.add_argument(
-        "--target-half-width",
-        type=finite,
-        default=None,
-        help="with ratings: per cell whether to stop labelling, by an interval valid however often it is read",
-    )
-    au.add_argument(
-        "--by",
-        metavar="COLUMN",
-        help="with ratings: each cell's slices by a column the dataset kept (a run: tier or tier-band)",
-    )
-    au.add_argument("--seed", type=int, default=0)
-    au.add_argument("--max-calls", type=call_budget, default=None)
-    au.add_argument("--scorer", help="Inspect: the scorer whose grades are the verdicts")
-    au.add_argument("--assertion", help="promptfoo: the judge's assertion, by metric or type")
-    au.add_argument("--feedback", help="MLflow: the judge's feedback name")
-    au.add_argument("--metric", help="DeepEval: the judge's metric")
-    population_option(au)
-    au.set_defaults(func=cli.cmd_audit)
+    add_audit_parser(sub, cli)
 
     rp = sub.add_parser("report", help="a self-contained report.html and report.md of an audit (run or dataset)")
     rp.add_argument("run_dir", type=Path, help="a run or dataset directory with a blind sample and ratings")

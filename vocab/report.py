@@ -122,6 +122,9 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
         )
     if labelled:  # said at the top, before any number is quoted without it
         headline.append(NOT_BLIND)
+    from vocab.sampling.strata import strata_note
+
+    headline += [strata_note(run_dir)] if strata_note(run_dir) else []
     return headline
 
 

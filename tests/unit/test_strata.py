@@ -122,3 +122,151 @@ def test_strata_need_a_score_or_a_column_the_dataset_kept(tmp_path):
     assert main(["import", "table", str(tmp_path / "u.csv"), "--run-dir", str(tmp_path / "u")]) == 0
     with pytest.raises(CalibrationError, match="no numeric score"):
         check_strata(load_dataset(tmp_path / "u"), "score", tmp_path / "u")
+
+
+def _run(argv, capsys):
+    capsys.readouterr()
+    rc = main([*map(str, argv)])
+    out = capsys.readouterr()
+    return rc, out.out.splitlines(), out.err.splitlines()
+
+
+def _rate_like_truth(d: Path, src: pd.DataFrame, tmp: Path) -> pd.DataFrame:
+    """ann's ratings of the sample: the table's hidden truth column, read from the CSV by each row's item."""
+    key = pd.read_csv(d / "calibration" / "key.csv", dtype={"level": str})
+    truth = src.set_index("id").truth.reindex(key.level).to_numpy()
+    f = tmp / "ann.csv"
+    pd.DataFrame({"blind_id": key.blind_id, "verdict": truth}).to_csv(f, index=False)
+    assert main(["ratings", "import", str(f), "--run-dir", str(d), "--rater", "ann"]) == 0
+    return key
+
+
+def test_vocab_audit_draws_by_strata_then_corrects_compares_and_slices_by_them(tmp_path, capsys):
+    """The documented flow: `vocab audit t.csv --out d --raters ann --strata score` prints each pile's strata
+    (their items and rows, counted from the CSV), ann's hand-in, then `vocab audit d` a corrected rate per cell and
+    `vocab compare d --json` their difference; --by on a first call draws by slice (each slice a cell of --per-pile
+    rows a pile), and a stratified sample slices by its own column only."""
+    rng = np.random.default_rng(4)
+    rows = []
+    for system in ("base", "best"):
+        for i in range(150):
+            score = int(rng.integers(1, 11))
+            truth = "PASSED" if rng.random() < score / 10 else "FAILED"
+            rows.append({"id": f"{system}-{i}", "system": system, "judge": "j", "score": score, "truth": truth,
+                         "verdict": "PASSED" if score >= 5 else "FAILED", "topic": "abc"[i % 3],
+                         "input": f"q{i}", "output": f"{system} answer {i}"})  # fmt: skip
+    src = pd.DataFrame(rows)
+    src.to_csv(tmp_path / "t.csv", index=False)
+    d = tmp_path / "d"
+    rc, out, err = _run(["audit", tmp_path / "t.csv", "--out", d, "--raters", "ann", "--strata", "score"], capsys)
+    assert rc == 0, err
+    lines = [line for line in out if line.startswith("strata base → j PASSED")]
+    passed = src[(src.system == "base") & (src.verdict == "PASSED")]
+    bands = pd.Series(score_bands(passed.score.to_numpy(float))).value_counts()
+    assert len(lines) == 1 and all(f"{name} {n} items" in lines[0] for name, n in bands.items()), (lines, bands)
+    assert any(line.startswith("blind sample:") and "strata of score" in line for line in out)
+    key = _rate_like_truth(d, src, tmp_path)
+    base_passed = key[(key.cell == "base__j") & (key.pile == "passed")]
+    assert base_passed.groupby("stratum").stratum_size.first().to_dict() == bands.to_dict()
+    rc, out, err = _run(["audit", d], capsys)
+    assert rc == 0, err
+    heads = [line for line in out if " judged by " in line]
+    assert len(heads) == 2 and all("against ann's blind ratings" in h for h in heads), out
+    assert "Drawn by strata: each pile's rows were drawn stratum by stratum (bands of the judge's score)" in "\n".join(
+        out
+    )
+    # what reads each pile as drawn whole says it cannot: the stopping rule, the gate's --anytime, the planner
+    rc, out, _ = _run(["audit", d, "--target-half-width", "0.1"], capsys)
+    stops = [line for line in out if line.startswith("stopping ")]
+    assert (
+        rc == 0
+        and len(stops) == 2
+        and all("no anytime-valid interval for a sample drawn by strata" in s for s in stops)
+    )
+    rc, out, _ = _run(["gate", d, "--min-rate", "0", "--anytime"], capsys)
+    assert rc == 1 and all("anytime-valid lower bound undefined" in line for line in out), out
+    rc, _, err = _run(["plan", d, "--half-width", "0.1"], capsys)
+    assert rc == 2 and len(err) == 1 and "plans a sample drawn per pile" in err[0], err
+    rc, out, err = _run(["compare", d, "--json"], capsys)
+    assert rc == 0, err
+    import json
+
+    got = json.loads("\n".join(out))
+    (pair,) = got["comparisons"]
+    assert pair["ci_low"] <= pair["difference"] <= pair["ci_high"]
+    # slicing a sample drawn by score bands by another column would mix rows drawn at different rates
+    rc, _, err = _run(["compare", d, "--by", "topic"], capsys)
+    assert rc == 2 and len(err) == 1 and "drawn by strata of 'score'" in err[0], err
+    # --strata again on the kept sample, another one: refused; the same: kept
+    rc, _, err = _run(["audit", d, "--strata", "topic"], capsys)
+    assert rc == 2 and "applies on the first call" in err[0], err
+    # --by on a first call: each slice x pile gets --per-pile rows (or all it holds), counted from the CSV
+    d2 = tmp_path / "d2"
+    rc, out, err = _run(["audit", tmp_path / "t.csv", "--out", d2, "--raters", "ann", "--by", "topic", "--per-pile",
+                         "6"], capsys)  # fmt: skip
+    assert rc == 0, err
+    key2 = pd.read_csv(d2 / "calibration" / "key.csv", dtype={"level": str, "stratum": str})
+    sizes = src.assign(pile=src.verdict.str.lower(), cell=src.system + "__j").groupby(["cell", "pile", "topic"]).size()
+    drawn = key2.groupby(["cell", "pile", "stratum"]).size()
+    assert drawn.to_dict() == {k: min(6, n) for k, n in sizes.items()}
+    _rate_like_truth(d2, src, tmp_path)
+    rc, out, err = _run(["audit", d2, "--by", "topic"], capsys)
+    assert rc == 0 and any(line.startswith("slices by topic") for line in out), (out, err)
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--strata", "score", "--allocation", "pilot", "--budget", "40"], "--strata shares each pile's"),
+        (["--strata", "colour"], "no such column"),
+        (["--strata", ""], "needs 'score' or a column"),
+    ],
+)
+def test_strata_refused_in_one_line_with_nothing_kept(tmp_path, capsys, extra, words):
+    t = _table(tmp_path)
+    rc, _, err = _run(["audit", t, "--out", tmp_path / "d", "--raters", "ann", *extra], capsys)
+    assert rc == 2 and len(err) == 1 and words in err[0], err
+    assert not (tmp_path / "d").exists()
+
+
+def test_strata_on_a_study_run_is_refused(tmp_path, capsys):
+    import shutil
+
+    run = tmp_path / "reference"
+    ref = Path(__file__).resolve().parents[2] / "data" / "runs" / "reference"
+    shutil.copytree(ref, run, ignore=shutil.ignore_patterns("notebooks", "figures", "calibration"))
+    before = sorted(p.name for p in run.iterdir())
+    rc, _, err = _run(["audit", run, "--strata", "score"], capsys)
+    assert rc == 2 and len(err) == 1 and "seed 000's design" in err[0], err
+    assert sorted(p.name for p in run.iterdir()) == before
+
+
+def test_two_judges_of_one_sample_drawn_by_strata_are_compared_independently(tmp_path, capsys):
+    """Two judges scored the same outputs; drawn by strata, their rows are no simple random sample of each pile, so
+    `vocab compare` compares them independently (paired: false) and --paired says why, in one line."""
+    import json
+
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(80):
+        truth = rng.random() < 0.5
+        for judge, noise in (("j1", 2), ("j2", 4)):
+            score = int(np.clip(round(5 + (3 if truth else -3) + rng.normal(0, noise)), 0, 10))
+            rows.append({"id": f"o{i}", "system": "s", "judge": judge, "score": score, "input": f"q{i}",
+                         "output": f"answer {i}", "truth": "PASSED" if truth else "FAILED",
+                         "verdict": "PASSED" if score >= 5 else "FAILED"})  # fmt: skip
+    src = pd.DataFrame(rows)
+    src.to_csv(tmp_path / "t.csv", index=False)
+    d = tmp_path / "d"
+    rc, _, err = _run(["audit", tmp_path / "t.csv", "--out", d, "--raters", "ann", "--strata", "score"], capsys)
+    assert rc == 0, err
+    key = pd.read_csv(d / "calibration" / "key.csv", dtype={"level": str})
+    truth = src.drop_duplicates("id").set_index("id").truth.reindex(key.level).to_numpy()
+    pd.DataFrame({"blind_id": key.blind_id, "verdict": truth}).to_csv(tmp_path / "ann.csv", index=False)
+    assert main(["ratings", "import", str(tmp_path / "ann.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
+    rc, out, err = _run(["compare", d, "--json"], capsys)
+    assert rc == 0, err
+    (pair,) = json.loads("\n".join(out))["comparisons"]
+    assert pair["paired"] is False
+    rc, _, err = _run(["compare", d, "--a", "j1", "--b", "j2", "--paired"], capsys)
+    assert rc == 2 and len(err) == 1 and "drawn by strata: --paired needs each pile drawn whole" in err[0], err

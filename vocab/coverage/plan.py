@@ -386,6 +386,13 @@ def plan_request(pilot, *, theta, q1, q0, attempts, rater, half_width, method, s
                 raise PlanError(f"{', '.join(given)}: a pilot ({pilot}) gives these; leave them out")
             if not Path(pilot).is_dir():
                 raise PlanError(f"{pilot}: not a directory (a run or dataset with some blind ratings)")
+            from vocab.sampling.strata import sample_strata
+
+            if sample_strata(pilot) is not None:
+                raise PlanError(
+                    f"{pilot}: its sample was drawn by strata of {sample_strata(pilot)!r}; vocab plan plans a sample "
+                    "drawn per pile (its simulated studies draw each pile whole)"
+                )
             return plan_from_pilot(pilot, half_width=half_width, rater=rater, method=method, sims=sims, seed=seed,
                                    n_boot=n_boot, population=population, allocation=allocation)  # fmt: skip
         missing = [k for k, v in guesses.items() if v is None]

@@ -296,8 +296,8 @@ def _paired(data, key, verdicts, a, b, rater, n_boot, seed, confidence, populati
     """Two judges' cells on the same outputs, compared paired (:mod:`vocab.estimates.paired`), or None: cells that
     are not paired, a stratum with no rated output, or the superpopulation (the paired comparison is of these
     outputs)."""
-    if population != stats.FINITE or isinstance(data, pd.DataFrame):
-        return None
+    if population != stats.FINITE or isinstance(data, pd.DataFrame) or "stratum" in key.columns:
+        return None  # a sample drawn by strata: its rows are no simple random sample of each pile, as pairing needs
     from vocab.estimates.paired import paired_comparison, shared_outputs
 
     shared = shared_outputs(data, a, b, key)
@@ -412,6 +412,8 @@ def _check_paired(run_dir, c, rater: str, pairs, population: str) -> None:
         raise CalibrationError(
             "--paired compares these outputs: it takes the finite population, not the superpopulation"
         )
+    if "stratum" in c.key.columns:
+        raise CalibrationError(f"{run_dir}: its sample was drawn by strata: --paired needs each pile drawn whole")
     a, b = pairs[0]
     shared = shared_outputs(c.data, a, b, c.key)
     if shared is None:

@@ -310,5 +310,8 @@ def slices_dir(
         raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot, population=population)
     name = c.rater(rater, run_dir)
+    from vocab.sampling.strata import check_slicing
+
+    check_slicing(run_dir, column)
     s = slice_data(c.data, c.key, column, run_dir)
     return slice_estimates(s, c.passes[name], rater=name, seed=seed, n_boot=n_boot, population=population)

@@ -184,6 +184,9 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
     if c.population != stats.FINITE:
         why = ("no anytime-valid interval for a superpopulation: the judge's own rate p is uncertain there too, and "
                "the sequence holds it known (run with the finite population, the default)")  # fmt: skip
+    elif "stratum" in c.key.columns:
+        why = ("no anytime-valid interval for a sample drawn by strata: the sequence reads each pile as drawn whole, "
+               "and each stratum was drawn at a rate of its own")  # fmt: skip
     elif base == PEOPLE or not passes.isin([0.0, 1.0]).all():
         why = ("no anytime-valid interval for pooled labels (a tie between people counts 1/2, and each person rated "
                "in an order of their own): name one rater with --rater")  # fmt: skip

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from vocab.datasets.items import CELL_JOIN
+from vocab.datasets.slicing import natural as natural_key
 from vocab.sampling.sample import CalibrationError, Sample, _blind, data_id
 
 SCORE = "score"  # --strata score: the judge's score in bands
@@ -110,10 +112,11 @@ def pile_strata(data, cell: str, verdict: str, by: str, where) -> tuple[np.ndarr
     return rows, (score_bands(got.s.to_numpy(float)) if by == SCORE else [str(v) for v in got.s])
 
 
-def draw_strata(data, per_pile: int, seed: int, by: str, where) -> Sample:
+def draw_strata(data, per_pile: int, seed: int, by: str, where, *, per_stratum: bool = False) -> Sample:
     """The blind sample of an imported dataset drawn by strata within each cell's two piles: each pile's
-    ``per_pile`` rows shared over its strata (:func:`allocate_strata`), each stratum's rows drawn at random among
-    its items (the failed pile by item, as the passed one: weight 1); each key row records its stratum and the
+    ``per_pile`` rows shared over its strata (:func:`allocate_strata`), or with ``per_stratum`` (`--by` on the first
+    call: each slice a cell of its own) ``per_pile`` rows a stratum; each stratum's rows drawn at random among its
+    items (the failed pile by item, as the passed one: weight 1); each key row records its stratum and the
     stratum's items in all."""
     from vocab.datasets.items import flatten
     from vocab.datasets.slicing import natural
@@ -129,7 +132,8 @@ def draw_strata(data, per_pile: int, seed: int, by: str, where) -> Sample:
             names = sorted(set(strata), key=natural)
             members = {n: rows[[s == n for s in strata]] for n in names}
             sizes = [len(members[n]) for n in names]
-            for name, size, n in zip(names, sizes, allocate_strata(sizes, per_pile), strict=True):
+            takes = [min(z, per_pile) for z in sizes] if per_stratum else allocate_strata(sizes, per_pile)
+            for name, size, n in zip(names, sizes, takes, strict=True):
                 take = np.sort(rng.choice(size, size=n, replace=False))
                 picked += [(int(r), pile, name, size) for r in members[name][take]]
     chosen = {r: (pile, name, size) for r, pile, name, size in picked}
@@ -152,3 +156,45 @@ def sample_strata(run_dir) -> str | None:
 
     stages = sample_stages(run_dir)
     return stages[0].get("strata") if stages else None
+
+
+def check_slicing(run_dir, column: str) -> None:
+    """A sample drawn by strata slices by its own strata only (`--by` its column): a slice of another column would
+    mix rows drawn at different rates. CalibrationError (one line)."""
+    by = sample_strata(run_dir)
+    if by is not None and by != column:
+        raise CalibrationError(
+            f"{run_dir}: the sample was drawn by strata of {by!r}: --by {column!r} would mix rows drawn at different "
+            f"rates (slice by {by!r}, or draw a sample per pile)"
+        )
+
+
+def strata_lines(d, data, per_pile: int, seed: int, by: str, per_stratum: bool) -> tuple[Sample, list[str], dict]:
+    """The first call's sample drawn by strata, what to tell the user (one line per cell and pile: its strata, their
+    items and rows), and the record's fields."""
+    sample = draw_strata(data, per_pile, seed, by, d, per_stratum=per_stratum)
+    key = sample.key
+    lines = []
+    for (cell, pile), g in key.groupby(["cell", "pile"], sort=True):
+        parts = [f"{name} {int(h.stratum_size.iloc[0])} items, {len(h)} rows"
+                 for name, h in sorted(g.groupby("stratum"), key=lambda x: natural_key(x[0]))]  # fmt: skip
+        lines.append(f"strata {cell.replace(CELL_JOIN, ' → ', 1)} {pile.upper()}: " + "; ".join(parts))
+    share = (f"{per_pile} rows a stratum (each slice a cell of its own)" if per_stratum else
+             f"{per_pile} rows a pile shared over its strata, at least {MIN_PER_STRATUM} each")  # fmt: skip
+    lines.append(
+        f"blind sample: {len(key)} rows drawn by strata of {by} within each pile ({share}, seed {seed}); each "
+        "cell's rate weights its strata back by their items"
+    )
+    return sample, lines, {"strata": by, "per_stratum": per_stratum}
+
+
+def strata_note(run_dir) -> str | None:
+    """What the audit and the report say of a sample drawn by strata (None for one drawn per pile)."""
+    by = sample_strata(run_dir)
+    if by is None:
+        return None
+    what = "bands of the judge's score" if by == SCORE else f"the values of {by}"
+    return (
+        f"Drawn by strata: each pile's rows were drawn stratum by stratum ({what}), and each rate weights its strata "
+        "back by their items (fiducial intervals over these items only)."
+    )
