@@ -219,9 +219,14 @@ def _strata(doc: dict) -> str:
 
 
 def _score_band(doc: dict) -> str:
+    if "simultaneous" not in doc:  # the resampled spread the report drew before 2026-12-07
+        return (
+            f"the score curve's resampled band holds the true pass share, pooled over scores, at {doc['worst']} at "
+            f"its worst point (worst single score {doc['worst_level']}): not a 95 % interval"
+        )
     return (
-        f"the score curve's resampled band holds the true pass share, pooled over scores, at {doc['worst']} at its "
-        f"worst point (worst single score {doc['worst_level']}): not a 95 % interval"
+        f"the score curve's simultaneous band holds every score of a sample at once in {doc['simultaneous']} of "
+        f"samples at its worst point (each score: worst {doc['worst_level']})"
     )
 
 

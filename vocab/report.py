@@ -331,13 +331,13 @@ def scores_section(rep: Report, c) -> None:
     rows, said, curves = [], [], {}
     for cell in sorted(c.key.cell.unique()):
         ids = c.key.blind_id[c.key.cell == cell].astype(str)
-        cur = sc.curve(got.reindex(ids), people.reindex(ids), seed=c.seed, cell=cell)
+        cur = sc.curve(got.reindex(ids), people.reindex(ids))
         if cur.empty:
             continue
         curves[cell] = cur
         for r in cur.itertuples():
             rows.append({"system → judge": cell.replace("__", " → "), "score": f"{r.score:g}", "rated rows": r.rows,
-                         "people pass": _pct(r.people_pass), "fitted (resampled spread)": f"{_pct(r.fit)} "
+                         "people pass": _pct(r.people_pass), "fitted (95 % band)": f"{_pct(r.fit)} "
                          f"({_interval(r.fit_low, r.fit_high)})"})  # fmt: skip
         if cell in theta.index and np.isfinite(theta.theta[cell]):
             t, share = sc.threshold(c.data, cell, float(theta.theta[cell]))
@@ -349,9 +349,9 @@ def scores_section(rep: Report, c) -> None:
     rep.sections.append((
         SCORES_TITLE,
         f"The judge logged a score beside its verdicts. Against {c.lead}'s ratings: people's pass share at each score "
-        "the sample holds, fitted non-decreasing in the score (isotonic regression), with the spread of refits on "
-        "resampled rows: not a 95 % interval (simulated, it holds the true curve far "
-        "less often). " + ("; ".join(said) + "." if said else ""),
+        "the sample holds, fitted non-decreasing in the score (isotonic regression), with a band that holds the true "
+        "share at every score at once with 95 % probability (each score's exact interval, shared out over the "
+        "scores and bounded by the curve's rise). " + ("; ".join(said) + "." if said else ""),
         pd.DataFrame(rows),
     ))  # fmt: skip
     rep.score_png = _score_figure(curves)

@@ -96,11 +96,20 @@ def test_the_report_draws_the_curve_fitted_by_hand(tmp_path, capsys):
     )
 
 
-def test_the_band_holds_the_fit_and_repeats_with_its_seed():
-    scores = pd.Series([1, 1, 2, 2, 3, 3, 4, 4, 5, 5], index=[f"b{i}" for i in range(10)], dtype=float)
-    people = pd.Series([0, 0, 0, 1, 0, 1, 1, 1, 1, 1], index=scores.index, dtype=float)
-    a = curve(scores, people, seed=1, cell="x", n_boot=300)
-    assert a.equals(curve(scores, people, seed=1, cell="x", n_boot=300))
+def test_the_band_is_worked_by_hand_and_holds_the_fit():
+    """Two scores, 2 of 4 and 4 of 4 passing. Bonferroni over 2 scores: each exact interval at 97.5 %, so its tails
+    are 0.0125. Score 1: Clopper-Pearson [Beta(0.0125; 2, 3), Beta(0.9875; 3, 2)]; score 2: [Beta(0.0125; 4, 1),
+    1]. The monotone envelope raises score 2's lower end to at least score 1's and lowers score 1's upper end to at
+    most score 2's (1: no change)."""
+    from scipy.stats import beta
+
+    scores = pd.Series([1, 1, 1, 1, 2, 2, 2, 2], index=[f"b{i}" for i in range(8)], dtype=float)
+    people = pd.Series([0, 1, 0, 1, 1, 1, 1, 1], index=scores.index, dtype=float)
+    a = curve(scores, people)
+    lo1, hi1 = beta.ppf(0.0125, 2, 3), beta.ppf(0.9875, 3, 2)
+    lo2 = max(beta.ppf(0.0125, 4, 1), lo1)
+    assert a.fit_low.tolist() == pytest.approx([lo1, lo2]) and a.fit_high.tolist() == pytest.approx([hi1, 1.0])
+    assert a.fit.tolist() == pytest.approx([0.5, 1.0])
     assert ((a.fit_low <= a.fit + 1e-12) & (a.fit <= a.fit_high + 1e-12)).all()
     assert a.fit.is_monotonic_increasing and a.fit_low.is_monotonic_increasing
 

@@ -6,9 +6,11 @@ Inspect's numeric ``Score.value``, MLflow's numeric feedback value), never on th
 of the sampled items:
 
 - the **curve**: people's pass share at each score the sample holds, fitted non-decreasing in the score (isotonic
-  regression, pool-adjacent-violators, weighted by the rows at each score), with a resampled spread from
-  resampling the rated rows (each cell its own stream). The sample is drawn by the judge's verdict, which the score
-  decides, so people's pass share *at a score* is not bent by the sampling.
+  regression, pool-adjacent-violators, weighted by the rows at each score), with a simultaneous 95 % band for the
+  true share at every score at once (:func:`monotone_band`: exact intervals shared out over the scores, bounded by
+  the curve's monotonicity; ``benchmarks/results/score_band.json``). The sample is drawn by the judge's verdict, which
+  the score decides (and, drawn by score bands, by bands that never split a score), so people's pass share *at a
+  score* is not bent by the sampling.
 - the **threshold**: the score t at which "t or more passes" would pass the share of the cell's scored items
   nearest the corrected share θ (every item's score counted), beside the judge's own verdicts' rate p.
 
@@ -20,10 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from vocab import stats
 from vocab.datasets.items import SCORE_SQL
-
-N_BOOT = 1000
 
 
 def sample_scores(data, key: pd.DataFrame) -> pd.Series:
@@ -67,23 +66,32 @@ def isotonic(x, y, w=None) -> np.ndarray:
     return isotonic_regression(np.asarray(y, dtype=float), weights=w, increasing=True).x
 
 
-def curve(scores: pd.Series, people: pd.Series, seed: int = 0, cell: str = "", n_boot: int = N_BOOT) -> pd.DataFrame:
+def monotone_band(rows, passes, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """A simultaneous band for a non-decreasing pass share over the scores in order (``rows`` rated rows at each,
+    ``passes`` of them passing): each score's exact (Clopper–Pearson) interval at level 1 − α/L (Bonferroni over the
+    L scores), then each lower end raised to the highest lower end at or below its score and each upper end lowered
+    to the lowest upper end at or above it. When every score's interval holds its share, the monotone curve lies in
+    the band at every score at once, so the band holds with probability at least ``confidence``."""
+    from scipy.stats import beta
+
+    n, k = np.asarray(rows, dtype=float), np.asarray(passes, dtype=float)
+    alpha = (1 - confidence) / max(len(n), 1)
+    with np.errstate(invalid="ignore"):
+        lo = np.where(k > 0, beta.ppf(alpha / 2, np.maximum(k, 1e-300), n - k + 1), 0.0)
+        hi = np.where(k < n, beta.ppf(1 - alpha / 2, k + 1, np.maximum(n - k, 1e-300)), 1.0)
+    return np.maximum.accumulate(lo), np.minimum.accumulate(hi[::-1])[::-1]
+
+
+def curve(scores: pd.Series, people: pd.Series, confidence: float = 0.95) -> pd.DataFrame:
     """People's pass share at each score (``scores``, ``people``: 0/1, both by blind id), its isotonic fit and a
-    resampled spread from resampling the rows; one row per distinct score."""
+    simultaneous band for the true pass share at every score (:func:`monotone_band`, widened where needed to hold
+    the fit); one row per distinct score."""
     both = pd.DataFrame({"score": scores, "people": people}).dropna()
     if both.empty:
         return pd.DataFrame(columns=["score", "rows", "people_pass", "fit", "fit_low", "fit_high"])
-    g = both.groupby("score").people.agg(["size", "mean"]).sort_index()
+    g = both.groupby("score").people.agg(["size", "sum", "mean"]).sort_index()
     xs = g.index.to_numpy(dtype=float)
     fit = isotonic(xs, g["mean"], g["size"])
-    rng = stats.stream(seed, "score-curve", cell)
-    x, y = both.score.to_numpy(dtype=float), both.people.to_numpy(dtype=float)
-    draws = np.empty((n_boot, len(xs)))
-    for b in range(n_boot):
-        i = rng.integers(0, len(x), len(x))
-        r = pd.DataFrame({"x": x[i], "y": y[i]}).groupby("x").y.agg(["size", "mean"]).sort_index()
-        f = isotonic(r.index, r["mean"], r["size"])
-        draws[b] = np.interp(xs, r.index.to_numpy(dtype=float), f)  # flat beyond the resample's own scores
-    lo, hi = np.quantile(draws, [0.025, 0.975], axis=0)
+    lo, hi = monotone_band(g["size"], g["sum"], confidence)
     return pd.DataFrame({"score": xs, "rows": g["size"].to_numpy(), "people_pass": g["mean"].to_numpy(),
-                         "fit": fit, "fit_low": lo, "fit_high": hi})  # fmt: skip
+                         "fit": fit, "fit_low": np.fmin(lo, fit), "fit_high": np.fmax(hi, fit)})  # fmt: skip
