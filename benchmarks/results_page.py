@@ -185,7 +185,8 @@ def _stopping(doc: dict) -> str:
     seq, fix = med("sequence"), med("fixed_peeking")
     return (f"stopping at the first of {doc['design']['looks']} looks: vocab's sequence holds at {w['sequence']} at "
             f"worst ({seq[0]:.0f}–{seq[-1]:.0f} labels, median), the fixed interval read at every look at "
-            f"{w['fixed_peeking']} ({fix[0]:.0f}–{fix[-1]:.0f}), truescore's sequence at {w['truescore_sequence']}; "
+            f"{w['fixed_peeking']} ({fix[0]:.0f}–{fix[-1]:.0f}), truescore's sequence at {w['truescore_sequence']}"
+            + (f", fewhumans' at {w['fewhumans_sequence']}" if "fewhumans_sequence" in w else "") + "; "
             f"{doc['under_95_by_two_se']['fixed_peeking']} of {len(pts)} points of the fixed interval under 95 % "
             "by 2 SE")  # fmt: skip
 

@@ -20,15 +20,13 @@ from pathlib import Path
 from vocab import stats
 from vocab.audit_sample import (
     check_allocation,
-    check_kept_allocation,
-    check_strata_options,
     draw_lines,
-    drawn,
     extend_pilot,
+    first_call_checks,
     pilot_pending,
     pilot_people,
-    strata_of_first_call,
 )
+from vocab.datasets.dataset import is_imported
 from vocab.estimates.stopping import check_target
 from vocab.layout import RunDir
 from vocab.sampling.sample import CalibrationError
@@ -94,8 +92,6 @@ def _jsonl_kind(source: Path) -> str:
 
 
 def _dataset_dir(source: Path, out: Path | None, say, import_kw: dict, kind: str | None = None) -> Path:
-    from vocab.datasets.dataset import is_imported
-
     if source.is_dir():
         if kind is not None:
             raise CalibrationError(f"{source} is a directory: --source is for a file")
@@ -173,7 +169,6 @@ def audit(
 
     source = Path(source)
     check_allocation(allocation, per_pile, budget)
-    check_strata_options(strata, allocation)
     machines = {"script", *(m.lower() for m in llm_raters)}
     for name in raters:  # before anything is written
         check_rater_name(name)
@@ -183,52 +178,25 @@ def audit(
         raise CalibrationError("LLM raters need a config (--config) naming them")
     for name in llm_raters:
         cfg.model(name)
+    # a dataset this call imports (a file into an --out that held none) is not kept when a check below refuses
+    fresh = not source.is_dir() and out is not None and not is_imported(out)
     d = _dataset_dir(source, Path(out) if out is not None else None, say, import_kw or {}, source_kind)
     for name in raters:
         check_rater_name(name, d)
     data = load_dataset(d)
-    if by is not None:  # the slices' column, checked before a sample is drawn
-        from vocab.estimates.slices import check_column
-
-        try:
-            check_column(data, by, d)
-        except CalibrationError:
-            if not source.is_dir():  # the dataset this call just imported: not kept
-                import shutil
-
-                shutil.rmtree(d)
-            raise
     first = not RunDir(d).key.exists()
-    draw_by = strata_of_first_call(data, strata, by, first)
-    if draw_by is not None or strata is not None:
-        from vocab.sampling.strata import check_strata, sample_strata
+    try:
+        draw_by = first_call_checks(d, data, first, by=by, strata=strata, allocation=allocation, budget=budget,
+                                    population=population)  # fmt: skip
+    except CalibrationError:
+        if fresh:
+            import shutil
 
-        try:
-            if draw_by is not None:
-                check_strata(data, draw_by[0], d)
-            elif sample_strata(d) != strata:
-                kept = drawn(sample_strata(d))
-                raise CalibrationError(
-                    f"{d}: the sample is kept, drawn {kept}: --strata {strata!r} applies on the first call (a new "
-                    "directory draws anew)"
-                )
-        except CalibrationError:
-            if not source.is_dir():  # the dataset this call just imported: not kept
-                import shutil
-
-                shutil.rmtree(d)
-            raise
+            shutil.rmtree(d)
+        raise
     if not first:
         from vocab.sampling.labelled import labels_note
 
-        try:
-            check_kept_allocation(d, allocation, budget)
-        except CalibrationError:
-            if not source.is_dir():  # the dataset this call just imported (its labels are its sample): not kept
-                import shutil
-
-                shutil.rmtree(d)
-            raise
         kept = "labelled in the source, not drawn by vocab" if labels_note(d) else "already drawn"
         say(f"blind sample: kept ({len(read_sheet(d))} rows {kept})")
     else:
@@ -363,7 +331,6 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
     from vocab.records import dir_lock
 
     check_allocation(allocation, per_pile, budget)
-    check_strata_options(strata, allocation)
     check_target(target_half_width)
     if max_calls is not None and max_calls < 0:
         raise CalibrationError(f"--max-calls must be non-negative, got {max_calls}")

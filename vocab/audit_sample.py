@@ -250,13 +250,38 @@ def extend_pilot(d: Path, record: dict, seed: int, people: list[str] = ()) -> tu
     return True, lines
 
 
-def check_strata_options(strata: str | None, allocation: str | None) -> None:
-    """`--strata` shares each pile's rows over its strata: it takes no other allocation (one line)."""
-    if strata is not None and allocation not in (None, "equal"):
+def first_call_checks(d: Path, data, first: bool, *, by, strata, allocation, budget, population):
+    """What `vocab audit` checks before it draws or reads a sample (CalibrationError, one line; the caller keeps no
+    directory it created): the slices' column, an allocation kept, and what a first call's sample is drawn by
+    (:func:`strata_of_first_call`), which it returns."""
+    from vocab import stats
+    from vocab.sampling.strata import SCORE, check_slicing, check_strata, sample_strata
+
+    if by is not None:  # the slices' column, checked before a sample is drawn
+        from vocab.estimates.slices import check_column
+
+        check_column(data, by, d)
+    draw_by = strata_of_first_call(data, strata, by, first)
+    if draw_by is not None:
+        check_strata(data, draw_by[0], d)
+        if allocation not in (None, "equal") or budget is not None:
+            what = "--strata shares each pile's --per-pile rows over its strata" if strata is not None else (
+                "--by on a first call draws --per-pile rows for each slice and pile")  # fmt: skip
+            raise CalibrationError(f"{what}; --allocation and --budget split them otherwise: choose one")
+        if population != stats.FINITE:
+            raise CalibrationError("a sample drawn by strata is corrected for these items only: leave out --population")
+        if by is not None and strata is not None and (strata == SCORE or strata != by):
+            raise CalibrationError(f"--by {by!r} slices a sample drawn by strata of {by!r} only: give --strata or --by")
+    elif strata is not None and sample_strata(d) != strata:
         raise CalibrationError(
-            f"--strata shares each pile's --per-pile rows over its strata; --allocation {allocation} splits them "
-            "otherwise: choose one"
+            f"{d}: the sample is kept, drawn {drawn(sample_strata(d))}: --strata {strata!r} applies on the first call "
+            "(a new directory draws anew)"
         )
+    if by is not None and not first:
+        check_slicing(d, by)
+    if not first:
+        check_kept_allocation(d, allocation, budget)
+    return draw_by
 
 
 def strata_of_first_call(data, strata: str | None, by: str | None, first: bool) -> tuple[str, bool] | None:

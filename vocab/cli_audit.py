@@ -1,164 +1,12 @@
-"""The commands of the calibration chain and the audit (sample, rate, packet, form, ratings, import, audit,
-report, gate, plan): each parses its options and calls one library function (:mod:`vocab.cli` runs them)."""
+"""The audit's commands: the one-command audit, its report, the gate for CI and the label planner (audit, report,
+gate, plan), each parser beside its command (the chain's steps: :mod:`vocab.cli_chain`)."""
 
 from __future__ import annotations
 
 import json
-import os
-import sys
 from pathlib import Path
 
-from vocab.cli_types import UsageError, call_budget, config_option, finite, names, population_option
-from vocab.config import load_config
-from vocab.layout import RunDir
-
-
-def cmd_sample(args) -> int:
-    from vocab.cluster import check_scheduler
-    from vocab.raters.chain import sample_step
-
-    jobs = check_scheduler(args.scheduler, args.jobs)
-    for line in sample_step(args.run_dir, per_pile=args.per_pile, budget=args.budget, allocation=args.allocation,
-                            rater=args.rater, seed=args.seed, scheduler=args.scheduler, jobs=jobs):  # fmt: skip
-        print(line)
-    return 0
-
-
-def cmd_calibrate(args) -> int:
-    from vocab.raters.chain import calibrate_run
-
-    cfg = load_config(args.config)
-    raters = [r.strip() for r in args.raters.split(",") if r.strip()]
-    for r in raters:
-        cfg.model(r)
-    complete = calibrate_run(cfg, args.run_dir, raters, args.max_calls, print, args.per_pile, args.seed)
-    return 0 if len(complete) == len(raters) else 1
-
-
-def _imported(out, args, notes: list[str] = ()) -> int:
-    """An import's last step: the dataset named (``--name``, the report's title), and what it holds said."""
-    from vocab.datasets.dataset import name_dataset
-    from vocab.imports import summary
-
-    if args.name is not None:
-        name_dataset(out, args.name)
-    print("\n".join([summary(out), *notes]))
-    return 0
-
-
-def cmd_import_inspect(args) -> int:
-    from vocab.imports import INSPECT_FAIL, INSPECT_PASS, INSPECT_QUESTION, import_inspect
-
-    passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else INSPECT_PASS
-    fails = names(args.fail_values, "--fail-values") if args.fail_values is not None else INSPECT_FAIL
-    out = import_inspect(args.log, args.run_dir, scorer=args.scorer, pass_values=passes, fail_values=fails,
-                         question=args.question or INSPECT_QUESTION, judge=args.judge)  # fmt: skip
-    return _imported(out, args)
-
-
-def cmd_import_promptfoo(args) -> int:
-    from vocab.imports import PROMPTFOO_QUESTION, import_promptfoo
-
-    out = import_promptfoo(args.results, args.run_dir, assertion=args.assertion,
-                           question=args.question or PROMPTFOO_QUESTION, judge=args.judge)  # fmt: skip
-    return _imported(out, args)
-
-
-def cmd_import_table(args) -> int:
-    from vocab.datasets.dataset import DEFAULT_QUESTION
-    from vocab.imports import import_table
-
-    visible = list(names(args.visible, "--visible")) if args.visible is not None else None
-    words = {k: names(v, f"--{k.replace('_', '-')}") for k in ("pass_values", "fail_values")
-             if (v := getattr(args, k)) is not None}  # fmt: skip
-    notes: list[str] = []
-    if args.file.is_dir():  # a table held as Parquet parts: imported on Dask
-        from vocab.cluster import check_scheduler
-        from vocab.imports.parts import import_parts
-
-        jobs = check_scheduler(args.scheduler or "local", args.jobs)
-        out = import_parts(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION, seed=args.seed,
-                           notes=notes, scheduler=args.scheduler or "local", jobs=jobs, rater=args.rater,
-                           pass_at=args.pass_at, **words)  # fmt: skip
-        return _imported(out, args, notes)
-    if (args.scheduler is not None or args.jobs is not None) and args.file.is_file():
-        raise UsageError(f"--scheduler, --jobs: for a folder of Parquet parts; {args.file} is one file "
-                         "(imported on this machine)")  # fmt: skip
-    out = import_table(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION, seed=args.seed,
-                       notes=notes, rater=args.rater, pass_at=args.pass_at, **words)  # fmt: skip
-    return _imported(out, args, notes)
-
-
-def cmd_import_mlflow(args) -> int:
-    from vocab.imports.mlflow_traces import MLFLOW_FAIL, MLFLOW_PASS, MLFLOW_QUESTION, import_mlflow
-
-    passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else MLFLOW_PASS
-    fails = names(args.fail_values, "--fail-values") if args.fail_values is not None else MLFLOW_FAIL
-    notes: list[str] = []
-    out = import_mlflow(args.traces, args.run_dir, tracking_uri=args.tracking_uri, experiment_id=args.experiment_id,
-                        seed=args.seed, notes=notes, feedback=args.feedback, judge=args.judge, pass_values=passes,
-                        fail_values=fails, pass_at=args.pass_at, system=args.system,
-                        question=args.question or MLFLOW_QUESTION)  # fmt: skip
-    return _imported(out, args, notes)
-
-
-def cmd_import_deepeval(args) -> int:
-    from vocab.imports.deepeval_runs import DEEPEVAL_QUESTION, import_deepeval
-
-    out = import_deepeval(args.file, args.run_dir, metric=args.metric, judge=args.judge, system=args.system,
-                          question=args.question or DEEPEVAL_QUESTION)  # fmt: skip
-    return _imported(out, args)
-
-
-def cmd_rate(args) -> int:
-    from vocab.raters.raters import rate_with_config, write_script_ratings
-
-    if not RunDir(args.run_dir).sheet.exists():
-        raise UsageError(f"{args.run_dir}: no calibration/blind_sheet.jsonl (draw the sample first: vocab sample)")
-    if args.model == "script":
-        print(write_script_ratings(args.run_dir))
-        return 0
-    progress = rate_with_config(load_config(args.config), args.run_dir, args.model, args.rater or args.model,
-                                max_tokens=args.max_tokens, max_calls=args.max_calls)  # fmt: skip
-    print(json.dumps(progress.as_dict()))
-    return 0 if progress.complete else 1
-
-
-def cmd_packet(args) -> int:
-    from vocab.raters.packet import make_packet
-
-    if args.format == "label-studio":
-        from vocab.raters.label_studio import make_label_studio_packet
-
-        out = make_label_studio_packet(args.run_dir, args.rater, seed=args.seed)
-        print(f"{out}: a Label Studio project for rater {args.rater} (README.txt says how to load it and hand in "
-              "the export)")  # fmt: skip
-        return 0
-    out = make_packet(args.run_dir, args.rater, seed=args.seed)
-    print(f"{out}: the packet of rater {args.rater}. Hand the rater {out.with_suffix('.zip')}: they unzip it and "
-          f"open {out.name}/rate.html in a browser (README.txt says how; vocab users may use vocab form "
-          f"{out.name}.zip); nothing of the run is in it")  # fmt: skip
-    return 0
-
-
-def cmd_form(args) -> int:
-    from vocab.raters.form import lab_argv, open_packet
-
-    packet, notes = open_packet(args.packet, args.into, same_machine=args.same_machine)
-    for note in notes:
-        print(note, file=sys.stderr)
-    argv = lab_argv(packet, args.port, no_browser=args.no_browser, token=args.token)
-    os.execv(argv[0], argv)  # JupyterLab takes over this process: Ctrl-C stops it as usual
-
-
-def cmd_ratings_import(args) -> int:
-    from vocab.raters.raters import import_ratings
-
-    try:
-        print(import_ratings(args.file, args.run_dir, args.rater, partial=args.partial, replace=args.replace).text())
-    except FileNotFoundError as e:
-        raise UsageError(f"{e.filename or args.file}: no such file") from None
-    return 0
+from vocab.cli_types import UsageError, call_budget, config_option, finite, names, population_option, rater
 
 
 def cmd_audit(args) -> int:
@@ -235,10 +83,12 @@ def cmd_plan(args) -> int:
     return 0
 
 
-def add_audit_parser(sub, cli) -> None:
-    """`vocab audit`'s parser on the subparsers ``sub`` (its command: ``cli.cmd_audit``)."""
+def add_audit(sub) -> None:
+    """The audit, report, gate and plan commands on the subparsers ``sub``."""
+    from vocab.coverage import METHODS
     from vocab.imports.registry import NAMES as HARNESS_NAMES
     from vocab.imports.registry import files_text
+    from vocab.stats import DEFAULT_INTERVAL
 
     au = sub.add_parser("audit", help="a judge's verdicts to blind raters' packets, and back to a corrected rate")
     config_option(au)
@@ -293,4 +143,66 @@ def add_audit_parser(sub, cli) -> None:
     au.add_argument("--feedback", help="MLflow: the judge's feedback name")
     au.add_argument("--metric", help="DeepEval: the judge's metric")
     population_option(au)
-    au.set_defaults(func=cli.cmd_audit)
+    au.set_defaults(func=cmd_audit)
+
+    rp = sub.add_parser("report", help="a self-contained report.html and report.md of an audit (run or dataset)")
+    rp.add_argument("run_dir", type=Path, help="a run or dataset directory with a blind sample and ratings")
+    rp.add_argument("--raters", help="comma-separated raters (default: every rater with a ratings file)")
+    rp.add_argument("--out", type=Path, help="where to write (default: <run_dir>/report)")
+    rp.add_argument("--force", action="store_true", help="replace a report already in --out")
+    population_option(rp)
+    rp.set_defaults(func=cmd_report)
+
+    ga = sub.add_parser("gate", help="exit 0 when every cell's interval clears the thresholds, 1 when one does not")
+    ga.add_argument("run_dir", type=Path, help="an audited run or dataset (blind ratings handed in)")
+    for flag, what in (("--min-rate", "the corrected pass rate's 95 %% interval"),
+                       ("--min-q1", "the judge's sensitivity q1 (its interval)"),
+                       ("--min-q0", "the judge's specificity q0 (its interval)")):  # fmt: skip
+        ga.add_argument(flag, type=finite, help=f"a floor for the lower end of {what}")
+    ga.add_argument("--max-unscored", type=finite, help="a ceiling for the share of units lost before a verdict")
+    ga.add_argument(
+        "--anytime",
+        action="store_true",
+        help="hold --min-rate with the interval valid however often it is read (a gate run after every batch)",
+    )
+    ga.add_argument(
+        "--rater", type=rater, help="whose blind ratings (a variant of the report's table; default its lead rater)"
+    )
+    ga.add_argument("--a", help="with --b: gate on the difference b − a (e.g. the old system)")
+    ga.add_argument("--b", help="the new system: b − a's interval against the --min-*-difference margins")
+    for flag, what in (("--min-difference", "b − a's corrected rates"), ("--min-q1-difference", "b − a's q1"),
+                       ("--min-q0-difference", "b − a's q0")):  # fmt: skip
+        ga.add_argument(flag, type=finite, help=f"a margin for the lower end of {what} (negative: non-inferiority)")
+    ga.add_argument("--json", action="store_true", help="one JSON object instead of a line per cell")
+    population_option(ga)
+    ga.set_defaults(func=cmd_gate)
+
+    pl = sub.add_parser("plan", help="how many rows per pile a target half-width needs, by simulation")
+    pl.add_argument(
+        "pilot",
+        nargs="?",
+        type=Path,
+        help="a run or dataset with some blind ratings: its estimates are the guesses (per cell)",
+    )
+    pl.add_argument("--theta", type=finite, help="a guess of the true pass rate")
+    pl.add_argument("--q1", type=finite, help="a guess of the critic's sensitivity")
+    pl.add_argument("--q0", type=finite, help="a guess of the critic's specificity")
+    pl.add_argument("--attempts", type=int, help="judged items (attempts) in the cell")
+    pl.add_argument(
+        "--rater", type=rater, help="with a pilot: whose ratings (default: the people, else the rater with most rows)"
+    )
+    pl.add_argument("--half-width", type=finite, required=True, help="the target: mean half-width of the interval")
+    pl.add_argument("--method", choices=METHODS, default=DEFAULT_INTERVAL, help=f"(default {DEFAULT_INTERVAL})")
+    pl.add_argument("--sims", type=int, default=1000, help="simulated studies per size tried (default 1000)")
+    pl.add_argument("--n-boot", type=int, default=1000, help="draws per interval (default 1000)")
+    pl.add_argument("--seed", type=int, default=0)
+    pl.add_argument(
+        "--allocation",
+        choices=("equal", "proportional", "pilot"),
+        default="equal",
+        help="equal: plan rows a pile (the default); proportional or pilot: plan a cell's labels, split by the piles' "
+        "shares or by Neyman's split at the spreads the guesses (or the pilot's ratings) give",
+    )
+    pl.add_argument("--json", action="store_true")
+    population_option(pl)
+    pl.set_defaults(func=cmd_plan)

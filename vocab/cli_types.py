@@ -1,6 +1,6 @@
-"""The command line's option types and the options several commands share: each a function of argparse's
-(:mod:`vocab.cli_options` joins the commands; a command group's parser sits beside its command, as
-:mod:`vocab.cli_audit`'s)."""
+"""The command line's option types and the options several commands share (each command group's parsers sit beside
+its commands: :mod:`vocab.cli_study`, :mod:`vocab.cli_chain`, :mod:`vocab.cli_exam`, :mod:`vocab.cli_audit`,
+:mod:`vocab.cli_compare`; :mod:`vocab.cli` joins them)."""
 
 from __future__ import annotations
 

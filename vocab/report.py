@@ -122,9 +122,9 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
         )
     if labelled:  # said at the top, before any number is quoted without it
         headline.append(NOT_BLIND)
-    from vocab.sampling.strata import strata_note
+    from vocab.sampling.strata import strata_notes
 
-    headline += [strata_note(run_dir)] if strata_note(run_dir) else []
+    headline += strata_notes(run_dir, c.key, c.passes.get(lead), lead)
     return headline
 
 
@@ -325,6 +325,9 @@ def scores_section(rep: Report, c) -> None:
 
     got = sc.sample_scores(c.data, c.key)
     if got.dropna().empty:
+        return
+    if sc.curve_refused(c.data.run_dir):
+        rep.sections.append((SCORES_TITLE, sc.curve_refused(c.data.run_dir), None))
         return
     people = c.passes[c.lead]
     theta = c.table[c.table.rater == c.lead].set_index("cell")

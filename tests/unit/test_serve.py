@@ -92,7 +92,7 @@ def test_the_cpu_profile_serves_in_the_recipe_for_the_machines_instruction_set(e
     gets bfloat16 as before. The dry run says which recipe applied and why."""
     import dataclasses
 
-    from vocab.cli import dry_run_lines
+    from vocab.cli_study import dry_run_lines
     from vocab.serving import recipes
 
     assert all(m.serve.dtype is None for m in embedded.models.values())

@@ -4,6 +4,7 @@ imported table. Expected values are worked by hand or counted from the table's o
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -195,8 +196,15 @@ def test_vocab_audit_draws_by_strata_then_corrects_compares_and_slices_by_them(t
     (pair,) = got["comparisons"]
     assert pair["ci_low"] <= pair["difference"] <= pair["ci_high"]
     # slicing a sample drawn by score bands by another column would mix rows drawn at different rates
-    rc, _, err = _run(["compare", d, "--by", "topic"], capsys)
-    assert rc == 2 and len(err) == 1 and "drawn by strata of 'score'" in err[0], err
+    for cmd in (["compare", d, "--by", "topic"], ["audit", d, "--by", "topic"], ["audit", d, "--by", "score"]):
+        rc, _, err = _run(cmd, capsys)
+        assert rc == 2 and len(err) == 1 and "drawn by bands of the judge's score" in err[0], (cmd, err)
+    # a pilot extends piles drawn whole; the audit's score curve is drawn (score bands never split a score)
+    rc, _, err = _run(["sample", "--run-dir", d, "--allocation", "pilot", "--budget", "60", "--rater", "ann"], capsys)
+    assert rc == 2 and len(err) == 1 and "a pilot allocation extends a sample drawn per pile" in err[0], err
+    assert len(pd.read_csv(d / "calibration" / "key.csv")) == len(key)
+    assert main(["report", str(d), "--out", str(tmp_path / "r")]) == 0
+    assert "people's pass share at each score" in (tmp_path / "r" / "report.md").read_text()
     # --strata again on the kept sample, another one: refused; the same: kept
     rc, _, err = _run(["audit", d, "--strata", "topic"], capsys)
     assert rc == 2 and "applies on the first call" in err[0], err
@@ -209,16 +217,36 @@ def test_vocab_audit_draws_by_strata_then_corrects_compares_and_slices_by_them(t
     sizes = src.assign(pile=src.verdict.str.lower(), cell=src.system + "__j").groupby(["cell", "pile", "topic"]).size()
     drawn = key2.groupby(["cell", "pile", "stratum"]).size()
     assert drawn.to_dict() == {k: min(6, n) for k, n in sizes.items()}
-    _rate_like_truth(d2, src, tmp_path)
+    key2 = _rate_like_truth(d2, src, tmp_path)
     rc, out, err = _run(["audit", d2, "--by", "topic"], capsys)
     assert rc == 0 and any(line.startswith("slices by topic") for line in out), (out, err)
+    # rows at one score were drawn at per-topic rates: the report reads no curve from them, and says why
+    assert main(["report", str(d2), "--out", str(tmp_path / "r2")]) == 0
+    md = (tmp_path / "r2" / "report.md").read_text()
+    assert "the sample was drawn by strata of topic" in md and "people's pass share at each score" not in md
+    # bob rates every row but one stratum's: that cell gets no rate, and the audit says which stratum
+    skip = key2[(key2.cell == "base__j") & (key2.pile == "passed") & (key2.stratum == "b")]
+    rest = key2[~key2.blind_id.isin(skip.blind_id)]
+    truth = src.set_index("id").truth.reindex(rest.level).to_numpy()
+    pd.DataFrame({"blind_id": rest.blind_id, "verdict": truth}).to_csv(tmp_path / "bob.csv", index=False)
+    assert (
+        main(["ratings", "import", str(tmp_path / "bob.csv"), "--run-dir", str(d2), "--rater", "bob", "--partial"]) == 0
+    )
+    os.remove(d2 / "calibration" / "ratings_ann.csv")
+    rc, out, err = _run(["audit", d2], capsys)
+    said = f"base → j: no rate yet: bob has rated none of the {len(skip)} rows of its PASSED pile's stratum b"
+    assert rc == 0 and any(line.startswith(said) for line in out), out
+    assert not any(line.startswith("base judged by j") for line in out)
 
 
 @pytest.mark.parametrize(
     "extra, words",
     [
         (["--strata", "score", "--allocation", "pilot", "--budget", "40"], "--strata shares each pile's"),
-        (["--strata", "colour"], "no such column"),
+        (["--by", "topic", "--allocation", "proportional", "--budget", "40"], "--by on a first call draws"),
+        (["--strata", "score", "--by", "topic"], "--by 'topic' slices a sample drawn by strata of 'topic' only"),
+        (["--strata", "score", "--population", "superpopulation"], "leave out --population"),
+        (["--strata", "colour"], "--strata 'colour': the dataset kept no such column"),
         (["--strata", ""], "needs 'score' or a column"),
     ],
 )
@@ -270,3 +298,15 @@ def test_two_judges_of_one_sample_drawn_by_strata_are_compared_independently(tmp
     assert pair["paired"] is False
     rc, _, err = _run(["compare", d, "--a", "j1", "--b", "j2", "--paired"], capsys)
     assert rc == 2 and len(err) == 1 and "drawn by strata: --paired needs each pile drawn whole" in err[0], err
+
+
+def test_a_refused_strata_keeps_the_audit_already_there(tmp_path, capsys):
+    """`vocab audit FILE --out DIR` into a directory an earlier audit made: a refusal leaves it, ratings and all."""
+    t = _table(tmp_path)
+    d = tmp_path / "d"
+    assert main(["audit", str(t), "--out", str(d), "--raters", "ann", "--strata", "score"]) == 0
+    before = sorted(str(p.relative_to(d)) for p in d.rglob("*"))
+    for extra in (["--strata", "topic"], ["--strata", "nosuch"], ["--by", "nosuch"]):
+        rc, _, err = _run(["audit", t, "--out", d, "--raters", "ann", *extra], capsys)
+        assert rc == 2 and len(err) == 1, (extra, err)
+        assert sorted(str(p.relative_to(d)) for p in d.rglob("*")) == before, extra

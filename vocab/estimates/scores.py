@@ -95,3 +95,18 @@ def curve(scores: pd.Series, people: pd.Series, confidence: float = 0.95) -> pd.
     lo, hi = monotone_band(g["size"], g["sum"], confidence)
     return pd.DataFrame({"score": xs, "rows": g["size"].to_numpy(), "people_pass": g["mean"].to_numpy(),
                          "fit": fit, "fit_low": np.fmin(lo, fit), "fit_high": np.fmax(hi, fit)})  # fmt: skip
+
+
+def curve_refused(run_dir) -> str | None:
+    """Why the report draws no score curve for this sample (None: it does): rows drawn by strata of a column were
+    drawn at different rates within a score, so people's pass share at a score is not read from them."""
+    from vocab.sampling.strata import SCORE, sample_strata
+
+    by = sample_strata(run_dir)
+    if by is None or by == SCORE:
+        return None
+    return (
+        f"The judge logged a score, but the sample was drawn by strata of {by}: the rows at one score were drawn at "
+        "different rates, so people's pass share at a score is not read from them (a sample drawn per pile, or by "
+        "--strata score, gives the curve)."
+    )

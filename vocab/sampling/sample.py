@@ -38,7 +38,6 @@ from vocab.sampling.quotes import COLUMN as QUOTES
 from vocab.sampling.quotes import judge_quotes
 
 KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight", QUOTES]
-STRATUM_COLUMNS = ["stratum", "stratum_size"]  # a sample drawn by strata within its piles (vocab.sampling.strata)
 KEY_REQUIRED = KEY_COLUMNS[:-1]  # never empty in a row (quotes_judge mostly is)
 SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
 
@@ -252,7 +251,7 @@ def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset(), *, dat
         )
         sheet.append({"blind_id": bid, **{f: _plain(r[f]) for f in visible}})
     # The key in (cell, level, attempt) order: key row k is not sheet row k (nor any packet's row k).
-    columns = KEY_COLUMNS + (STRATUM_COLUMNS if stratified else [])
+    columns = KEY_COLUMNS + (["stratum", "stratum_size"] if stratified else [])  # vocab.sampling.strata's
     key_df = pd.DataFrame(key, columns=columns).sort_values(["cell", "level", "attempt"], kind="stable")
     return Sample(key_df.reset_index(drop=True), pd.DataFrame(sheet, columns=["blind_id", *visible]))
 
@@ -285,7 +284,9 @@ def extend_sample(
         c = data.cells[data.cells.attempts > 0]
         counts = {cell: (int(r.passed), int(r.attempts)) for cell, r in c.iterrows()}
     unrated = key[~key.blind_id.isin(passes.index)]
-    if len(unrated):
+    if "stratum" in key.columns:  # a pilot extends piles drawn whole
+        raise CalibrationError("the sample was drawn by strata: a pilot allocation extends a sample drawn per pile")
+    elif len(unrated):
         raise CalibrationError(
             f"the pilot rater has rated {len(key) - len(unrated)} of the sample's {len(key)} rows; a pilot allocation "
             "needs them all"
@@ -480,9 +481,9 @@ def earlier_sheet_hashes(run_dir: str | Path) -> set[str]:
 
 def read_key(run_dir: str | Path) -> pd.DataFrame:
     """key.csv, with ``quotes_judge`` (from the blind sheet for a key drawn before the column existed)."""
-    # an imported dataset's groups are names ("12", "q-07"), a run's levels numbers
+    # an imported dataset's groups are names ("12", "q-07"), a run's levels numbers; keep_default_na=False: an item
+    # named "NA" or "null" is a name, not a gap (read_sheet reads the key alike)
     dtype = {"level": str, QUOTES: str, "stratum": str} if is_imported(run_dir) else {QUOTES: str}
-    # keep_default_na=False: an item named "NA" or "null" is a name, not a gap (read_sheet reads the key alike)
     key = pd.read_csv(RunDir(run_dir).key, dtype=dtype, keep_default_na=False)
     if QUOTES not in key.columns:
         from vocab.sampling.quotes import flag_rows

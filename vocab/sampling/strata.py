@@ -82,7 +82,10 @@ def _strata_sql(data, by: str, where) -> str:
         if not scored:
             raise CalibrationError(f"{where}: --strata score: the judge logged no numeric score in this dataset")
         return SCORE_SQL
-    check_column(data, by, where)
+    try:
+        check_column(data, by, where)
+    except CalibrationError as e:  # its words name --by: here the option is --strata
+        raise CalibrationError(str(e).replace(f"--by {by!r}", f"--strata {by!r}", 1)) from None
     return value_sql(by)
 
 
@@ -91,10 +94,15 @@ def check_strata(data, by: str, where) -> None:
     column it kept (CalibrationError, one line)."""
     if not by or not by.strip():
         raise CalibrationError(f"{where}: --strata needs 'score' or a column name")
-    if data.kind == "run" or data.items is None or not hasattr(data.items, "con"):
+    if data.kind == "run":
         raise CalibrationError(
             f"{where}: --strata draws an imported dataset's stored items; a study run's sample is seed 000's design "
             "(per cell and pile; --by slices it afterwards)"
+        )
+    if data.items is None or not hasattr(data.items, "con"):
+        raise CalibrationError(
+            f"{where}: --strata draws from items stored for DuckDB's queries; this dataset's are not (import it again "
+            "without --scheduler)"
         )
     _strata_sql(data, by, where)
 
@@ -162,6 +170,11 @@ def check_slicing(run_dir, column: str) -> None:
     """A sample drawn by strata slices by its own strata only (`--by` its column): a slice of another column would
     mix rows drawn at different rates. CalibrationError (one line)."""
     by = sample_strata(run_dir)
+    if by == SCORE:
+        raise CalibrationError(
+            f"{run_dir}: the sample was drawn by bands of the judge's score: --by {column!r} would mix rows drawn at "
+            "different rates (a sample drawn per pile slices by any column)"
+        )
     if by is not None and by != column:
         raise CalibrationError(
             f"{run_dir}: the sample was drawn by strata of {by!r}: --by {column!r} would mix rows drawn at different "
@@ -188,13 +201,25 @@ def strata_lines(d, data, per_pile: int, seed: int, by: str, per_stratum: bool) 
     return sample, lines, {"strata": by, "per_stratum": per_stratum}
 
 
-def strata_note(run_dir) -> str | None:
-    """What the audit and the report say of a sample drawn by strata (None for one drawn per pile)."""
+def strata_notes(run_dir, key=None, passes=None, rater: str = "") -> list[str]:
+    """What the audit and the report say of a sample drawn by strata (nothing for one drawn per pile): how it was
+    drawn, and each stratum the lead ``rater`` (``passes``: their verdicts by blind id) has not rated a row of, whose
+    cell then gets no rate."""
     by = sample_strata(run_dir)
     if by is None:
-        return None
+        return []
     what = "bands of the judge's score" if by == SCORE else f"the values of {by}"
-    return (
+    out = [
         f"Drawn by strata: each pile's rows were drawn stratum by stratum ({what}), and each rate weights its strata "
         "back by their items (fiducial intervals over these items only)."
-    )
+    ]
+    if key is None or passes is None or "stratum" not in key.columns:
+        return out
+    rated = key.blind_id.isin(passes.dropna().index)
+    for (cell, pile, stratum), g in key.assign(rated=rated).groupby(["cell", "pile", "stratum"], sort=True):
+        if not g.rated.any():
+            out.append(
+                f"{cell.replace(CELL_JOIN, ' → ', 1)}: no rate yet: {rater} has rated none of the {len(g)} rows of "
+                f"its {pile.upper()} pile's stratum {stratum} (a rate needs a rated row in every stratum)"
+            )
+    return out
