@@ -6,6 +6,10 @@ simulated populations, each given the same number of human labels drawn by its o
   ``--draws`` draws a study, 2,000 by default; 03 takes 4,000);
   ``vocab-proportional`` and ``vocab-pilot``: the same estimator with the piles allocated by ``vocab sample
   --allocation proportional|pilot`` (the allocation measurement of the issue);
+- ``vocab-finite``: the report's default since #65, the same piles corrected for the population's own attempts (p
+  known, each pile finite). Its target is the population's own share of true passes, not theta: its ``coverage`` is
+  of that share (``target`` says which), and it is left out of the narrowest-method count (a narrower answer to
+  another question). Every row also holds ``coverage_own``, each method's coverage of the population's own share;
 - ``truescore-ppi++``: truescore 0.7.4's ``ppi_estimate`` (PPI++, its tuned lambda), uniform labels;
 - ``truescore-rg``: truescore's ``rogan_gladen_estimate`` (delta method), uniform labels;
 - ``ppi_py``: ppi-python 0.2.3's ``ppi_mean_ci`` (PPI++ with its lambda tuning), uniform labels;
@@ -42,8 +46,11 @@ from vocab.coverage import anchors as an
 THETAS = (0.0, 0.05, 0.3, 0.7)
 CRITICS = ((0.8, 0.8), (0.97, 0.47), (0.6, 0.95))  # (q1, q0): even, truescore's plan judge, a strict judge
 PAIRS = ((48, 20), (140, 20), (140, 40), (400, 40), (400, 80))  # (judged attempts, label budget)
-METHODS = ("vocab", "vocab-proportional", "vocab-pilot", "truescore-ppi++", "truescore-rg", "ppi_py", "judgy", "lee")
-DESIGN = {"vocab": "piles", "vocab-proportional": "piles", "vocab-pilot": "piles", "lee": "by-class"}
+METHODS = ("vocab", "vocab-proportional", "vocab-pilot", "vocab-finite", "truescore-ppi++", "truescore-rg", "ppi_py",
+           "judgy", "lee")  # fmt: skip
+DESIGN = {"vocab": "piles", "vocab-proportional": "piles", "vocab-pilot": "piles", "vocab-finite": "piles",
+          "lee": "by-class"}  # fmt: skip
+OWN_TARGET = {"vocab-finite"}  # aims at the population's own share of true passes, not theta
 ALPHA = 0.05
 
 
@@ -54,6 +61,9 @@ def points() -> list[tuple]:
 
 def one(method: str, pop: an.Population, budget: int, q1: float, q0: float, rng, judgy_boot: int, draws: int):
     """(estimate, low, high) of one study by ``method``, or None where it is undefined."""
+    if method == "vocab-finite":
+        a, b = an.allocated_piles(pop, budget, "equal", rng)
+        return an.vocab_interval(pop, a, b, rng, n_draws=draws, population=stats.FINITE)
     if method.startswith("vocab"):
         allocation = {"vocab": "equal", "vocab-proportional": "proportional", "vocab-pilot": "pilot"}[method]
         a, b = an.allocated_piles(pop, budget, allocation, rng)
@@ -96,6 +106,11 @@ def one(method: str, pop: an.Population, budget: int, q1: float, q0: float, rng,
     raise ValueError(f"unknown method {method!r}")
 
 
+def _holds(lo, hi, truth) -> float | None:
+    """The share of studies whose interval holds its truth (None: no study answered)."""
+    return round(float(np.mean((lo <= truth + 1e-12) & (truth - 1e-12 <= hi))), 4) if len(lo) else None
+
+
 def run_point(args: tuple) -> list[dict]:
     (theta, q1, q0, attempts, budget), sims, seed, judgy_boot, draws = args
     names = ("anchors", theta, q1, q0, attempts)
@@ -108,16 +123,19 @@ def run_point(args: tuple) -> list[dict]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             found = [one(method, pop, budget, q1, q0, rng, judgy_boot, draws) for pop in pops]
-        ok = np.array([f for f in found if f is not None and all(np.isfinite(f))], dtype=float).reshape(-1, 3)
+        keep = [f is not None and all(np.isfinite(f)) for f in found]
+        ok = np.array([f for f, k in zip(found, keep, strict=True) if k], dtype=float).reshape(-1, 3)
+        own = np.array([pop.truth.mean() for pop, k in zip(pops, keep, strict=True) if k], dtype=float)
         est, lo, hi = ok.T
+        target = own if method in OWN_TARGET else np.full(len(ok), theta)
         rows.append(
             {
                 "theta": theta, "q1": q1, "q0": q0, "attempts": attempts, "budget": budget, "method": method,
-                "design": DESIGN.get(method, "uniform"), "sims": sims, "defined": int(len(ok)),
-                "coverage": round(float(np.mean((lo <= theta + 1e-12) & (theta - 1e-12 <= hi))), 4) if len(ok)
-                else None,
+                "design": DESIGN.get(method, "uniform"), "target": "own share" if method in OWN_TARGET else "theta",
+                "sims": sims, "defined": int(len(ok)), "coverage": _holds(lo, hi, target),
+                "coverage_own": _holds(lo, hi, own),
                 "mean_width": round(float(np.mean(hi - lo)), 4) if len(ok) else None,
-                "bias": round(float(np.mean(est) - theta), 4) if len(ok) else None,
+                "bias": round(float(np.mean(est - target)), 4) if len(ok) else None,
                 "seconds": round(time.perf_counter() - t0, 2),
             }
         )  # fmt: skip
@@ -134,7 +152,7 @@ def summarise(rows: list[dict]) -> dict:
     under 0.93 among the others, worst coverage, and at how many points it is the narrowest of the methods that
     answer and cover at least 0.93 there."""
     out = {m: {"points": 0, "mostly_undefined": 0, "under_93": 0, "worst": None, "narrowest_covering": 0,
-               "undefined_share": 0.0} for m in METHODS}  # fmt: skip
+               "undefined_share": 0.0, "own_under_93": 0, "own_worst": None} for m in METHODS}  # fmt: skip
     by_point: dict[tuple, list[dict]] = {}
     for r in rows:
         by_point.setdefault((r["theta"], r["q1"], r["q0"], r["attempts"], r["budget"]), []).append(r)
@@ -146,8 +164,10 @@ def summarise(rows: list[dict]) -> dict:
             continue
         s["under_93"] += r["coverage"] < 0.93
         s["worst"] = r["coverage"] if s["worst"] is None else min(s["worst"], r["coverage"])
+        s["own_under_93"] += r["coverage_own"] < 0.93
+        s["own_worst"] = r["coverage_own"] if s["own_worst"] is None else min(s["own_worst"], r["coverage_own"])
     for rs in by_point.values():
-        covering = [r for r in rs if answers(r) and r["coverage"] >= 0.93]
+        covering = [r for r in rs if answers(r) and r["coverage"] >= 0.93 and r["method"] not in OWN_TARGET]
         if covering:
             out[min(covering, key=lambda r: r["mean_width"])["method"]]["narrowest_covering"] += 1
     for s in out.values():
@@ -182,6 +202,7 @@ def main() -> None:
         "anchors",
         designs=an.DESIGNS,
         methods={m: DESIGN.get(m, "uniform") for m in METHODS},
+        targets={m: "own share" if m in OWN_TARGET else "theta" for m in METHODS},
         versions={"truescore": truescore.__version__, "judgy": judgy.__version__, "ppi-python": version("ppi-python")},
         sims=args.sims,
         seed=args.seed,

@@ -267,9 +267,10 @@ def within_by_regime_figure(table):
 
 
 def anchors_figure(result: dict):
-    """08: ``benchmarks/results/anchors.json``: per method (rows), each point's coverage (left; the line at 0.93:
-    under it an interval misleads) and its mean width over vocab's at the same point (right, where both answer);
-    points where a method answers in fewer than half the studies are left out."""
+    """08: ``benchmarks/results/anchors.json``: per method (rows), each point's coverage of its target (left; the line
+    at 0.93: under it an interval misleads; theta, or for "these items" the population's own share) and its mean
+    width over vocab's at the same point (right, where both answer); points where a method answers in fewer than
+    half the studies are left out."""
     import numpy as np
     import pandas as pd
 
@@ -290,7 +291,10 @@ def anchors_figure(result: dict):
     ax_c.axvline(0.93, color="0.3", lw=0.8, ls="--")
     ax_c.axvline(0.95, color="0.6", lw=0.8)
     ax_w.axvline(1.0, color="0.6", lw=0.8)
-    ax_c.set_yticks(range(len(methods)), methods)
+    targets = result.get("targets", {})  # a method that aims at the population's own share says so
+    ax_c.set_yticks(
+        range(len(methods)), [m + (" (these items)" if targets.get(m) == "own share" else "") for m in methods]
+    )
     ax_c.invert_yaxis()
     ax_c.set(xlabel="coverage of the nominal 95 % interval", title="covers?")
     ax_w.set(xlabel="mean width / vocab's at the same point (log; width 0 not shown)", xscale="log",

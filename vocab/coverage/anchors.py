@@ -145,10 +145,12 @@ def anchors_table(result: dict) -> pd.DataFrame:
     ok = rows[rows.answers & (rows.coverage >= 0.93) & (rows.mean_width > 0)]
     vocab = ok[ok.method == "vocab"].set_index(keys).mean_width
     summary = pd.DataFrame(result["summary"]).T
-    narrowest = ok.loc[ok.groupby(keys).mean_width.idxmin()].method.value_counts()
+    theta_ok = ok[ok.get("target", pd.Series("theta", index=ok.index)).fillna("theta") == "theta"]
+    narrowest = theta_ok.loc[theta_ok.groupby(keys).mean_width.idxmin()].method.value_counts()
     out = pd.DataFrame(
         {
             "design": pd.Series(result["methods"]),
+            "target": pd.Series(result.get("targets", {m: "theta" for m in result["methods"]})),
             "points": summary.points,
             "answers_at": summary.points - summary.mostly_undefined,
             "under_93": summary.under_93,
@@ -174,7 +176,8 @@ def allocation_table(result: dict) -> pd.DataFrame:
     import pandas as pd
 
     rows = pd.DataFrame(result["rows"])
-    rows = rows[rows.method.str.startswith("vocab") & (rows.defined >= rows.sims / 2)]
+    allocations = ("vocab", "vocab-proportional", "vocab-pilot")  # one estimator, its piles split three ways
+    rows = rows[rows.method.isin(allocations) & (rows.defined >= rows.sims / 2)]
     keys = ["theta", "q1", "q0", "attempts", "budget"]
     equal = rows[rows.method == "vocab"].set_index(keys).mean_width
     out = []
