@@ -176,8 +176,8 @@ def allocation_table(result: dict) -> pd.DataFrame:
     import pandas as pd
 
     rows = pd.DataFrame(result["rows"])
-    allocations = ("vocab", "vocab-proportional", "vocab-pilot")  # one estimator, its piles split three ways
-    rows = rows[rows.method.isin(allocations) & (rows.defined >= rows.sims / 2)]
+    theta = rows.target.fillna("theta") == "theta" if "target" in rows else True  # vocab-finite aims elsewhere
+    rows = rows[rows.method.str.startswith("vocab") & theta & (rows.defined >= rows.sims / 2)]
     keys = ["theta", "q1", "q0", "attempts", "budget"]
     equal = rows[rows.method == "vocab"].set_index(keys).mean_width
     out = []
