@@ -269,3 +269,34 @@ def test_a_column_named_with_a_quote_and_empty_values(tmp_path, capsys):
         assert rc == 0 and not err, err
         got = {r["slice"]: r["items"] for r in json.loads(out[0])["slices"]}
         assert got == expect.to_dict()
+
+
+def test_a_slice_alone_with_a_number_gets_no_rank(tmp_path, capsys):
+    """Four of 80 items in a slice of their own, none of them in the sample: the other slice is the only one with a
+    number, so it is ranked against nothing and says so instead of "rank 1"."""
+    rng = np.random.default_rng(1)
+    rows = [
+        {
+            "id": f"i{i}",
+            "system": "s",
+            "judge": "J",
+            "verdict": "PASSED" if rng.random() < 0.5 else "FAILED",
+            "input": f"q{i}",
+            "output": f"a{i}",
+            "topic": "big" if i >= 4 else "small",
+        }
+        for i in range(80)
+    ]
+    pd.DataFrame(rows).to_csv(tmp_path / "t.csv", index=False)
+    d = tmp_path / "d"
+    assert main(["import", "table", str(tmp_path / "t.csv"), "--run-dir", str(d)]) == 0
+    assert main(["audit", str(d), "--raters", "ann", "--per-pile", "8"]) == 0
+    key = pd.read_csv(d / "calibration" / "key.csv", dtype={"level": str})
+    small = {r["id"] for r in rows if r["topic"] == "small"}
+    assert not set(key.level) & small  # none of the small slice's items was drawn (seed 0)
+    pd.DataFrame({"blind_id": key.blind_id, "verdict": key.critic_verdict}).to_csv(tmp_path / "ann.csv", index=False)
+    assert main(["ratings", "import", str(tmp_path / "ann.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
+    rc, out, _ = _run(["compare", d, "--by", "topic"], capsys)
+    (big,) = [line for line in out if line.startswith("  topic = big:")]
+    assert rc == 0 and "the only slice with a number" in big and "rank" not in big, big
+    assert any(line.startswith("  topic = small: too few labels") for line in out)

@@ -267,10 +267,12 @@ def lines(e: SliceEstimates) -> list[str]:
                 )
                 continue
             t = rates.loc[(cell, r.slice)]
+            # a rank among the cell's slices that got a number; a slice alone there has none to be ranked against
+            ranked = int((rates.loc[cell].theta.notna()).sum()) > 1
             out.append(
                 head + f"{_pct(t.theta)} % [{_pct(t.ci_low)}, {_pct(t.ci_high)}] (simultaneous "
-                f"[{_pct(t.sim_low)}, {_pct(t.sim_high)}]; the judge's {_pct(t.p)} %), rank "
-                + _rank(int(t.rank_low), int(t.rank_high))
+                f"[{_pct(t.sim_low)}, {_pct(t.sim_high)}]; the judge's {_pct(t.p)} %)"
+                + (", rank " + _rank(int(t.rank_low), int(t.rank_high)) if ranked else ", the only slice with a number")
                 + f"; {labelled}"
             )
         for d in e.differences[e.differences.cell == cell].itertuples():
