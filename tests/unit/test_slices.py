@@ -248,10 +248,11 @@ def test_the_docs_slices_example_is_what_vocab_prints(sliced, capsys):
 
 
 def test_a_column_named_with_a_quote_and_empty_values(tmp_path, capsys):
-    """A column named it's slices as any other; an empty value is the slice (none), counted from the table."""
+    """A column named it's slices as any other; an empty value is the slice (none), and a value spelt "(none)" a slice
+    of its own, shown in quotes, counted from the table."""
     rows = [
         {"id": f"i{i}", "system": "s", "judge": "J", "verdict": ["PASSED", "FAILED"][i % 2], "input": f"q{i}",
-         "output": f"a{i}", "it's": ["x", "y"][i % 3 == 0], "maybe": "" if i % 4 == 0 else "z"}
+         "output": f"a{i}", "it's": ["x", "y"][i % 3 == 0], "maybe": ["", "(none)", "z", "z"][i % 4]}
         for i in range(48)
     ]  # fmt: skip
     table = pd.DataFrame(rows)
@@ -263,7 +264,7 @@ def test_a_column_named_with_a_quote_and_empty_values(tmp_path, capsys):
     assert main(["ratings", "import", str(tmp_path / "r.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
     for column, expect in (
         ("it's", table["it's"].value_counts()),
-        ("maybe", table.maybe.replace("", "(none)").value_counts()),
+        ("maybe", table.maybe.replace({"(none)": '"(none)"'}).replace("", "(none)").value_counts()),
     ):
         rc, out, err = _run(["compare", d, "--by", column, "--json"], capsys)
         assert rc == 0 and not err, err

@@ -47,12 +47,15 @@ def natural(value: str) -> tuple:
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", str(value)) if t)
 
 
+LITERAL_MISSING = f'"{MISSING}"'  # a value spelt "(none)" itself, told apart from no value
+
+
 def _text(v) -> str:
     if v is None or (isinstance(v, float) and not np.isfinite(v)) or (isinstance(v, str) and not v):
         return MISSING
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
-    return str(v)
+    return LITERAL_MISSING if str(v) == MISSING else str(v)
 
 
 # --- each group's slice ------------------------------------------------------------------------------------------
@@ -112,13 +115,12 @@ def _frame_levels(attempts: pd.DataFrame, column: str, where) -> pd.DataFrame:
 
 def value_sql(column: str) -> str:
     """The SQL of a stored item's value in ``column`` (its visible fields, else its hidden ones), as text;
-    :data:`MISSING` where it holds none."""
+    :data:`MISSING` where it holds none, and :data:`LITERAL_MISSING` where it holds that very word."""
     path = "$." + '"' + column.replace('"', '\\"') + '"'
     lit = path.replace("'", "''")  # a column named with a quote stays inside its SQL literal
-    return (
-        f"coalesce(nullif(json_extract_string(visible, '{lit}'), ''), nullif(json_extract_string(hidden, '{lit}'), "
-        f"''), '{MISSING}')"
-    )
+    visible, hidden = (f"nullif(json_extract_string({f}, '{lit}'), '')" for f in ("visible", "hidden"))
+    found = f"coalesce({visible}, {hidden})"
+    return f"CASE WHEN {found} = '{MISSING}' THEN '{LITERAL_MISSING}' ELSE coalesce({found}, '{MISSING}') END"
 
 
 def _store_levels(data, column: str, where) -> str:
