@@ -138,3 +138,17 @@ def test_a_hand_in_stamped_with_the_pilots_sheet_still_imports_after_the_extensi
                  "gemma3"]) == 0  # fmt: skip
     capsys.readouterr()
     assert main(["ratings", "import", str(stamped), "--run-dir", str(rated), "--rater", "bob", "--partial"]) == 0
+
+
+def test_a_split_past_a_piles_rows_gives_the_rest_to_the_other_pile():
+    """A cell of 40 attempts: 10 PASSED on 10 levels, 30 FAILED on 5 levels (the FAILED pile draws a level at a
+    time, so it holds 5 rows). Proportional at 20: p = 0.25, so 5 + 15 by hand; the FAILED pile gives 5, and the 10
+    rows it cannot give go to the PASSED pile, which holds 10: 10 + 5. The equal split stays seed 000's 10 + 10."""
+    rows = [{"cell": "w__c", "level": lv, "attempt": 1, "verdict": "PASSED"} for lv in range(10)]
+    rows += [{"cell": "w__c", "level": 10 + i % 5, "attempt": 1 + i // 5, "verdict": "FAILED"} for i in range(30)]
+    attempts = pd.DataFrame(rows)
+    assert sm.allocate(20, 0.25, "proportional") == (5, 15)
+    assert sm.pile_sizes(attempts, 20, "proportional") == {"w__c": (10, 5)}
+    assert sm.pile_sizes(attempts, 20, "equal") == {"w__c": (10, 10)}
+    assert sm.fit((16, 4), (8, 2)) == (8, 2)  # both piles full: what is left over is left
+    assert sm.fit((2, 18), (30, 5)) == (15, 5)

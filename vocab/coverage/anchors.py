@@ -22,7 +22,7 @@ import numpy as np
 from scipy.stats import norm
 
 from vocab import stats
-from vocab.sampling.sample import ALLOCATIONS, allocate
+from vocab.sampling.allocation import ALLOCATIONS, allocate, fit
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -112,17 +112,18 @@ def lee_interval(p: float, q0: float, q1: float, n: int, m0: int, m1: int, alpha
 
 
 def allocated_piles(pop: Population, budget: int, allocation: str, rng: np.random.Generator):
-    """The two piles' positions under ``allocation`` (:func:`vocab.sampling.sample.allocate`, as `vocab
-    sample` allocates). ``pilot`` draws :data:`PILOT` rows a pile first (fewer if the budget is small), rates them
-    (here: their true labels), allocates the whole budget from them and draws the rest of each pile from the rows
-    not yet drawn."""
+    """The two piles' positions under ``allocation`` (:func:`vocab.sampling.allocation.allocate` within each pile's
+    rows, :func:`~vocab.sampling.allocation.fit`, as `vocab sample` allocates). ``pilot`` draws :data:`PILOT` rows a
+    pile first (fewer if the budget is small), rates them (here: their true labels), allocates the whole budget from
+    them and draws the rest of each pile from the rows not yet drawn."""
     p = float(pop.verdict.mean())
+    room = (int(pop.verdict.sum()), int((~pop.verdict).sum()))
     if allocation != "pilot":
-        return pile_rows(pop, allocate(budget, p, allocation), rng)
+        return pile_rows(pop, fit(allocate(budget, p, allocation), room, allocation), rng)
     first = min(PILOT, budget // 2)
     a, b = pile_rows(pop, (first, first), rng)
     counts = (a.size, int(pop.truth[a].sum()), b.size, int(pop.truth[b].sum()))
-    sizes = allocate(budget, p, "pilot", pilot=counts)
+    sizes = fit(allocate(budget, p, "pilot", pilot=counts), room, "pilot")
     out = []
     for verdict, drawn, n in zip((True, False), (a, b), sizes, strict=True):
         rest = np.setdiff1d(np.flatnonzero(pop.verdict == verdict), drawn)

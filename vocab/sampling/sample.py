@@ -34,6 +34,7 @@ import pandas as pd
 from vocab.datasets.dataset import FORMAT_VERSION, is_imported
 from vocab.datasets.errors import CalibrationError
 from vocab.layout import RunDir
+from vocab.sampling.allocation import ALLOCATIONS, allocate, cell_sizes, fit, pile_sizes  # noqa: F401 (importable here)
 from vocab.sampling.quotes import COLUMN as QUOTES
 from vocab.sampling.quotes import judge_quotes
 
@@ -46,66 +47,6 @@ SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answ
 class Sample:
     key: pd.DataFrame
     sheet: pd.DataFrame
-
-
-ALLOCATIONS = ("equal", "proportional", "pilot")
-
-
-def allocate(
-    budget: int,
-    p: float,
-    allocation: str = "equal",
-    *,
-    pilot: tuple[int, int, int, int] | None = None,
-    sigmas: tuple[float, float] | None = None,
-) -> tuple[int, int]:
-    """Rows for a cell's (passed, failed) piles out of ``budget``. ``equal``: half each (the odd row to the passed
-    pile; 20 gives seed 000's 10 + 10). ``proportional``: in proportion to the piles' shares of the attempts,
-    n_a ∝ p and n_b ∝ 1 − p: Neyman's split (n_a ∝ p·σ_a, n_b ∝ (1 − p)·σ_b, the variance of theta = p·a + (1 −
-    p)·b at its least) only when both piles' σ are equal, as they are at their worst case 1/2 before any rating.
-    ``pilot``: Neyman's split with each σ from a rated
-    pilot ``(n_a, k_a, n_b, k_b)`` (rows and rater passes per pile; shares smoothed as (k + 1)/(n + 2), as Lee et
-    al. smooth theirs), never fewer rows than the pilot has; or, before any pilot (`vocab plan`), at guessed spreads
-    ``sigmas`` (σ_a, σ_b). Each pile gets at least 2 rows. ``p``: the critic's pass rate in the cell."""
-    if budget < 4:
-        raise CalibrationError(f"budget must be at least 4 (2 rows a pile), got {budget}")
-    if not 0 <= p <= 1:
-        raise CalibrationError(f"p must lie in [0, 1], got {p}")
-    if allocation == "equal":
-        return budget - budget // 2, budget // 2
-    if allocation in ALLOCATIONS and p in (0.0, 1.0):  # one pile only: it takes every label
-        return (budget, 0) if p == 1 else (0, budget)
-    if allocation == "proportional":
-        sa = sb = 0.5
-        floor_a = floor_b = 2
-    elif allocation == "pilot" and pilot is None and sigmas is not None:  # guessed spreads, before any pilot
-        sa, sb = sigmas
-        floor_a = floor_b = 2
-    elif allocation == "pilot":
-        if pilot is None:
-            raise CalibrationError("allocation 'pilot' needs the pilot's counts (n_a, k_a, n_b, k_b)")
-        na, ka, nb, kb = pilot
-        sa, sb = (float(np.sqrt((k + 1) / (n + 2) * (1 - (k + 1) / (n + 2)))) for k, n in ((ka, na), (kb, nb)))
-        floor_a, floor_b = max(2, na), max(2, nb)
-        if floor_a + floor_b > budget:
-            raise CalibrationError(f"the pilot already holds {na + nb} rows, more than the budget of {budget}")
-    else:
-        raise CalibrationError(f"unknown allocation {allocation!r} (known: {', '.join(ALLOCATIONS)})")
-    wa, wb = p * sa, (1 - p) * sb
-    n_a = int(round(budget * wa / (wa + wb))) if wa + wb > 0 else budget // 2
-    n_a = min(max(n_a, floor_a), budget - floor_b)
-    return n_a, budget - n_a
-
-
-def pile_sizes(attempts: pd.DataFrame, budget: int, allocation: str) -> dict[str, tuple[int, int]]:
-    """Per cell, the (passed, failed) rows :func:`allocate` gives ``budget`` at the cell's critic pass rate
-    (``equal`` or ``proportional``; ``pilot`` needs ratings: :func:`extend_sample`)."""
-    if allocation == "pilot":
-        raise CalibrationError("allocation 'pilot' extends a rated sample: draw the pilot first (equal)")
-    return {
-        cell: allocate(budget, float((a.verdict == "PASSED").mean()), allocation)
-        for cell, a in attempts.sort_values("cell", kind="stable").groupby("cell", sort=True)
-    }
 
 
 def _pick(rng, a: pd.DataFrame, n_passed: int, n_failed: int, taken: set | None = None) -> list[tuple]:
@@ -169,14 +110,6 @@ def draw(data, per_pile: int, seed: int, *, sizes: dict[str, tuple[int, int]] | 
     for cell in data.cells.index[data.cells.attempts > 0]:
         rows += _pick_items(rng, data, cell, *(sizes[cell] if sizes else (per_pile, per_pile)))
     return _blind(rows, rng, data.visible, dataset=data_id(data))
-
-
-def cell_sizes(data, budget: int, allocation: str) -> dict[str, tuple[int, int]]:
-    """:func:`pile_sizes` of a run or dataset, from its cells' counts."""
-    if allocation == "pilot":
-        raise CalibrationError("allocation 'pilot' extends a rated sample: draw the pilot first (equal)")
-    c = data.cells[data.cells.attempts > 0]
-    return {cell: allocate(budget, float(r.passed / r.attempts), allocation) for cell, r in c.iterrows()}
 
 
 def draw_sample(
@@ -296,7 +229,12 @@ def extend_sample(
         k = key[key.cell == cell]
         ka, kb = k[k.pile == "passed"], k[k.pile == "failed"]
         pilot = (len(ka), int(passes[ka.blind_id].sum()), len(kb), int(passes[kb.blind_id].sum()))
-        sizes[cell] = allocate(budget, counts[cell][0] / counts[cell][1], "pilot", pilot=pilot)
+        if data is not None and data.items is not None:
+            room_b = int(data.cells.failed_groups[cell])
+        else:
+            room_b = int(att[(att.cell == cell) & (att.verdict == "FAILED")].level.nunique())
+        split = allocate(budget, counts[cell][0] / counts[cell][1], "pilot", pilot=pilot)
+        sizes[cell] = fit(split, (counts[cell][0], room_b), "pilot")  # within each pile's rows
         taken = {("passed", lv, at) for lv, at in zip(ka.level, ka.attempt, strict=True)} | {
             ("failed", lv) for lv in kb.level
         }
