@@ -326,8 +326,8 @@ def scores_section(rep: Report, c) -> None:
     got = sc.sample_scores(c.data, c.key)
     if got.dropna().empty:
         return
-    if sc.curve_refused(c.data.run_dir):
-        rep.sections.append((SCORES_TITLE, sc.curve_refused(c.data.run_dir), None))
+    if refused := sc.curve_refused(c.data.run_dir):
+        rep.sections.append((SCORES_TITLE, refused, None))
         return
     people = c.passes[c.lead]
     theta = c.table[c.table.rater == c.lead].set_index("cell")

@@ -89,9 +89,9 @@ def _strata_sql(data, by: str, where) -> str:
     return value_sql(by)
 
 
-def check_strata(data, by: str, where) -> None:
+def check_strata(data, by: str, where) -> str:
     """What `--strata` checks before anything is written: an imported dataset's stored items, and a score or a
-    column it kept (CalibrationError, one line)."""
+    column it kept (CalibrationError, one line). Returns the stratum source's SQL (:func:`_strata_sql`)."""
     if not by or not by.strip():
         raise CalibrationError(f"{where}: --strata needs 'score' or a column name")
     if data.kind == "run":
@@ -104,16 +104,15 @@ def check_strata(data, by: str, where) -> None:
             f"{where}: --strata draws from items stored for DuckDB's queries; this dataset's are not (import it again "
             "without --scheduler)"
         )
-    _strata_sql(data, by, where)
+    return _strata_sql(data, by, where)
 
 
-def pile_strata(data, cell: str, verdict: str, by: str, where) -> tuple[np.ndarray, list[str]]:
+def pile_strata(data, cell: str, verdict: str, by: str, expr: str) -> tuple[np.ndarray, list[str]]:
     """One pile's items (their store rows, in the order the sampler numbers a pile: group, epoch, row) and each
-    one's stratum."""
+    one's stratum; ``expr``: the stratum source's SQL (:func:`_strata_sql`, checked once for the whole draw)."""
     store = data.items
     got = store.con.execute(
-        f"SELECT row, {_strata_sql(data, by, where)} AS s FROM {store.src} WHERE cell = ? AND verdict = ? "
-        "ORDER BY level, attempt, row",
+        f"SELECT row, {expr} AS s FROM {store.src} WHERE cell = ? AND verdict = ? ORDER BY level, attempt, row",
         [cell, verdict],
     ).df()
     rows = got["row"].to_numpy()
@@ -131,12 +130,12 @@ def draw_strata(data, per_pile: int, seed: int, by: str, where, *, per_stratum: 
 
     if per_pile < 1:
         raise CalibrationError(f"per_pile must be positive, got {per_pile}")
-    check_strata(data, by, where)
+    expr = check_strata(data, by, where)  # the stratum source's SQL, checked once for every pile
     rng = np.random.default_rng(seed)  # the sample's stream (as vocab.sampling.sample.draw's)
     store, picked = data.items, []
     for cell in data.cells.index[data.cells.attempts > 0]:
         for verdict, pile in (("PASSED", "passed"), ("FAILED", "failed")):
-            rows, strata = pile_strata(data, cell, verdict, by, where)
+            rows, strata = pile_strata(data, cell, verdict, by, expr)
             names = sorted(set(strata), key=natural)
             members = {n: rows[[s == n for s in strata]] for n in names}
             sizes = [len(members[n]) for n in names]
