@@ -1,13 +1,16 @@
-"""The audit's blind sample (`vocab audit`'s first steps): the plan shown before it is drawn, how a cell's labels
-are split between the judge's piles (``--allocation``, ``--budget``: :func:`draw_lines`), and a pilot's second
-stage, drawn once the pilot is rated (:func:`extend_pilot`)."""
+"""The audit's blind sample (`vocab audit`'s step after the import, :func:`sample_step`): what is checked before a
+sample is drawn, the plan shown before it is drawn, how a cell's labels are split between the judge's piles
+(``--allocation``, ``--budget``: :func:`draw_lines`), the sample read once for the steps after it, and a pilot's
+second stage, drawn once the pilot is rated (:func:`extend_pilot`)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from vocab.datasets.errors import CalibrationError
 from vocab.layout import RunDir
+from vocab.sampling.drawn import Drawn, read_drawn
 
 PLAN_GUESS = 0.9  # before any rating, the plan's stated guess: a judge right 9 times in 10 either way
 
@@ -86,6 +89,38 @@ def check_allocation(allocation: str | None, per_pile: int | None, budget: int |
                 f"--budget {budget} leaves nothing after the pilot's {pilot} labels a cell "
                 f"(--per-pile {per_pile or DEFAULT_PER_PILE} a pile): raise it"
             )
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """The sample as the audit's later steps read it: ``drawn`` (read once), ``first`` (drawn by this call),
+    ``pilot`` (a pilot's record whose second stage is not drawn yet, else None) and what to tell the user."""
+
+    drawn: Drawn
+    first: bool
+    pilot: dict | None
+    lines: list[str]
+
+
+def sample_step(d: Path, data, *, raters: tuple[str, ...], per_pile: int | None, seed: int, allocation: str | None,
+                budget: int | None, population: str, by: str | None, strata: str | None) -> Sampled:  # fmt: skip
+    """`vocab audit`'s sample: every check a sample needs first (:func:`first_call_checks`; the people's names
+    against this directory's machine raters), then the first call's draw (:func:`draw_lines`) or the sample kept,
+    read once (:func:`vocab.sampling.drawn.read_drawn`)."""
+    from vocab.raters.packet import check_rater_name
+    from vocab.sampling.labelled import labels_note
+
+    for name in raters:
+        check_rater_name(name, d)
+    first = not RunDir(d).key.exists()
+    draw_by = first_call_checks(d, data, first, by=by, strata=strata, allocation=allocation, budget=budget,
+                                population=population)  # fmt: skip
+    lines = draw_lines(d, data, per_pile, seed, allocation, budget, draw_by) if first else []
+    drawn = read_drawn(d)
+    if not first:
+        kept = "labelled in the source, not drawn by vocab" if labels_note(d, drawn.stages) else "already drawn"
+        lines.append(f"blind sample: kept ({len(drawn.sheet)} rows {kept})")
+    return Sampled(drawn, first, pilot_pending(d, drawn.stages), lines)
 
 
 def check_kept_allocation(d: Path, allocation: str | None, budget: int | None) -> None:
@@ -189,11 +224,12 @@ def guessed_second_stage(data, per_pile: int, budget: int) -> dict[str, tuple[in
     return out
 
 
-def pilot_pending(d: Path) -> dict | None:
-    """The record of a pilot drawn by `vocab audit --allocation pilot` whose second stage is not drawn yet."""
+def pilot_pending(d: Path, stages: list[dict] | None = None) -> dict | None:
+    """The record of a pilot drawn by `vocab audit --allocation pilot` whose second stage is not drawn yet
+    (``stages``: the sample's record as the caller read it; by default read here)."""
     from vocab.sampling.sample import sample_stages
 
-    stages = sample_stages(d)
+    stages = sample_stages(d) if stages is None else stages
     if len(stages) == 1 and stages[0].get("allocation") == "pilot" and stages[0].get("stage") == "draw":
         return stages[0]
     return None
@@ -209,18 +245,20 @@ def pilot_people(d: Path) -> list[str]:
     return sorted(p.name for p in packets.iterdir() if (p / "packet.json").is_file() and not STAGE.fullmatch(p.name))
 
 
-def extend_pilot(d: Path, record: dict, seed: int, people: list[str] = ()) -> tuple[bool, list[str]]:
+def extend_pilot(d: Path, record: dict, seed: int, people: list[str] = (), loaded=None) -> tuple[bool, list[str]]:
     """A pilot's second stage, once the lead rater (people first, as the report's headline; a person whenever
     ``people`` were handed packets) has rated every pilot row: the rest of the recorded budget drawn by `vocab
     sample --allocation pilot`'s function. Returns whether it was drawn and what to tell the user (the last line,
-    when it was not, says what it waits for)."""
+    when it was not, says what it waits for). ``loaded``: the dataset, sample and ratings as the audit read them."""
     from vocab.raters.blind import blind_raters
     from vocab.raters.chain import _sample_step
-    from vocab.sampling.sample import read_key, sample_stages
+    from vocab.raters.loaded import load
+    from vocab.sampling.sample import sample_stages
 
-    key = read_key(d)
+    loaded = loaded or load(d)
+    key = loaded.drawn.key
     try:
-        b = blind_raters(d, purpose="the pilot waits for its ratings")
+        b = blind_raters(d, purpose="the pilot waits for its ratings", read=loaded.ratings)
     except CalibrationError:
         return False, [
             f"pilot: the second stage waits for ratings of the pilot's {len(key)} rows; then `vocab audit {d}` draws it"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import contextlib
-import hashlib
 import html
 import io
 from dataclasses import dataclass, field
@@ -101,7 +100,8 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
     corr, lead, n_rows = c.table, c.lead, c.n_rows
     names = [*c.ratings, *([PEOPLE] if c.raters.pooled else [])]
     headline = []
-    labelled = labels_note(run_dir) is not None  # people's labels found in the source, not a draw of vocab's
+    stages = c.loaded.stages if c.loaded is not None else None  # as the command read them
+    labelled = labels_note(run_dir, stages) is not None  # people's labels found in the source, not a draw of vocab's
     kind = "labels in the source (not drawn by vocab)" if labelled else "blind ratings"
     for r in corr[corr.rater == lead].itertuples():
         writer, _, judge = r.cell.partition("__")
@@ -124,7 +124,7 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
         headline.append(NOT_BLIND)
     from vocab.sampling.strata import strata_notes
 
-    headline += strata_notes(run_dir, c.key, c.passes.get(lead), lead)
+    headline += strata_notes(run_dir, c.key, c.passes.get(lead), lead, stages)
     return headline
 
 
@@ -142,7 +142,6 @@ def build(
     from vocab.records import versions
     from vocab.sampling.labelled import labels_note
     from vocab.sampling.quotes import quotes_text
-    from vocab.sampling.sample import read_key
 
     run_dir = Path(run_dir)
     c = correct.corrected(run_dir, raters, seed=seed, n_boot=n_boot, population=population)
@@ -150,7 +149,8 @@ def build(
     names = [*ratings, *([PEOPLE] if c.raters.pooled else [])]
     study = data.kind == "run"  # a Vocabscapes run speaks of the critic and levels; an imported dataset of its judge
     headline = headline_lines(run_dir, c)
-    labelled = labels_note(run_dir) is not None
+    note = labels_note(run_dir, c.loaded.stages)
+    labelled = note is not None
     rep = Report(f"Judge audit: {data.name}", headline, table=corr.reset_index(drop=True))
     table = pd.DataFrame(
         {
@@ -192,13 +192,13 @@ def build(
             )
             + c.raters.coverage(n_rows, partial=not labelled)
             + ("; the script rater decides the checks a script can." if script is not None else ".")
-            + (f" {labels_note(run_dir)}" if labels_note(run_dir) else "")
+            + (f" {note}" if note else "")
             + (
                 f" {n} of the people's labels override the judge's feedback (the judge's verdict stays the judge's)."
                 if (n := ((data.manifest or {}).get("source") or {}).get("overrides"))
                 else ""
             )  # fmt: skip
-            + f" {quotes_text(read_key(run_dir), {n: set(r.blind_id) for n, r in ratings.items()}, study)}",
+            + f" {quotes_text(c.key, {n: set(r.blind_id) for n, r in ratings.items()}, study)}",
             None,
         )  # fmt: skip
     )
@@ -250,8 +250,7 @@ def build(
         "config": m.get("config", {}).get("path") if data.kind == "run" else None,
         "code": m.get("git_commit", ""),
         "rubric": f"{data.rubric.name} {data.rubric.version} ({data.rubric.hash[:12]})",
-        "blind sample": f"{n_rows} rows, calibration/key.csv sha256 "
-        + hashlib.sha256(RunDir(run_dir).key.read_bytes()).hexdigest()[:16],
+        "blind sample": f"{n_rows} rows, calibration/key.csv sha256 " + c.loaded.drawn.key_sha256[:16],
         "interval": "fiducial (vocab.stats.DEFAULT_INTERVAL), seed " + str(seed),
         "report made by": f"vocab {versions()['vocab']}",
     }

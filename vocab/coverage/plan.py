@@ -144,24 +144,26 @@ def plan_from_pilot(
     n_boot: int = 1000,
     population: str = stats.DEFAULT_POPULATION,
     allocation: str = "equal",
+    loaded=None,
 ) -> PilotPlan:
     """A plan per cell from a pilot's corrected estimates (see the module's note); ``rater``: whose ratings (by
     default the lead rater, as the report's headline: people before any LLM or script rater). ``allocation``
-    ``pilot``: Neyman's split at the spreads of the lead rater's verdicts in each pile, never below its rows."""
+    ``pilot``: Neyman's split at the spreads of the lead rater's verdicts in each pile, never below its rows.
+    ``loaded``: the pilot as the caller read it (:func:`vocab.raters.loaded.load`; by default read here)."""
     from pathlib import Path
 
-    from vocab.datasets.dataset import load_dataset
     from vocab.estimates import correct
     from vocab.raters.blind import blind_raters
-    from vocab.sampling.sample import read_key
+    from vocab.raters.loaded import load
 
     check_plan(theta=0.5, q1=0.5, q0=0.5, attempts=2, half_width=half_width, method=method, sims=sims, n_boot=n_boot)
     run_dir = Path(run_dir)
-    data = load_dataset(run_dir)
-    b = blind_raters(run_dir, [rater] if rater else None, purpose="no pilot to plan from")
+    loaded = loaded or load(run_dir)
+    data = loaded.data
+    b = blind_raters(run_dir, [rater] if rater else None, purpose="no pilot to plan from", read=loaded.ratings)
     lead = b.lead
     grader, groups = ("critic", "levels") if data.kind == "run" else ("judge", "groups")
-    key = read_key(run_dir)
+    key = loaded.drawn.key
     passes = b.passes(lead, rubric=data.rubric)
     corr = correct.correction_table(data, key, {lead: passes}, n_boot=n_boot, seed=seed, population=population)
     rated_rows = key[key.blind_id.isin(set(passes.dropna().index))]
@@ -386,15 +388,18 @@ def plan_request(pilot, *, theta, q1, q0, attempts, rater, half_width, method, s
                 raise PlanError(f"{', '.join(given)}: a pilot ({pilot}) gives these; leave them out")
             if not Path(pilot).is_dir():
                 raise PlanError(f"{pilot}: not a directory (a run or dataset with some blind ratings)")
+            from vocab.raters.loaded import load
             from vocab.sampling.strata import sample_strata
 
-            if sample_strata(pilot) is not None:
+            loaded = load(pilot)  # once: the checks and the plan are handed it
+            if (by := sample_strata(pilot, loaded.stages)) is not None:
                 raise PlanError(
-                    f"{pilot}: its sample was drawn by strata of {sample_strata(pilot)!r}; vocab plan plans a sample "
-                    "drawn per pile (its simulated studies draw each pile whole)"
+                    f"{pilot}: its sample was drawn by strata of {by!r}; vocab plan plans a sample drawn per pile (its "
+                    "simulated studies draw each pile whole)"
                 )
             return plan_from_pilot(pilot, half_width=half_width, rater=rater, method=method, sims=sims, seed=seed,
-                                   n_boot=n_boot, population=population, allocation=allocation)  # fmt: skip
+                                   n_boot=n_boot, population=population, allocation=allocation,
+                                   loaded=loaded)  # fmt: skip
         missing = [k for k, v in guesses.items() if v is None]
         if missing:
             raise PlanError(f"{', '.join(missing)} needed (or a pilot directory: vocab plan DIR --half-width H)")

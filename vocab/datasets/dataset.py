@@ -358,19 +358,29 @@ def _legacy_items(run_dir: Path, meta: dict[str, Any]):
 
 
 def load_dataset(run_dir: str | Path) -> Dataset:
-    """A run directory or an imported dataset, for the calibration chain. An imported dataset's items file is
-    checked against the SHA-256 its ``dataset.json`` keeps (a read of the file, not of its rows into memory)."""
+    """A run directory (:func:`run_dataset`) or an imported dataset (:func:`imported_dataset`), for the calibration
+    chain: which one, told by its ``dataset.json``."""
+    return imported_dataset(run_dir) if is_imported(run_dir) else run_dataset(run_dir)
+
+
+def run_dataset(run_dir: str | Path) -> Dataset:
+    """A Vocabscapes run (:func:`vocab.records.load_run`) as the chain's dataset: its attempts are the judged items,
+    a level is a group, its critic the judge."""
+    from vocab.records import load_run
+
+    run = load_run(run_dir)
+    m = run.manifest
+    return Dataset(Path(run_dir), "run", m["run_id"], m["status"], VOCABSCAPES, VOCABSCAPES_VISIBLE, run.attempts,
+                   pd.DataFrame(columns=["cell", "level", "attempt", "reason"]), m, run.outcomes,
+                   m["loop"]["max_attempts"])  # fmt: skip
+
+
+def imported_dataset(run_dir: str | Path) -> Dataset:
+    """An imported dataset: ``dataset.json`` and its items, queried where they lie (the items file is checked against
+    the SHA-256 ``dataset.json`` keeps: a read of the file, not of its rows into memory)."""
     from vocab.datasets import items
 
     run_dir = Path(run_dir)
-    if not is_imported(run_dir):
-        from vocab.records import load_run
-
-        run = load_run(run_dir)
-        m = run.manifest
-        return Dataset(run_dir, "run", m["run_id"], m["status"], VOCABSCAPES, VOCABSCAPES_VISIBLE, run.attempts,
-                       pd.DataFrame(columns=["cell", "level", "attempt", "reason"]), m, run.outcomes,
-                       m["loop"]["max_attempts"])  # fmt: skip
     meta = read_meta(run_dir)
     if "items" not in meta:
         store, summary = _legacy_items(run_dir, meta)

@@ -12,7 +12,8 @@ import pandas as pd
 from vocab import stats
 from vocab.datasets.dataset import JudgeRubric
 from vocab.layout import RunDir
-from vocab.raters.blind import PEOPLE, BlindRaters, pooled_passes
+from vocab.raters.blind import PEOPLE, BlindRaters, blind_raters, pooled_passes
+from vocab.raters.loaded import Loaded, load
 from vocab.raters.raters import rater_passes, rubric_of
 from vocab.sampling.sample import CalibrationError
 from vocab.stats.strata import stratified_correction
@@ -299,6 +300,7 @@ class Corrected:
     seed: int = 0
     n_boot: int = 4000
     population: str = stats.DEFAULT_POPULATION
+    loaded: Loaded | None = None  # what the command read (the dataset, the sample, the ratings), handed on
 
     def rater(self, name: str | None, where) -> str:
         """``name`` if it is one of the table's raters or variants, else the lead rater when ``name`` is None;
@@ -320,23 +322,18 @@ def corrected(
     seed: int = 0,
     n_boot: int = 4000,
     population: str = stats.DEFAULT_POPULATION,
+    loaded: Loaded | None = None,
 ) -> Corrected:
-    """:func:`correction_table` of every blind rater's variants on ``run_dir``, as ``vocab report`` prints it."""
-    from pathlib import Path
-
-    from vocab.datasets.dataset import load_dataset
-    from vocab.raters.blind import blind_raters
-    from vocab.raters.raters import read_ratings
-    from vocab.sampling.sample import read_key, read_sheet
-
-    run_dir = Path(run_dir)
-    data = load_dataset(run_dir)
-    b = blind_raters(run_dir, raters)
-    script = read_ratings(run_dir, "script") if RunDir(run_dir).script_ratings.exists() else None
-    key, passes = read_key(run_dir), variants(b.ratings, script, data.rubric, b.people)
+    """:func:`correction_table` of every blind rater's variants on ``run_dir``, as ``vocab report`` prints it.
+    ``loaded``: the run or dataset as the command read it (:func:`vocab.raters.loaded.load`; by default read here)."""
+    loaded = loaded or load(run_dir)
+    data = loaded.data
+    b = blind_raters(loaded.dir, raters, read=loaded.ratings)
+    script = loaded.ratings("script") if loaded.has("script") else None
+    key, passes = loaded.drawn.key, variants(b.ratings, script, data.rubric, b.people)
     table = correction_table(data, key, passes, n_boot=n_boot, seed=seed, population=_population(population))
-    return Corrected(data, b.ratings, b.lead, script, len(read_sheet(run_dir)), table, b, key, passes, seed, n_boot,
-                     population)  # fmt: skip
+    return Corrected(data, b.ratings, b.lead, script, len(loaded.drawn.sheet), table, b, key, passes, seed, n_boot,
+                     population, loaded)  # fmt: skip
 
 
 def interval_text(table: pd.DataFrame) -> list[str]:

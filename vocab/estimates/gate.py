@@ -126,7 +126,7 @@ def gate(
         seq = {s.cell: s.low for s in stopping(c, 0.5, name)}
     shares = lost_shares(c.data)
     floors = (("min_rate", "ci_low", "rate"), ("min_q1", "q1_low", "q1"), ("min_q0", "q0_low", "q0"))
-    kind = "labels" if labels_note(run_dir) else "blind ratings"
+    kind = "labels" if labels_note(run_dir, c.loaded.stages) else "blind ratings"
     out = []
     for cell in dataset_cells(c.data):
         checks = []

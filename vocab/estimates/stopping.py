@@ -175,7 +175,7 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
     kinds = c.raters.kinds if c.raters is not None else {}
     # the order the labels came in: the blind sheet's (random), stage by stage; a person's, their packets' orders,
     # the pilot's packet first (each stage's rows are their own packet, in the rater's order)
-    stages = stage_ids(c.data.run_dir)
+    stages = stage_ids(c.data.run_dir, c.loaded.drawn if c.loaded is not None else None)
     base = lead.split("+")[0]  # a variant (ann+script) is rated in its rater's order
     person = kinds.get(base) == "person"
     order = [b for st in stages for b in (rater_order(st, lead, c.seed) if person else st)]

@@ -19,14 +19,15 @@ from vocab.sampling.sample import CalibrationError
 __all__ = ["PEOPLE", "BlindRaters", "blind_raters", "pooled_passes", "rater_kind"]
 
 
-def rater_kind(run_dir: str | Path, name: str) -> str:
+def rater_kind(run_dir: str | Path, name: str, machines: set[str] | None = None) -> str:
     """``script``, ``llm`` (a model vocab ran as a rater here: its log ``rater_<name>.jsonl``) or ``person`` (any
-    other file of ratings: a hand-in, a form's, Label Studio's, people's labels found in the source)."""
+    other file of ratings: a hand-in, a form's, Label Studio's, people's labels found in the source). ``machines``:
+    :func:`vocab.raters.packet.llm_raters` of ``run_dir``, as the caller read them (by default read here)."""
     from vocab.raters.packet import llm_raters
 
     if name == "script":
         return "script"
-    return "llm" if name in llm_raters(run_dir) else "person"
+    return "llm" if name in (llm_raters(run_dir) if machines is None else machines) else "person"
 
 
 def pooled_passes(
@@ -81,12 +82,13 @@ class BlindRaters:
         return text
 
 
-def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpose: str = "nothing to correct"
-                 ) -> BlindRaters:  # fmt: skip
+def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpose: str = "nothing to correct",
+                 read=None) -> BlindRaters:  # fmt: skip
     """The blind raters' ratings of a run or dataset (the script's left out: it adjudicates, it is no blind
     rater), ``wanted`` ones or all (``people`` among them: the pooled rater, with every person it pools), with their
     kinds and the lead rater. One line when there is no sample, a wanted rater has not rated, or none has;
-    ``purpose`` ends that last line."""
+    ``purpose`` ends that last line. ``read``: a rater's name to their ratings (a command's
+    :meth:`vocab.raters.loaded.Loaded.ratings`; by default :func:`read_ratings` here)."""
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
     if not layout.key.exists():
@@ -95,7 +97,10 @@ def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpos
     if any(n.lower() == PEOPLE for n in found):
         raise CalibrationError(f"{layout.ratings(PEOPLE)}: {PEOPLE} is the pooled rater of everyone's labels, "
                                "computed from their files; rename this rater's file (and name) to keep it")  # fmt: skip
-    kinds = {n: rater_kind(run_dir, n) for n in found if n != "script"}
+    from vocab.raters.packet import llm_raters
+
+    machines = llm_raters(run_dir)  # their logs read once, not once a rater
+    kinds = {n: rater_kind(run_dir, n, machines) for n in found if n != "script"}
     people = sorted(n for n, k in kinds.items() if k == "person")
     names = [n for n in (wanted or found) if n != "script"]
     if PEOPLE in names:
@@ -108,7 +113,7 @@ def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpos
         raise CalibrationError(f"{run_dir}: no ratings from {', '.join(missing)} (rated: {', '.join(found) or 'none'})")
     if not names:
         raise CalibrationError(f"{run_dir}: no blind ratings yet, so {purpose} (hand in ratings first)")
-    ratings = {n: read_ratings(run_dir, n) for n in names}
+    ratings = {n: (read or (lambda r: read_ratings(run_dir, r)))(n) for n in names}
     chosen = BlindRaters(ratings, {n: kinds[n] for n in names}, "")
     if wanted and len(wanted) == 1 and wanted[0] != PEOPLE:
         lead = wanted[0]

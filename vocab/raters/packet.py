@@ -51,7 +51,7 @@ from vocab.layout import RunDir
 from vocab.machine import salted
 from vocab.raters.page import rate_page
 from vocab.records import git_commit, read_json_object, write_bytes_atomic, write_text_atomic
-from vocab.sampling.sample import CalibrationError, earlier_sheet_hashes, read_sheet, sheet_sha256, stage_ids
+from vocab.sampling.sample import CalibrationError, Drawn, earlier_sheet_hashes, read_drawn, stage_ids
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
 KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · a / r: PASSED / FAILED for every check " \
@@ -252,34 +252,38 @@ def check_packet_folder(out: Path, run_dir: Path | None = None) -> None:
     check_writable(out.with_suffix(".zip"), run_dir, CalibrationError)
 
 
-def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
+def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0, drawn: Drawn | None = None) -> Path:
     """Write (or find, unchanged) the rater's packet. A packet made for another sample is refused, but a pilot's:
     once an extension has grown the sheet, the pilot's packet stays as it is (its rows stay valid; the form may still
     write into it) and each later stage's rows get a packet of their own, ``packets/NAME-stageK/``; the newest is
-    returned."""
+    returned. ``drawn``: the sample as the caller read it (by default read here)."""
     run_dir = Path(run_dir)
     check_rater_name(rater, run_dir)
     if not RunDir(run_dir).sheet.exists():
         raise CalibrationError(f"{run_dir}: no blind sheet yet (draw the sample first: vocab sample)")
-    sample_hash, out = sheet_sha256(run_dir), RunDir(run_dir).packet(rater)
-    if (out / "packet.json").exists():
-        meta = read_packet_meta(out)
-        if meta["sample_sha256"] != sample_hash and meta["sample_sha256"] in earlier_sheet_hashes(run_dir):
-            stages = stage_ids(run_dir)
-            held = int(meta.get("rows", 0))
-            done = next((k for k in range(1, len(stages) + 1) if sum(map(len, stages[:k])) == held), None)
-            if done is None:
-                raise CalibrationError(f"{out} holds {held} rows, not the sample's first stages': move it away")
-            made = []
-            for k in range(done, len(stages)):  # a stage's packet already made (at its own sheet) stays as it is
-                at = stage_packet(run_dir, rater, k + 1)
-                was = read_packet_meta(at)["sample_sha256"] if (at / "packet.json").exists() else sample_hash
-                keep = was != sample_hash and was in earlier_sheet_hashes(run_dir)
-                made.append(_packet(run_dir, rater, at, stages[k], seed, was, k + 1, check_only=keep))
-            _packet(run_dir, rater, out, [i for st in stages[:done] for i in st], seed, meta["sample_sha256"], None,
-                    check_only=True)  # fmt: skip
-            return made[-1] if made else out
-    return _packet(run_dir, rater, out, read_sheet(run_dir).blind_id.astype(str).tolist(), seed, sample_hash, None)
+    drawn = drawn or read_drawn(run_dir)
+    sample_hash, out = drawn.sheet_sha256, RunDir(run_dir).packet(rater)
+    meta = read_packet_meta(out) if (out / "packet.json").exists() else None
+    if (
+        meta is not None
+        and meta["sample_sha256"] != sample_hash
+        and meta["sample_sha256"] in earlier_sheet_hashes(run_dir)
+    ):
+        stages = stage_ids(run_dir, drawn)
+        held = int(meta.get("rows", 0))
+        done = next((k for k in range(1, len(stages) + 1) if sum(map(len, stages[:k])) == held), None)
+        if done is None:
+            raise CalibrationError(f"{out} holds {held} rows, not the sample's first stages': move it away")
+        made = []
+        for k in range(done, len(stages)):  # a stage's packet already made (at its own sheet) stays as it is
+            at = stage_packet(run_dir, rater, k + 1)
+            was = read_packet_meta(at)["sample_sha256"] if (at / "packet.json").exists() else sample_hash
+            keep = was != sample_hash and was in earlier_sheet_hashes(run_dir)
+            made.append(_packet(run_dir, rater, at, stages[k], seed, was, k + 1, check_only=keep, drawn=drawn))
+        _packet(run_dir, rater, out, [i for st in stages[:done] for i in st], seed, meta["sample_sha256"], None,
+                check_only=True, drawn=drawn, meta=meta)  # fmt: skip
+        return made[-1] if made else out
+    return _packet(run_dir, rater, out, drawn.ids, seed, sample_hash, None, drawn=drawn, meta=meta)
 
 
 def stage_packet(run_dir: str | Path, rater: str, stage: int) -> Path:  # the packet of a later stage's rows
@@ -287,14 +291,15 @@ def stage_packet(run_dir: str | Path, rater: str, stage: int) -> Path:  # the pa
 
 
 def _packet(run_dir: Path, rater: str, out: Path, ids: list[str], seed: int, sample_hash: str, stage: int | None,
-            *, check_only: bool = False) -> Path:  # fmt: skip
+            *, check_only: bool = False, drawn: Drawn, meta: dict | None = None) -> Path:  # fmt: skip
     """Write (or find, unchanged) the packet in ``out`` of the sheet's rows ``ids`` (``stage``: a later stage's
-    rows only). ``check_only``: the existing packet is checked and kept, never written."""
+    rows only). ``check_only``: the existing packet is checked and kept, never written. ``meta``: its packet.json,
+    as the caller read it."""
     if out.with_suffix(".zip").exists() and not out.with_suffix(".zip").is_file():
         raise CalibrationError(f"{out.with_suffix('.zip')} is not a file; move it away to make the packet")
     check_packet_folder(out, run_dir)
     if (out / "packet.json").exists():
-        meta = read_packet_meta(out)
+        meta = meta or read_packet_meta(out)
         if meta["sample_sha256"] != sample_hash:
             raise CalibrationError(f"{out} was made for another sample; move it away to make a new packet")
         if meta.get("order_seed", 0) != seed:
@@ -314,7 +319,7 @@ def _packet(run_dir: Path, rater: str, out: Path, ids: list[str], seed: int, sam
         if not out.with_suffix(".zip").exists():
             write_packet_zip(out)
         return out
-    sheet = read_sheet(run_dir)
+    sheet = drawn.sheet
     rub = read_rubric(run_dir)
     wheel = vocab_wheel()
     by_id = {r["blind_id"]: r for r in sheet.to_dict(orient="records") if r["blind_id"] in set(ids)}

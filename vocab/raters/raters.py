@@ -263,9 +263,11 @@ def store_ratings(run_dir: str | Path, rater: str, valid: pd.DataFrame, rub, *, 
     return HandIn(out, len(valid), earlier, dropped, changed, sample_checked=sample_checked)
 
 
-def read_ratings(run_dir: str | Path, rater: str) -> pd.DataFrame:
+def read_ratings(run_dir: str | Path, rater: str, *, sheet_ids: list[str] | None = None,
+                 rubric: JudgeRubric | None = None) -> pd.DataFrame:  # fmt: skip
     """``calibration/ratings_<rater>.csv``, checked against the sheet under the dataset's rubric (a partial
-    file, imported with ``--partial``, is read as it is: :func:`coverage_text` says how much it covers)."""
+    file, imported with ``--partial``, is read as it is: :func:`coverage_text` says how much it covers).
+    ``sheet_ids`` and ``rubric``: the sheet's ids and the rubric as the caller read them (by default read here)."""
     from vocab.files import check_inside
 
     path = RunDir(run_dir).ratings(rater)
@@ -273,8 +275,9 @@ def read_ratings(run_dir: str | Path, rater: str) -> pd.DataFrame:
         raise CalibrationError(f"{path}: no such ratings file (rate the sheet first: vocab rate / vocab calibrate)")
     check_inside(path, run_dir, CalibrationError)  # a rater's file is the run's own, not a link to another's
     df = read_ratings_file(path)
-    sheet_ids = list(read_sheet(run_dir).blind_id)
-    return validate_ratings(df, sheet_ids, allow_empty=(rater == "script"), rubric=read_rubric(run_dir), partial=True)
+    sheet_ids = list(read_sheet(run_dir).blind_id) if sheet_ids is None else sheet_ids
+    rub = read_rubric(run_dir) if rubric is None else rubric
+    return validate_ratings(df, sheet_ids, allow_empty=(rater == "script"), rubric=rub, partial=True)
 
 
 def coverage_text(ratings: dict[str, pd.DataFrame], n_rows: int) -> str:
@@ -432,12 +435,13 @@ async def rate_until_complete(
             return progress
 
 
-def write_script_ratings(run_dir: str | Path) -> Path:
+def write_script_ratings(run_dir: str | Path, sheet: pd.DataFrame | None = None) -> Path:
     """The script rater on the run's blind sheet, into ``calibration/ratings_script.csv`` (validated). Only
-    Vocabscapes has one: an imported dataset's judge asked a question no script decides."""
+    Vocabscapes has one: an imported dataset's judge asked a question no script decides. ``sheet``: the sheet as
+    the caller read it (by default read here)."""
     if not read_rubric(run_dir).script:
         raise CalibrationError(f"{run_dir}: this dataset's rubric has no script rater")
-    sheet = read_sheet(run_dir)
+    sheet = read_sheet(run_dir) if sheet is None else sheet
     table = validate_ratings(script_ratings(sheet), list(sheet.blind_id), allow_empty=True)
     out = RunDir(run_dir).script_ratings
     table.to_csv(out, index=False)

@@ -16,9 +16,10 @@ ASSUMPTION = (
 )
 
 
-def labels_note(run_dir: str | Path) -> str | None:
-    """The report's sentence when the sample is labels found in the source, else None."""
-    stages = sample_stages(run_dir)
+def labels_note(run_dir: str | Path, stages: list[dict] | None = None) -> str | None:
+    """The report's sentence when the sample is labels found in the source, else None. ``stages``: the sample's
+    record as the caller read it (by default read here)."""
+    stages = sample_stages(run_dir) if stages is None else stages
     first = stages[0] if stages else {}
     if first.get("allocation") != LABELS_ALLOCATION:
         return None

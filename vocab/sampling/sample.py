@@ -31,16 +31,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vocab.datasets.dataset import FORMAT_VERSION, is_imported
+from vocab.datasets.dataset import FORMAT_VERSION
 from vocab.datasets.errors import CalibrationError
 from vocab.layout import RunDir
 from vocab.sampling.allocation import ALLOCATIONS, allocate, cell_sizes, fit, pile_sizes  # noqa: F401 (importable here)
+from vocab.sampling.drawn import (  # noqa: F401 (the sample's readers, importable here)
+    KEY_COLUMNS,
+    KEY_REQUIRED,
+    SHEET_COLUMNS,
+    Drawn,
+    read_drawn,
+    read_key,
+    read_sheet,
+    sample_stages,
+    sheet_sha256,
+)
 from vocab.sampling.quotes import COLUMN as QUOTES
 from vocab.sampling.quotes import judge_quotes
-
-KEY_COLUMNS = ["blind_id", "cell", "level", "attempt", "critic_verdict", "pile", "weight", QUOTES]
-KEY_REQUIRED = KEY_COLUMNS[:-1]  # never empty in a row (quotes_judge mostly is)
-SHEET_COLUMNS = ["blind_id", "seed_word", "words", "settings", "sentence", "answer_key"]
 
 
 @dataclass(frozen=True)
@@ -250,27 +257,14 @@ def extend_sample(
     return blind, sizes
 
 
-def sample_stages(run_dir: str | Path) -> list[dict]:
-    """The stages ``calibration/sample.json`` records (none when there is no record); a record cut short or of
-    another shape is one line."""
-    from vocab.records import read_json_object
-
-    path = RunDir(run_dir).sample_meta
-    if not path.exists():
-        return []
-    stages = read_json_object(path, ("stages",), "a sample's record", "draw or import the sample again",
-                              CalibrationError)["stages"]  # fmt: skip
-    if not isinstance(stages, list) or not all(isinstance(s, dict) for s in stages):
-        raise CalibrationError(f"{path} is not a sample's record vocab wrote: draw or import the sample again")
-    return stages
-
-
-def stage_ids(run_dir: str | Path) -> list[list[str]]:
+def stage_ids(run_dir: str | Path, drawn: Drawn | None = None) -> list[list[str]]:
     """The blind ids of each stage of the sample, in the sheet's order: one list for a sample drawn at once; after
     a pilot's extension (``calibration/sample.json`` records the rows each added, at the sheet's end) the pilot's
-    rows first, then each extension's. A record that does not add up to the sheet is one line."""
-    ids = read_sheet(run_dir).blind_id.astype(str).tolist()
-    added = [int(s.get("added", 0)) for s in sample_stages(run_dir) if s.get("stage") == "pilot extension"]
+    rows first, then each extension's. A record that does not add up to the sheet is one line. ``drawn``: the
+    sample as the caller read it (:func:`read_drawn`)."""
+    drawn = drawn or read_drawn(run_dir)
+    ids = drawn.ids
+    added = [int(s.get("added", 0)) for s in drawn.stages if s.get("stage") == "pilot extension"]
     if sum(added) > len(ids) or any(a < 0 for a in added):
         raise CalibrationError(f"{RunDir(run_dir).sample_meta}: its extensions add {sum(added)} rows to a sheet of "
                                f"{len(ids)}: not this sample's record (draw the sample again)")  # fmt: skip
@@ -376,58 +370,10 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
     return out
 
 
-def read_sheet(run_dir: str | Path) -> pd.DataFrame:
-    """The blind sheet, once the sample is known whole: key.csv there (written last) and naming exactly the rows of
-    blind_sheet.jsonl. A sample cut short (a kill while it was written), cut mid-line or damaged is one line, never
-    a shorter sheet."""
-    layout = RunDir(run_dir)
-    cal, key_path, jsonl = layout.calibration, layout.key, layout.sheet
-    redraw = "move calibration/ away (keep any ratings) and draw the sample again"
-    if not key_path.exists():
-        if jsonl.exists():
-            raise CalibrationError(f"{cal}: an incomplete sample (no key.csv: drawing it was interrupted); {redraw}")
-        raise CalibrationError(f"{cal}: no blind sample yet (draw it: vocab sample)")
-    try:
-        rows = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines() if line.strip()]
-        key = pd.read_csv(key_path, dtype=str, keep_default_na=False)  # an item "NA" is a name, not a gap
-        if key.reindex(columns=KEY_REQUIRED, fill_value="").eq("").any(axis=None):
-            raise ValueError("a key row without all its columns")
-        key_ids = key.blind_id.tolist()
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError,
-            pd.errors.ParserError, pd.errors.EmptyDataError) as e:  # fmt: skip
-        raise CalibrationError(f"{cal}: the sample is damaged ({type(e).__name__}); {redraw}") from None
-    if not all(isinstance(r, dict) and "blind_id" in r for r in rows):
-        raise CalibrationError(f"{jsonl}: a line is not a blind-sheet row; {redraw}")
-    if sorted(str(r["blind_id"]) for r in rows) != sorted(key_ids):
-        raise CalibrationError(f"{cal}: blind_sheet.jsonl holds {len(rows)} rows and key.csv names {len(key_ids)}, "
-                               f"not the same: the sample is incomplete or damaged; {redraw}")  # fmt: skip
-    return pd.DataFrame(rows, columns=list(rows[0]) if rows else SHEET_COLUMNS)
-
-
-def sheet_sha256(run_dir: str | Path) -> str | None:
-    """The sample's identity: the sha256 of its blind_sheet.jsonl (None without one). A packet and the form's
-    ratings file carry it; an import checks it."""
-    sheet = RunDir(run_dir).sheet
-    return hashlib.sha256(sheet.read_bytes()).hexdigest() if sheet.exists() else None
-
-
 def earlier_sheet_hashes(run_dir: str | Path) -> set[str]:
     """The hashes of the sheets a pilot's extension grew from: their rows stay this sample's."""
     earlier = RunDir(run_dir).earlier_sheets
     return set(earlier.read_text().split()) if earlier.exists() else set()
-
-
-def read_key(run_dir: str | Path) -> pd.DataFrame:
-    """key.csv, with ``quotes_judge`` (from the blind sheet for a key drawn before the column existed)."""
-    # an imported dataset's groups are names ("12", "q-07"), a run's levels numbers; keep_default_na=False: an item
-    # named "NA" or "null" is a name, not a gap (read_sheet reads the key alike)
-    dtype = {"level": str, QUOTES: str, "stratum": str} if is_imported(run_dir) else {QUOTES: str}
-    key = pd.read_csv(RunDir(run_dir).key, dtype=dtype, keep_default_na=False)
-    if QUOTES not in key.columns:
-        from vocab.sampling.quotes import flag_rows
-
-        key[QUOTES] = flag_rows(read_sheet(run_dir)).reindex(key.blind_id).to_numpy()
-    return key
 
 
 def _as_stored(key: pd.DataFrame, path: Path) -> pd.DataFrame:

@@ -15,7 +15,7 @@ import numpy as np
 
 from vocab.datasets.items import CELL_JOIN
 from vocab.datasets.slicing import natural as natural_key
-from vocab.sampling.sample import CalibrationError, Sample, _blind, data_id
+from vocab.sampling.sample import CalibrationError, Sample, _blind, data_id, sample_stages
 
 SCORE = "score"  # --strata score: the judge's score in bands
 MAX_BANDS = 4
@@ -156,19 +156,17 @@ def draw_strata(data, per_pile: int, seed: int, by: str, where, *, per_stratum: 
     return _blind(out, rng, data.visible, dataset=data_id(data))
 
 
-def sample_strata(run_dir) -> str | None:
+def sample_strata(run_dir, stages: list[dict] | None = None) -> str | None:
     """What the sample's piles were stratified by (:data:`SCORE` or a column), from its first draw's record;
-    None for a sample drawn per pile."""
-    from vocab.sampling.sample import sample_stages
-
-    stages = sample_stages(run_dir)
+    None for a sample drawn per pile. ``stages``: that record as the caller read it (by default read here)."""
+    stages = sample_stages(run_dir) if stages is None else stages
     return stages[0].get("strata") if stages else None
 
 
-def check_slicing(run_dir, column: str) -> None:
+def check_slicing(run_dir, column: str, stages: list[dict] | None = None) -> None:
     """A sample drawn by strata slices by its own strata only (`--by` its column): a slice of another column would
     mix rows drawn at different rates. CalibrationError (one line)."""
-    by = sample_strata(run_dir)
+    by = sample_strata(run_dir, stages)
     if by == SCORE:
         raise CalibrationError(
             f"{run_dir}: the sample was drawn by bands of the judge's score: --by {column!r} would mix rows drawn at "
@@ -200,11 +198,11 @@ def strata_lines(d, data, per_pile: int, seed: int, by: str, per_stratum: bool) 
     return sample, lines, {"strata": by, "per_stratum": per_stratum}
 
 
-def strata_notes(run_dir, key=None, passes=None, rater: str = "") -> list[str]:
+def strata_notes(run_dir, key=None, passes=None, rater: str = "", stages: list[dict] | None = None) -> list[str]:
     """What the audit and the report say of a sample drawn by strata (nothing for one drawn per pile): how it was
     drawn, and each stratum the lead ``rater`` (``passes``: their verdicts by blind id) has not rated a row of, whose
     cell then gets no rate."""
-    by = sample_strata(run_dir)
+    by = sample_strata(run_dir, stages)
     if by is None:
         return []
     what = "bands of the judge's score" if by == SCORE else f"the values of {by}"
