@@ -24,7 +24,8 @@ from vocab.audit_sample import check_allocation, sample_step
 from vocab.config import load_config
 from vocab.datasets.dataset import load_dataset
 from vocab.estimates import slices
-from vocab.estimates.compare import comparisons, lines
+from vocab.estimates.compare import comparisons
+from vocab.estimates.compare_text import lines
 from vocab.estimates.correct import corrected
 from vocab.estimates.stopping import check_target, stopping
 from vocab.imports.sniff import import_source
@@ -94,21 +95,33 @@ def audit(
         say(imported.summary)
     data = load_dataset(d)
     try:
-        sampled = sample_step(d, data, raters=raters, per_pile=per_pile, seed=seed, allocation=allocation,
-                              budget=budget, population=population, by=by, strata=strata)  # fmt: skip
+        sampled = sample_step(
+            d,
+            data,
+            raters=raters,
+            per_pile=per_pile,
+            seed=seed,
+            allocation=allocation,
+            budget=budget,
+            population=population,
+            by=by,
+            strata=strata,
+        )
     except CalibrationError:  # refused before anything was drawn: a dataset this call imported is not kept
         if imported.fresh:
             shutil.rmtree(d)
         raise
     for line in sampled.lines:
         say(line)
-    rated = rate_step(d, data, sampled, raters=raters, llm_raters=llm_raters, cfg=cfg, max_calls=max_calls,
-                      seed=seed, say=say)  # fmt: skip
+    rated = rate_step(
+        d, data, sampled, raters=raters, llm_raters=llm_raters, cfg=cfg, max_calls=max_calls, seed=seed, say=say
+    )
     result = Audit(d, rated.sample_rows, rated.packets, rated.rated, pilot_waiting=rated.pilot_waiting)
     if rated.ratings:  # the sentences `vocab report` puts on top, from the same functions (the rest is the report's)
         c = corrected(d, rated.ratings, population=population, loaded=rated.loaded)
-        found = comparisons(c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot,
-                            population=population)[c.lead]  # fmt: skip
+        found = comparisons(
+            c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot, population=population
+        )[c.lead]
         if len(found.pairs):  # two or more cells the lead rater corrects: `vocab compare`'s lines
             result.comparisons = lines(found)
         if by is not None:  # each cell's slices: `vocab compare --by`'s lines
@@ -132,8 +145,10 @@ def next_step(d: Path, rated: Rated, population: str) -> str:
     if rated.pilot_waiting and not waiting:
         return rated.pilot_waiting
     if machines_waiting and not waiting:
-        return (f"the LLM raters {', '.join(machines_waiting)} have rows to rate (a pilot's second stage): "
-                f"`vocab audit {d} --llm-raters {','.join(machines_waiting)} --config CONFIG`")  # fmt: skip
+        return (
+            f"the LLM raters {', '.join(machines_waiting)} have rows to rate (a pilot's second stage): "
+            f"`vocab audit {d} --llm-raters {','.join(machines_waiting)} --config CONFIG`"
+        )
     if waiting:
         return (
             f"hand each packet to its rater ({', '.join(waiting)}); then, with the ratings.csv each sends back, "
@@ -156,11 +171,28 @@ def next_step(d: Path, rated: Rated, population: str) -> str:
     )
 
 
-def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, per_pile: int | None, seed: int,
-                 max_calls, source_kind, scorer, assertion, feedback=None, metric=None,
-                 population: str = stats.DEFAULT_POPULATION, allocation: str | None = None,
-                 budget: int | None = None, target_half_width: float | None = None,
-                 by: str | None = None, strata: str | None = None) -> Audit:  # fmt: skip
+def audit_locked(
+    source: Path,
+    out: Path | None,
+    *,
+    raters,
+    llm_raters,
+    config,
+    per_pile: int | None,
+    seed: int,
+    max_calls,
+    source_kind,
+    scorer,
+    assertion,
+    feedback=None,
+    metric=None,
+    population: str = stats.DEFAULT_POPULATION,
+    allocation: str | None = None,
+    budget: int | None = None,
+    target_half_width: float | None = None,
+    by: str | None = None,
+    strata: str | None = None,
+) -> Audit:
     """`vocab audit`: :func:`audit` with its options checked (before anything is written) and the dataset
     directory's lock held while it runs."""
     check_allocation(allocation, per_pile, budget)
@@ -174,11 +206,30 @@ def audit_locked(source: Path, out: Path | None, *, raters, llm_raters, config, 
         raise CalibrationError(f"{source} is a file: name a new directory for its dataset with --out")
     with dir_lock(target):
         if source.is_dir() and (scorer or assertion or feedback or metric):
-            raise CalibrationError(f"{source} is a directory: --scorer, --assertion, --feedback and --metric are for "
-                                   "an imported file")  # fmt: skip
-        kw = {"inspect": {"scorer": scorer}, "promptfoo": {"assertion": assertion},
-              "mlflow": {"feedback": feedback, "seed": seed}, "deepeval": {"metric": metric}}  # fmt: skip
-        return audit(source, out, raters=raters, llm_raters=llm_raters, cfg=cfg, per_pile=per_pile, seed=seed,
-                     max_calls=max_calls, source_kind=source_kind, import_kw=kw, population=population,
-                     allocation=allocation, budget=budget, target_half_width=target_half_width, by=by,
-                     strata=strata)  # fmt: skip
+            raise CalibrationError(
+                f"{source} is a directory: --scorer, --assertion, --feedback and --metric are for an imported file"
+            )
+        kw = {
+            "inspect": {"scorer": scorer},
+            "promptfoo": {"assertion": assertion},
+            "mlflow": {"feedback": feedback, "seed": seed},
+            "deepeval": {"metric": metric},
+        }
+        return audit(
+            source,
+            out,
+            raters=raters,
+            llm_raters=llm_raters,
+            cfg=cfg,
+            per_pile=per_pile,
+            seed=seed,
+            max_calls=max_calls,
+            source_kind=source_kind,
+            import_kw=kw,
+            population=population,
+            allocation=allocation,
+            budget=budget,
+            target_half_width=target_half_width,
+            by=by,
+            strata=strata,
+        )

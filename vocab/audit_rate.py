@@ -39,8 +39,18 @@ class Rated:
         return len(self.loaded.drawn.sheet)
 
 
-def rate_step(d: Path, data, sampled: Sampled, *, raters: tuple[str, ...], llm_raters: tuple[str, ...], cfg,
-              max_calls: int | None, seed: int, say: Callable[[str], None]) -> Rated:  # fmt: skip
+def rate_step(
+    d: Path,
+    data,
+    sampled: Sampled,
+    *,
+    raters: tuple[str, ...],
+    llm_raters: tuple[str, ...],
+    cfg,
+    max_calls: int | None,
+    seed: int,
+    say: Callable[[str], None],
+) -> Rated:
     """The raters' step of `vocab audit` (see the module's note)."""
     drawn = sampled.drawn
     if data.rubric.script and not RunDir(d).script_ratings.exists():

@@ -102,8 +102,19 @@ class Sampled:
     lines: list[str]
 
 
-def sample_step(d: Path, data, *, raters: tuple[str, ...], per_pile: int | None, seed: int, allocation: str | None,
-                budget: int | None, population: str, by: str | None, strata: str | None) -> Sampled:  # fmt: skip
+def sample_step(
+    d: Path,
+    data,
+    *,
+    raters: tuple[str, ...],
+    per_pile: int | None,
+    seed: int,
+    allocation: str | None,
+    budget: int | None,
+    population: str,
+    by: str | None,
+    strata: str | None,
+) -> Sampled:
     """`vocab audit`'s sample: every check a sample needs first (:func:`first_call_checks`; the people's names
     against this directory's machine raters), then the first call's draw (:func:`draw_lines`) or the sample kept,
     read once (:func:`vocab.sampling.drawn.read_drawn`)."""
@@ -113,8 +124,9 @@ def sample_step(d: Path, data, *, raters: tuple[str, ...], per_pile: int | None,
     for name in raters:
         check_rater_name(name, d)
     first = not RunDir(d).key.exists()
-    draw_by = first_call_checks(d, data, first, by=by, strata=strata, allocation=allocation, budget=budget,
-                                population=population)  # fmt: skip
+    draw_by = first_call_checks(
+        d, data, first, by=by, strata=strata, allocation=allocation, budget=budget, population=population
+    )
     lines = draw_lines(d, data, per_pile, seed, allocation, budget, draw_by) if first else []
     drawn = read_drawn(d)
     if not first:
@@ -140,8 +152,15 @@ def check_kept_allocation(d: Path, allocation: str | None, budget: int | None) -
         )
 
 
-def draw_lines(d: Path, data, per_pile: int | None, seed: int, allocation: str | None, budget: int | None,
-               strata: tuple[str, bool] | None = None) -> list[str]:  # fmt: skip
+def draw_lines(
+    d: Path,
+    data,
+    per_pile: int | None,
+    seed: int,
+    allocation: str | None,
+    budget: int | None,
+    strata: tuple[str, bool] | None = None,
+) -> list[str]:
     """The first call's blind sample, drawn and recorded (``calibration/sample.json``); what to tell the user:
     the plan of an equal split, the piles' rows of a proportional one, the pilot's two stages of a pilot, the strata
     of a sample drawn by strata (``strata``: what by, and whether ``per_pile`` is a stratum's rows:
@@ -155,8 +174,9 @@ def draw_lines(d: Path, data, per_pile: int | None, seed: int, allocation: str |
 
         sample, lines, fields = strata_lines(d, data, per, seed, *strata)
         sm.write_sample(sample, d)
-        sm.write_sample_manifest(d, {"stage": "draw", "seed": seed, "allocation": "equal", "budget": None,
-                                     "per_pile": per, **fields})  # fmt: skip
+        sm.write_sample_manifest(
+            d, {"stage": "draw", "seed": seed, "allocation": "equal", "budget": None, "per_pile": per, **fields}
+        )
         return lines
     lines, sizes = [], None
     if allocation == "proportional":
@@ -303,8 +323,11 @@ def first_call_checks(d: Path, data, first: bool, *, by, strata, allocation, bud
     if draw_by is not None:
         check_strata(data, draw_by[0], d)
         if allocation not in (None, "equal") or budget is not None:
-            what = "--strata shares each pile's --per-pile rows over its strata" if strata is not None else (
-                "--by on a first call draws --per-pile rows for each slice and pile")  # fmt: skip
+            what = (
+                "--strata shares each pile's --per-pile rows over its strata"
+                if strata is not None
+                else ("--by on a first call draws --per-pile rows for each slice and pile")
+            )
             raise CalibrationError(f"{what}; --allocation and --budget split them otherwise: choose one")
         if population != stats.FINITE:
             raise CalibrationError("a sample drawn by strata is corrected for these items only: leave out --population")

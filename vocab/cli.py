@@ -66,8 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"vocab: error: {e}", file=sys.stderr)
         return 2
     except FileExistsError as e:  # a file where vocab makes a folder (vocab.files.make_dir names it in its words)
-        print(f"vocab: error: {str(e.filename)[:200]} is in the way (a file where vocab keeps a folder): move it away",
-              file=sys.stderr)  # fmt: skip
+        print(
+            f"vocab: error: {str(e.filename)[:200]} is in the way (a file where vocab keeps a folder): move it away",
+            file=sys.stderr,
+        )
         return 2
     except BrokenPipeError:  # e.g. `vocab levels 1-10000 | head`: the reader left, which is not an error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

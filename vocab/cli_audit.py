@@ -14,12 +14,27 @@ def cmd_audit(args) -> int:
 
     raters = names(args.raters, "--raters") if args.raters is not None else ()
     llm = names(args.llm_raters, "--llm-raters") if args.llm_raters is not None else ()
-    a = audit_locked(args.source, args.out, raters=raters, llm_raters=llm, config=args.config, per_pile=args.per_pile,
-                     seed=args.seed, max_calls=args.max_calls, source_kind=args.source_kind, scorer=args.scorer,
-                     assertion=args.assertion, feedback=args.feedback, metric=args.metric,
-                     population=args.population, allocation=args.allocation, budget=args.budget,
-                     target_half_width=args.target_half_width, by=args.by,
-                     strata=args.strata)  # fmt: skip
+    a = audit_locked(
+        args.source,
+        args.out,
+        raters=raters,
+        llm_raters=llm,
+        config=args.config,
+        per_pile=args.per_pile,
+        seed=args.seed,
+        max_calls=args.max_calls,
+        source_kind=args.source_kind,
+        scorer=args.scorer,
+        assertion=args.assertion,
+        feedback=args.feedback,
+        metric=args.metric,
+        population=args.population,
+        allocation=args.allocation,
+        budget=args.budget,
+        target_half_width=args.target_half_width,
+        by=args.by,
+        strata=args.strata,
+    )
     for name, state in sorted(a.rated.items()):
         print(f"ratings {name}: {state}")
     print("\n".join([*a.headline, *a.comparisons, *a.slices, *a.stopping, f"next: {a.next_step}"]))
@@ -63,9 +78,16 @@ def cmd_gate(args) -> int:
         g = difference_gate(args.run_dir, a=args.a, b=args.b, rater=args.rater, population=args.population, **margins)
         print(json.dumps(g.as_dict()) if args.json else g.line())
         return 0 if g.holds else 1
-    cells = gate(args.run_dir, min_rate=args.min_rate, min_q1=args.min_q1, min_q0=args.min_q0,
-                 max_unscored=args.max_unscored, rater=args.rater, population=args.population,
-                 anytime=args.anytime)  # fmt: skip
+    cells = gate(
+        args.run_dir,
+        min_rate=args.min_rate,
+        min_q1=args.min_q1,
+        min_q0=args.min_q0,
+        max_unscored=args.max_unscored,
+        rater=args.rater,
+        population=args.population,
+        anytime=args.anytime,
+    )
     if args.json:
         print(json.dumps({"holds": all(c.holds for c in cells), "cells": [c.as_dict() for c in cells]}))
     else:
@@ -74,11 +96,23 @@ def cmd_gate(args) -> int:
 
 
 def cmd_plan(args) -> int:
-    from vocab.coverage.plan import plan_request
+    from vocab.coverage.pilot import plan_request
 
-    p = plan_request(args.pilot, theta=args.theta, q1=args.q1, q0=args.q0, attempts=args.attempts, rater=args.rater,
-                     half_width=args.half_width, method=args.method, sims=args.sims, seed=args.seed,
-                     n_boot=args.n_boot, population=args.population, allocation=args.allocation)  # fmt: skip
+    p = plan_request(
+        args.pilot,
+        theta=args.theta,
+        q1=args.q1,
+        q0=args.q0,
+        attempts=args.attempts,
+        rater=args.rater,
+        half_width=args.half_width,
+        method=args.method,
+        sims=args.sims,
+        seed=args.seed,
+        n_boot=args.n_boot,
+        population=args.population,
+        allocation=args.allocation,
+    )
     print(json.dumps(p.as_dict()) if args.json else p.text())
     return 0
 
@@ -155,9 +189,11 @@ def add_audit(sub) -> None:
 
     ga = sub.add_parser("gate", help="exit 0 when every cell's interval clears the thresholds, 1 when one does not")
     ga.add_argument("run_dir", type=Path, help="an audited run or dataset (blind ratings handed in)")
-    for flag, what in (("--min-rate", "the corrected pass rate's 95 %% interval"),
-                       ("--min-q1", "the judge's sensitivity q1 (its interval)"),
-                       ("--min-q0", "the judge's specificity q0 (its interval)")):  # fmt: skip
+    for flag, what in (
+        ("--min-rate", "the corrected pass rate's 95 %% interval"),
+        ("--min-q1", "the judge's sensitivity q1 (its interval)"),
+        ("--min-q0", "the judge's specificity q0 (its interval)"),
+    ):
         ga.add_argument(flag, type=finite, help=f"a floor for the lower end of {what}")
     ga.add_argument("--max-unscored", type=finite, help="a ceiling for the share of units lost before a verdict")
     ga.add_argument(
@@ -170,8 +206,11 @@ def add_audit(sub) -> None:
     )
     ga.add_argument("--a", help="with --b: gate on the difference b − a (e.g. the old system)")
     ga.add_argument("--b", help="the new system: b − a's interval against the --min-*-difference margins")
-    for flag, what in (("--min-difference", "b − a's corrected rates"), ("--min-q1-difference", "b − a's q1"),
-                       ("--min-q0-difference", "b − a's q0")):  # fmt: skip
+    for flag, what in (
+        ("--min-difference", "b − a's corrected rates"),
+        ("--min-q1-difference", "b − a's q1"),
+        ("--min-q0-difference", "b − a's q0"),
+    ):
         ga.add_argument(flag, type=finite, help=f"a margin for the lower end of {what} (negative: non-inferiority)")
     ga.add_argument("--json", action="store_true", help="one JSON object instead of a line per cell")
     population_option(ga)

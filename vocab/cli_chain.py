@@ -19,8 +19,16 @@ def cmd_sample(args) -> int:
     from vocab.raters.chain import sample_step
 
     jobs = check_scheduler(args.scheduler, args.jobs)
-    for line in sample_step(args.run_dir, per_pile=args.per_pile, budget=args.budget, allocation=args.allocation,
-                            rater=args.rater, seed=args.seed, scheduler=args.scheduler, jobs=jobs):  # fmt: skip
+    for line in sample_step(
+        args.run_dir,
+        per_pile=args.per_pile,
+        budget=args.budget,
+        allocation=args.allocation,
+        rater=args.rater,
+        seed=args.seed,
+        scheduler=args.scheduler,
+        jobs=jobs,
+    ):
         print(line)
     return 0
 
@@ -38,7 +46,7 @@ def cmd_calibrate(args) -> int:
 
 def _imported(out, args, notes: list[str] = ()) -> int:
     """An import's last step: the dataset named (``--name``, the report's title), and what it holds said."""
-    from vocab.datasets.dataset import name_dataset
+    from vocab.datasets.write import name_dataset
     from vocab.imports import summary
 
     if args.name is not None:
@@ -52,16 +60,28 @@ def cmd_import_inspect(args) -> int:
 
     passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else INSPECT_PASS
     fails = names(args.fail_values, "--fail-values") if args.fail_values is not None else INSPECT_FAIL
-    out = import_inspect(args.log, args.run_dir, scorer=args.scorer, pass_values=passes, fail_values=fails,
-                         question=args.question or INSPECT_QUESTION, judge=args.judge)  # fmt: skip
+    out = import_inspect(
+        args.log,
+        args.run_dir,
+        scorer=args.scorer,
+        pass_values=passes,
+        fail_values=fails,
+        question=args.question or INSPECT_QUESTION,
+        judge=args.judge,
+    )
     return _imported(out, args)
 
 
 def cmd_import_promptfoo(args) -> int:
     from vocab.imports import PROMPTFOO_QUESTION, import_promptfoo
 
-    out = import_promptfoo(args.results, args.run_dir, assertion=args.assertion,
-                           question=args.question or PROMPTFOO_QUESTION, judge=args.judge)  # fmt: skip
+    out = import_promptfoo(
+        args.results,
+        args.run_dir,
+        assertion=args.assertion,
+        question=args.question or PROMPTFOO_QUESTION,
+        judge=args.judge,
+    )
     return _imported(out, args)
 
 
@@ -70,23 +90,46 @@ def cmd_import_table(args) -> int:
     from vocab.imports import import_table
 
     visible = list(names(args.visible, "--visible")) if args.visible is not None else None
-    words = {k: names(v, f"--{k.replace('_', '-')}") for k in ("pass_values", "fail_values")
-             if (v := getattr(args, k)) is not None}  # fmt: skip
+    words = {
+        k: names(v, f"--{k.replace('_', '-')}")
+        for k in ("pass_values", "fail_values")
+        if (v := getattr(args, k)) is not None
+    }
     notes: list[str] = []
     if args.file.is_dir():  # a table held as Parquet parts: imported on Dask
         from vocab.cluster import check_scheduler
         from vocab.imports.parts import import_parts
 
         jobs = check_scheduler(args.scheduler or "local", args.jobs)
-        out = import_parts(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION, seed=args.seed,
-                           notes=notes, scheduler=args.scheduler or "local", jobs=jobs, rater=args.rater,
-                           pass_at=args.pass_at, **words)  # fmt: skip
+        out = import_parts(
+            args.file,
+            args.run_dir,
+            visible,
+            args.question or DEFAULT_QUESTION,
+            seed=args.seed,
+            notes=notes,
+            scheduler=args.scheduler or "local",
+            jobs=jobs,
+            rater=args.rater,
+            pass_at=args.pass_at,
+            **words,
+        )
         return _imported(out, args, notes)
     if (args.scheduler is not None or args.jobs is not None) and args.file.is_file():
-        raise UsageError(f"--scheduler, --jobs: for a folder of Parquet parts; {args.file} is one file "
-                         "(imported on this machine)")  # fmt: skip
-    out = import_table(args.file, args.run_dir, visible, args.question or DEFAULT_QUESTION, seed=args.seed,
-                       notes=notes, rater=args.rater, pass_at=args.pass_at, **words)  # fmt: skip
+        raise UsageError(
+            f"--scheduler, --jobs: for a folder of Parquet parts; {args.file} is one file (imported on this machine)"
+        )
+    out = import_table(
+        args.file,
+        args.run_dir,
+        visible,
+        args.question or DEFAULT_QUESTION,
+        seed=args.seed,
+        notes=notes,
+        rater=args.rater,
+        pass_at=args.pass_at,
+        **words,
+    )
     return _imported(out, args, notes)
 
 
@@ -96,18 +139,35 @@ def cmd_import_mlflow(args) -> int:
     passes = names(args.pass_values, "--pass-values") if args.pass_values is not None else MLFLOW_PASS
     fails = names(args.fail_values, "--fail-values") if args.fail_values is not None else MLFLOW_FAIL
     notes: list[str] = []
-    out = import_mlflow(args.traces, args.run_dir, tracking_uri=args.tracking_uri, experiment_id=args.experiment_id,
-                        seed=args.seed, notes=notes, feedback=args.feedback, judge=args.judge, pass_values=passes,
-                        fail_values=fails, pass_at=args.pass_at, system=args.system,
-                        question=args.question or MLFLOW_QUESTION)  # fmt: skip
+    out = import_mlflow(
+        args.traces,
+        args.run_dir,
+        tracking_uri=args.tracking_uri,
+        experiment_id=args.experiment_id,
+        seed=args.seed,
+        notes=notes,
+        feedback=args.feedback,
+        judge=args.judge,
+        pass_values=passes,
+        fail_values=fails,
+        pass_at=args.pass_at,
+        system=args.system,
+        question=args.question or MLFLOW_QUESTION,
+    )
     return _imported(out, args, notes)
 
 
 def cmd_import_deepeval(args) -> int:
     from vocab.imports.deepeval_runs import DEEPEVAL_QUESTION, import_deepeval
 
-    out = import_deepeval(args.file, args.run_dir, metric=args.metric, judge=args.judge, system=args.system,
-                          question=args.question or DEEPEVAL_QUESTION)  # fmt: skip
+    out = import_deepeval(
+        args.file,
+        args.run_dir,
+        metric=args.metric,
+        judge=args.judge,
+        system=args.system,
+        question=args.question or DEEPEVAL_QUESTION,
+    )
     return _imported(out, args)
 
 
@@ -119,8 +179,14 @@ def cmd_rate(args) -> int:
     if args.model == "script":
         print(write_script_ratings(args.run_dir))
         return 0
-    progress = rate_with_config(load_config(args.config), args.run_dir, args.model, args.rater or args.model,
-                                max_tokens=args.max_tokens, max_calls=args.max_calls)  # fmt: skip
+    progress = rate_with_config(
+        load_config(args.config),
+        args.run_dir,
+        args.model,
+        args.rater or args.model,
+        max_tokens=args.max_tokens,
+        max_calls=args.max_calls,
+    )
     print(json.dumps(progress.as_dict()))
     return 0 if progress.complete else 1
 
@@ -132,18 +198,22 @@ def cmd_packet(args) -> int:
         from vocab.raters.label_studio import make_label_studio_packet
 
         out = make_label_studio_packet(args.run_dir, args.rater, seed=args.seed)
-        print(f"{out}: a Label Studio project for rater {args.rater} (README.txt says how to load it and hand in "
-              "the export)")  # fmt: skip
+        print(
+            f"{out}: a Label Studio project for rater {args.rater} (README.txt says how to load it and hand in "
+            "the export)"
+        )
         return 0
     out = make_packet(args.run_dir, args.rater, seed=args.seed)
-    print(f"{out}: the packet of rater {args.rater}. Hand the rater {out.with_suffix('.zip')}: they unzip it and "
-          f"open {out.name}/rate.html in a browser (README.txt says how; vocab users may use vocab form "
-          f"{out.name}.zip); nothing of the run is in it")  # fmt: skip
+    print(
+        f"{out}: the packet of rater {args.rater}. Hand the rater {out.with_suffix('.zip')}: they unzip it and "
+        f"open {out.name}/rate.html in a browser (README.txt says how; vocab users may use vocab form "
+        f"{out.name}.zip); nothing of the run is in it"
+    )
     return 0
 
 
 def cmd_form(args) -> int:
-    from vocab.raters.form import lab_argv, open_packet
+    from vocab.raters.opening import lab_argv, open_packet
 
     packet, notes = open_packet(args.packet, args.into, same_machine=args.same_machine)
     for note in notes:
@@ -186,10 +256,14 @@ def add_chain(sub) -> None:
     sm.add_argument("--run-dir", required=True, type=Path)
     sm.add_argument("--per-pile", type=int, default=None, help="rows per pile per cell (default 10)")
     sm.add_argument("--budget", type=int, help="rows per cell, split between the piles by --allocation")
-    sm.add_argument("--allocation", choices=("equal", "proportional", "pilot"), default=None,
-                    help="equal (default: half a pile), proportional (in proportion to the piles' shares of the "
-                         "attempts) or pilot (extends a rated sample: the pilot rater's disagreement per pile "
-                         "splits the budget)")  # fmt: skip
+    sm.add_argument(
+        "--allocation",
+        choices=("equal", "proportional", "pilot"),
+        default=None,
+        help="equal (default: half a pile), proportional (in proportion to the piles' shares of the "
+        "attempts) or pilot (extends a rated sample: the pilot rater's disagreement per pile "
+        "splits the budget)",
+    )
     sm.add_argument(
         "--rater", type=rater, help="pilot: whose ratings allocate the budget (default: the rater with most rows)"
     )
@@ -208,19 +282,25 @@ def add_chain(sub) -> None:
 
     im = sub.add_parser("import", help="verdicts from another harness as a judgments dataset")
     isub = im.add_subparsers(dest="import_command", required=True, parser_class=type(im))
-    ii = _importer(isub, "inspect", "an Inspect log (.eval or .json): one item per sample x epoch", "log",
-                   cmd_import_inspect)  # fmt: skip
+    ii = _importer(
+        isub, "inspect", "an Inspect log (.eval or .json): one item per sample x epoch", "log", cmd_import_inspect
+    )
     ii.add_argument("--scorer", help="the scorer whose verdicts to audit (needed when the log has several)")
     ii.add_argument("--pass-values", help="score values that mean PASSED (default C)")
     ii.add_argument("--fail-values", help="score values that mean FAILED (default I,P,N); others are UNSCORED")
     ii.add_argument("--judge", help="the judge's name (default: the log's grader role, else its model)")
-    ip = _importer(isub, "promptfoo", "a promptfoo results file (promptfoo eval -o results.json)", "results",
-                   cmd_import_promptfoo)  # fmt: skip
+    ip = _importer(
+        isub, "promptfoo", "a promptfoo results file (promptfoo eval -o results.json)", "results", cmd_import_promptfoo
+    )
     ip.add_argument("--assertion", help="the judge's assertion, by metric or type (default: the one model-graded)")
     ip.add_argument("--judge", help="the judge's name (default: the assertion's grading provider)")
-    it = _importer(isub, "table", "a CSV, JSON Lines or Parquet table, or a folder of Parquet parts (columns: "
-                   "vocab/imports/__init__.py)",
-                   "file", cmd_import_table)  # fmt: skip
+    it = _importer(
+        isub,
+        "table",
+        "a CSV, JSON Lines or Parquet table, or a folder of Parquet parts (columns: vocab/imports/__init__.py)",
+        "file",
+        cmd_import_table,
+    )
     it.add_argument("--visible", help="columns a blind rater sees (default input,output[,target])")
     it.add_argument(
         "--rater",
@@ -233,9 +313,15 @@ def add_chain(sub) -> None:
     it.add_argument("--pass-at", type=finite, help="a numeric verdict passes at this value or above")
     it.add_argument("--seed", type=int, default=0, help="seed of the labelled sample's blind ids and order")
     _dask(it, "a folder of Parquet parts is imported on a Dask cluster (default local)")
-    ml = _importer(isub, "mlflow", "MLflow traces with their feedback (mlflow traces search --output json, or "
-                   "Trace.to_json() a line)", "traces", cmd_import_mlflow, nargs="?",
-                   help="the exported traces (or --tracking-uri)")  # fmt: skip
+    ml = _importer(
+        isub,
+        "mlflow",
+        "MLflow traces with their feedback (mlflow traces search --output json, or Trace.to_json() a line)",
+        "traces",
+        cmd_import_mlflow,
+        nargs="?",
+        help="the exported traces (or --tracking-uri)",
+    )
     ml.add_argument("--tracking-uri", help="read an MLflow tracking store instead (needs MLflow: the mlflow extra)")
     ml.add_argument("--experiment-id", help="with --tracking-uri: the experiment whose traces to read")
     ml.add_argument("--feedback", help="the judge's feedback name (default: the one a non-human source gave)")
@@ -245,8 +331,13 @@ def add_chain(sub) -> None:
     ml.add_argument("--pass-at", type=finite, help="a numeric feedback passes at this value or above")
     ml.add_argument("--system", help="the system under test (default: the trace's model id, else its name)")
     ml.add_argument("--seed", type=int, default=0, help="seed of the labelled sample's blind ids and order")
-    de = _importer(isub, "deepeval", "a DeepEval test run (test_run_*.json, .deepeval/.latest_test_run.json)", "file",
-                   cmd_import_deepeval)  # fmt: skip
+    de = _importer(
+        isub,
+        "deepeval",
+        "a DeepEval test run (test_run_*.json, .deepeval/.latest_test_run.json)",
+        "file",
+        cmd_import_deepeval,
+    )
     de.add_argument("--metric", help="the judge's metric (needed when the run has several)")
     de.add_argument("--judge", help="the judge's name (default: the metric's evaluation model)")
     de.add_argument("--system", help="the system under test (default: the run's hyperparameters' model)")
@@ -267,9 +358,12 @@ def add_chain(sub) -> None:
     imp.add_argument("--run-dir", required=True, type=Path)
     imp.add_argument("--rater", required=True)
     imp.add_argument("--partial", action="store_true", help="accept a sheet rated in part (the notebooks count it)")
-    imp.add_argument("--replace", action="store_true",
-                     help="replace the rater's earlier hand-in even where this one drops rows it rated "
-                     "(the earlier file is kept in calibration/history/)")  # fmt: skip
+    imp.add_argument(
+        "--replace",
+        action="store_true",
+        help="replace the rater's earlier hand-in even where this one drops rows it rated "
+        "(the earlier file is kept in calibration/history/)",
+    )
     imp.set_defaults(func=cmd_ratings_import, writes_run_dir=True)
 
     pk = sub.add_parser("packet", help="a human rater's packet: their own sheet order, the rubric, the form")

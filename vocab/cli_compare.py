@@ -32,7 +32,8 @@ def add_compare(sub) -> None:
 
 
 def cmd_compare(args) -> int:
-    from vocab.estimates.compare import compare_dir, lines
+    from vocab.estimates.compare import compare_dir
+    from vocab.estimates.compare_text import lines
     from vocab.records import dir_lock
 
     if args.by is not None:
@@ -48,7 +49,14 @@ def cmd_compare(args) -> int:
         print(json.dumps(found.as_dict()) if args.json else "\n".join(slices.lines(found)))
         return 0
     with dir_lock(args.run_dir):  # read while nobody writes into it
-        found = compare_dir(args.run_dir, rater=args.rater, a=args.a, b=args.b, seed=args.seed,
-                            population=args.population, paired=args.paired)  # fmt: skip
+        found = compare_dir(
+            args.run_dir,
+            rater=args.rater,
+            a=args.a,
+            b=args.b,
+            seed=args.seed,
+            population=args.population,
+            paired=args.paired,
+        )
     print(json.dumps(found.as_dict()) if args.json else "\n".join(lines(found)))
     return 0

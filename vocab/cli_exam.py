@@ -34,9 +34,16 @@ def _exam_params(args, kind: str) -> tuple:
 
     cfg = load_config(args.config)
     req = ExamRequest(
-        kind, str(args.run_dir), args.judges, sources=getattr(args, "sources", 12), pairs=getattr(args, "pairs", 12),
-        levels=getattr(args, "levels", 30), seed=args.seed, max_calls=args.max_calls, reference=not args.no_reference,
-    )  # fmt: skip
+        kind,
+        str(args.run_dir),
+        args.judges,
+        sources=getattr(args, "sources", 12),
+        pairs=getattr(args, "pairs", 12),
+        levels=getattr(args, "levels", 30),
+        seed=args.seed,
+        max_calls=args.max_calls,
+        reference=not args.no_reference,
+    )
     return cfg, exam_params(req, cfg)
 
 
@@ -83,10 +90,23 @@ def cmd_coverage_grid(args) -> int:
     from vocab.coverage.grid import grid_request, run_grid
 
     jobs = 2 if args.jobs is None else args.jobs
-    spec = grid_request(args.methods, args.piles, args.thetas, args.q1s, args.q0s, args.spreads, levels=args.levels,
-                        max_attempts=args.max_attempts, sims=args.sims, n_boot=args.n_boot, seed=args.seed,
-                        jobs=jobs, scheduler=args.scheduler, jobs_given=args.jobs is not None,
-                        population=args.population)  # fmt: skip
+    spec = grid_request(
+        args.methods,
+        args.piles,
+        args.thetas,
+        args.q1s,
+        args.q0s,
+        args.spreads,
+        levels=args.levels,
+        max_attempts=args.max_attempts,
+        sims=args.sims,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        jobs=jobs,
+        scheduler=args.scheduler,
+        jobs_given=args.jobs is not None,
+        population=args.population,
+    )
     t0 = time.perf_counter()
     command = _command_line()
     out = run_grid(spec, args.out, jobs=jobs, force=args.force, command=command, scheduler=args.scheduler)
@@ -171,8 +191,10 @@ def add_exam(sub) -> None:
     cv.add_argument("--json", action="store_true")
     cv.set_defaults(func=cmd_coverage)
 
-    rc = sub.add_parser("coverage-recheck", help="simulate again the grid points where simulation error can decide "
-                                                "the bar (08 reads GRID_recheck.csv)")  # fmt: skip
+    rc = sub.add_parser(
+        "coverage-recheck",
+        help="simulate again the grid points where simulation error can decide the bar (08 reads GRID_recheck.csv)",
+    )
     rc.add_argument("grid", type=Path, help="a grid's CSV (its JSON beside it), e.g. data/coverage/full_grid.csv")
     rc.add_argument("--sims", type=int, default=8000, help="fresh studies a point (default 8000)")
     rc.add_argument("--seed", type=int, default=1, help="seed of the fresh studies (default 1, not the grid's)")
@@ -192,17 +214,24 @@ def add_exam(sub) -> None:
     cg.add_argument("--sims", type=int, default=2000)
     cg.add_argument("--n-boot", type=int, default=1000)
     cg.add_argument("--seed", type=int, default=0)
-    cg.add_argument("--population", choices=stats.POPULATIONS, default=stats.SUPERPOPULATION,
-                    help="what the intervals aim at: the writer's rate over levels (superpopulation, default: the "
-                         "bar's grid) or each study's own attempts (finite, the report's default)")  # fmt: skip
+    cg.add_argument(
+        "--population",
+        choices=stats.POPULATIONS,
+        default=stats.SUPERPOPULATION,
+        help="what the intervals aim at: the writer's rate over levels (superpopulation, default: the "
+        "bar's grid) or each study's own attempts (finite, the report's default)",
+    )
     cg.add_argument(
         "--jobs",
         type=int,
         default=None,
         help="worker processes (default 2; with --scheduler local: workers; not with a cluster's address)",
     )
-    cg.add_argument("--scheduler", help="run on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local "
-                                        "for a local one; default: a local process pool")  # fmt: skip
+    cg.add_argument(
+        "--scheduler",
+        help="run on a Dask cluster: its scheduler's address (tcp://HOST:8786), or local "
+        "for a local one; default: a local process pool",
+    )
     cg.add_argument("--out", required=True, type=Path, help="the CSV to write (a .json with the command beside it)")
     cg.add_argument("--force", action="store_true", help="replace an existing CSV")
     cg.set_defaults(func=cmd_coverage_grid)

@@ -34,8 +34,9 @@ def dry_run_lines(cfg, profile: str | None, names: list[str] | None) -> list[str
 
     out = [recipe_line(cfg)] if (profile or cfg.profile) == "cpu" else []
     out += [f"# {s.name}: port {s.port}, log {s.log_path}\n{s.shell()}" for s in served_specs(cfg, profile, names)]
-    return out + [f"# {m.name}: endpoint {m.base_url} (not started by vocab serve)" for m in cfg.models.values()
-                  if not m.served]  # fmt: skip
+    return out + [
+        f"# {m.name}: endpoint {m.base_url} (not started by vocab serve)" for m in cfg.models.values() if not m.served
+    ]
 
 
 def cmd_serve(args) -> int:
@@ -70,8 +71,18 @@ def cmd_roundtrip(args) -> int:
     results = asyncio.run(roundtrip(cfg, args.model or None))
     for r in results:
         usage = r.usage.as_dict() if r.usage else None
-        print(json.dumps({"model": r.model, "answer": r.value, "error": r.error, "usage": usage,
-                          "server": deployment(cfg.model(r.model))}, sort_keys=True))  # fmt: skip
+        print(
+            json.dumps(
+                {
+                    "model": r.model,
+                    "answer": r.value,
+                    "error": r.error,
+                    "usage": usage,
+                    "server": deployment(cfg.model(r.model)),
+                },
+                sort_keys=True,
+            )
+        )
     return 0 if all(r.error is None for r in results) else 1
 
 
@@ -79,9 +90,15 @@ def _loop(cfg, args):
     from vocab.config import loop_with_overrides
 
     return loop_with_overrides(
-        cfg, writers=args.writers, critics=args.critics, levels=args.levels, tiers=args.tiers, per_tier=args.per_tier,
-        design_seed=args.design_seed, max_attempts=args.max_attempts,
-    )  # fmt: skip
+        cfg,
+        writers=args.writers,
+        critics=args.critics,
+        levels=args.levels,
+        tiers=args.tiers,
+        per_tier=args.per_tier,
+        design_seed=args.design_seed,
+        max_attempts=args.max_attempts,
+    )
 
 
 def cmd_demo(args) -> int:
@@ -90,10 +107,15 @@ def cmd_demo(args) -> int:
     cfg = load_config(args.config)
     t0 = time.perf_counter()
     run_demo(
-        cfg, _loop(cfg, args), args.run_dir, profile=args.profile, max_calls=args.max_calls,
-        retry_abandoned=args.retry_abandoned, progress=not args.no_progress,
+        cfg,
+        _loop(cfg, args),
+        args.run_dir,
+        profile=args.profile,
+        max_calls=args.max_calls,
+        retry_abandoned=args.retry_abandoned,
+        progress=not args.no_progress,
         say=lambda msg: print(f"[demo {time.perf_counter() - t0:6.0f} s] {msg}", flush=True),
-    )  # fmt: skip
+    )
     return 0
 
 
@@ -102,9 +124,13 @@ def cmd_run(args) -> int:
 
     cfg = load_config(args.config)
     summary = loop.run(
-        cfg, _loop(cfg, args), args.run_dir, max_calls=args.max_calls, retry_abandoned=args.retry_abandoned,
+        cfg,
+        _loop(cfg, args),
+        args.run_dir,
+        max_calls=args.max_calls,
+        retry_abandoned=args.retry_abandoned,
         progress=not args.no_progress,
-    )  # fmt: skip
+    )
     print(summary.text(), flush=True)
     return 0
 

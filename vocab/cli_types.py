@@ -56,10 +56,14 @@ def population_option(p) -> None:
     """``--population``: what a corrected rate is the rate of (:data:`vocab.stats.POPULATIONS`)."""
     from vocab import stats
 
-    p.add_argument("--population", choices=stats.POPULATIONS, default=stats.DEFAULT_POPULATION,
-                   help="what theta is the rate of: the cell's own judged items, each pile the finite set it is "
-                        "(finite, default: a pile fully labelled is known), or the rate the items were drawn from "
-                        "(superpopulation, seed 000's)")  # fmt: skip
+    p.add_argument(
+        "--population",
+        choices=stats.POPULATIONS,
+        default=stats.DEFAULT_POPULATION,
+        help="what theta is the rate of: the cell's own judged items, each pile the finite set it is "
+        "(finite, default: a pile fully labelled is known), or the rate the items were drawn from "
+        "(superpopulation, seed 000's)",
+    )
 
 
 def dataset_name(text: str) -> str:

@@ -34,9 +34,12 @@ LOCAL_WORKER_CONFIG = {
     "distributed.worker.memory.monitor-interval": "1s",
     "distributed.admin.tick.interval": "500ms",
     "distributed.nanny.pre-spawn-environ": {
-        "OMP_NUM_THREADS": 1, "MKL_NUM_THREADS": 1, "OPENBLAS_NUM_THREADS": 1, "MALLOC_ARENA_MAX": 1,
+        "OMP_NUM_THREADS": 1,
+        "MKL_NUM_THREADS": 1,
+        "OPENBLAS_NUM_THREADS": 1,
+        "MALLOC_ARENA_MAX": 1,
     },
-}  # fmt: skip
+}
 
 
 def local_cluster(jobs: int):
@@ -55,8 +58,9 @@ def local_cluster(jobs: int):
         with dask.config.set(LOCAL_WORKER_CONFIG):
             # dashboard_address=None still serves the scheduler's HTTP routes, on 8787, warning when another
             # cluster holds it: any free port instead
-            return LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                dashboard_address="127.0.0.1:0")  # fmt: skip
+            return LocalCluster(
+                n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address="127.0.0.1:0"
+            )
     finally:
         os.environ.clear()
         os.environ.update(before)
@@ -85,11 +89,15 @@ def check_scheduler(scheduler: str | None, jobs: int | None) -> int:
     """A command's ``--scheduler`` and ``--jobs``, checked before anything runs: an address is ``tcp://`` (or
     ``local``), and ``--jobs`` (the local cluster's workers, default 2) goes with ``local`` only. Returns the jobs."""
     if scheduler is not None and scheduler != "local" and not scheduler.startswith("tcp://"):
-        raise SchedulerError(f"--scheduler: an address such as tcp://HOST:8786 (tcp only), or local; got "
-                             f"{scheduler[:80]!r}")  # fmt: skip
+        raise SchedulerError(
+            f"--scheduler: an address such as tcp://HOST:8786 (tcp only), or local; got {scheduler[:80]!r}"
+        )
     if jobs is not None and (scheduler != "local" or jobs < 1):
-        raise SchedulerError("--jobs: a local cluster's workers (1 or more), with --scheduler local only"
-                             if jobs >= 1 else f"--jobs: at least 1 worker; got {jobs}")  # fmt: skip
+        raise SchedulerError(
+            "--jobs: a local cluster's workers (1 or more), with --scheduler local only"
+            if jobs >= 1
+            else f"--jobs: at least 1 worker; got {jobs}"
+        )
     return 2 if jobs is None else jobs
 
 
@@ -142,7 +150,7 @@ def dask_client(scheduler: str, jobs: int, checked: tuple[str, ...] = CHECKED_PA
             **({"local_worker_config": LOCAL_WORKER_CONFIG} if cluster is not None else {}),
             "worker_packages": {
                 a: {k: _packages(v).get(k) for k in checked} for a, v in sorted(found["workers"].items())
-            },  # fmt: skip
+            },
         }
         yield client, info
     finally:

@@ -116,7 +116,7 @@ def style() -> None:
                         "black",
                     )
                 ]
-            ),  # fmt: skip
+            ),
             "axes.grid": True,
             "grid.alpha": 0.3,
             "axes.spines.top": False,
@@ -153,9 +153,15 @@ def _labelled(ax, rows, x: str, y: str, real: set[str]) -> None:
         c = color(reals[0]) if reals else _O["grey"]
         ax.scatter(px, py, marker="o" if reals else "x", s=40 if reals else 20, c=c, zorder=3)
         right = px > 0.6  # a label near the right edge reads leftwards, inside its axes
-        ax.annotate(", ".join(names), (px, py), textcoords="offset points", ha="right" if right else "left",
-                    xytext=(-5 if right else 5, 4 if reals else -16), fontsize=7 if reals else 6,
-                    color="black" if reals else "0.35")  # fmt: skip
+        ax.annotate(
+            ", ".join(names),
+            (px, py),
+            textcoords="offset points",
+            ha="right" if right else "left",
+            xytext=(-5 if right else 5, 4 if reals else -16),
+            fontsize=7 if reals else 6,
+            color="black" if reals else "0.35",
+        )
 
 
 def exam_figure(planted_all, planted_degenerate, pairwise_table, pairwise_judges, tie_min: float, accuracy_min: float):
@@ -184,8 +190,8 @@ def exam_figure(planted_all, planted_degenerate, pairwise_table, pairwise_judges
         title="planted defects: caught vs clean answers failed",
     )
     ax = axes[2]
-    ax.fill_between([tie_min, 1.05], accuracy_min, 1.1, color=_O["bluish green"], alpha=0.15, lw=0,
-                    label="qualifies (pre-registered)")  # fmt: skip
+    qualifies = {"color": _O["bluish green"], "alpha": 0.15, "lw": 0, "label": "qualifies (pre-registered)"}
+    ax.fill_between([tie_min, 1.05], accuracy_min, 1.1, **qualifies)
     _labelled(ax, pairwise_table, "tie_rate", "balanced_accuracy", set(pairwise_judges))
     ax.set(
         xlim=(-0.05, 1.15),
@@ -212,9 +218,11 @@ def coverage_methods_figure(grid, methods):
 
     spreads = "spread" in grid and grid.spread.nunique() > 1  # the heterogeneity axis, when the grid has one
     grid = grid.assign(
-        critic=[f"q1=q0={a:g}" + (f", spread {s:g}" if spreads else "") for a, s in
-                zip(grid.q1, grid.get("spread", grid.q1), strict=True)]
-    )  # fmt: skip
+        critic=[
+            f"q1=q0={a:g}" + (f", spread {s:g}" if spreads else "")
+            for a, s in zip(grid.q1, grid.get("spread", grid.q1), strict=True)
+        ]
+    )
     ns = sorted(grid.piles.unique())
     norm = TwoSlopeNorm(vmin=0.6, vcenter=NOMINAL, vmax=1.0)
     cmap = plt.get_cmap("RdBu")
@@ -233,8 +241,11 @@ def coverage_methods_figure(grid, methods):
                 if np.isnan(v):
                     continue
                 text = f"{v:.2f}"
-                ax.text(c, r, "1" if text == "1.00" else text.removeprefix("0"), ha="center", va="center", fontsize=5.5,
-                        color="white" if abs(v - NOMINAL) > 0.12 else "black")  # fmt: skip
+                shown, ink = (
+                    "1" if text == "1.00" else text.removeprefix("0"),
+                    "white" if abs(v - NOMINAL) > 0.12 else "black",
+                )
+                ax.text(c, r, shown, ha="center", va="center", fontsize=5.5, color=ink)
                 if abs(v - NOMINAL) <= BAND + 1e-9:
                     ax.add_patch(Rectangle((c - 0.5, r - 0.5), 1, 1, fill=False, lw=0.8, ec="black"))
             ax.set_xticks(range(table.shape[1]), [f"{t:g}" for t in table.columns])
@@ -257,8 +268,13 @@ def within_by_regime_figure(table):
     width = 0.8 / len(methods)
     for i, m in enumerate(methods):
         ax.bar(x - 0.4 + width * (i + 0.5), table[m], width, color=color(m), label=m)
-    ax.set_xticks(x, [str(r).replace(", ", "\n").replace("spread=inf", "no spread").replace("spread=", "spread ")
-                      for r in table.index])  # fmt: skip
+    ax.set_xticks(
+        x,
+        [
+            str(r).replace(", ", "\n").replace("spread=inf", "no spread").replace("spread=", "spread ")
+            for r in table.index
+        ],
+    )
     ax.set(
         ylabel="share of grid points\nwithin 95 ± 2 %", ylim=(0, 1), title="full grid: where each interval is honest"
     )
@@ -286,8 +302,9 @@ def anchors_figure(result: dict):
         y = i + jitter.uniform(-0.2, 0.2, len(g))
         ax_c.scatter(g.coverage, y, s=9, color=color(m), alpha=0.7)
         both = g.index.intersection(vocab.index)
-        ax_w.scatter((g.mean_width[both] / vocab[both]).to_numpy(), y[g.index.isin(both)], s=9, color=color(m),
-                     alpha=0.7)  # fmt: skip
+        ax_w.scatter(
+            (g.mean_width[both] / vocab[both]).to_numpy(), y[g.index.isin(both)], s=9, color=color(m), alpha=0.7
+        )
     ax_c.axvline(0.93, color="0.3", lw=0.8, ls="--")
     ax_c.axvline(0.95, color="0.6", lw=0.8)
     ax_w.axvline(1.0, color="0.6", lw=0.8)
@@ -297,8 +314,7 @@ def anchors_figure(result: dict):
     )
     ax_c.invert_yaxis()
     ax_c.set(xlabel="coverage of the nominal 95 % interval", title="covers?")
-    ax_w.set(xlabel="mean width / vocab's at the same point (log; width 0 not shown)", xscale="log",
-             title="how wide?")  # fmt: skip
+    ax_w.set(xlabel="mean width / vocab's at the same point (log; width 0 not shown)", xscale="log", title="how wide?")
     ax_w.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax_w.xaxis.set_minor_formatter(NullFormatter())
     return fig
@@ -318,8 +334,18 @@ def _forest(ax, corr, cells, variants, col: str, lo: str, hi: str) -> None:
         ys = y + 0.35 - step * (i + 0.5)
         ok = g[col].notna().to_numpy()
         err = [(g[col] - g[lo]).clip(lower=0)[ok], (g[hi] - g[col]).clip(lower=0)[ok]]
-        ax.errorbar(g[col][ok], ys[ok], xerr=err, fmt=marker(v), color=color(v), mfc="white" if "+" in v else color(v),
-                    ms=4, lw=1, capsize=1.5, label=variant_label(v))  # fmt: skip
+        ax.errorbar(
+            g[col][ok],
+            ys[ok],
+            xerr=err,
+            fmt=marker(v),
+            color=color(v),
+            mfc="white" if "+" in v else color(v),
+            ms=4,
+            lw=1,
+            capsize=1.5,
+            label=variant_label(v),
+        )
     ax.set_yticks(y, [cell_label(c) for c in cells])
     ax.set_ylim(-0.5, len(cells) - 0.5)
     ax.set_xlim(-0.03, 1.03)
@@ -416,16 +442,32 @@ def differences_figure(pairs, judge: str = "critic"):
     fig, ax = plt.subplots(figsize=(6, 0.5 * len(keys) * max(len(variants), 2) / 2 + 1.4))
     y = np.arange(len(keys))[::-1]
     raw = pairs.drop_duplicates(["a", "b"]).set_index(["a", "b"]).raw_difference
-    ax.vlines(100 * raw.loc[keys].to_numpy(), y - 0.42, y + 0.42, color=color("raw p"), lw=2.5,
-              label=f"raw p_b − p_a (the {judge})")  # fmt: skip
+    ax.vlines(
+        100 * raw.loc[keys].to_numpy(),
+        y - 0.42,
+        y + 0.42,
+        color=color("raw p"),
+        lw=2.5,
+        label=f"raw p_b − p_a (the {judge})",
+    )
     step = 0.7 / max(len(variants), 1)
     for i, v in enumerate(variants):
         g = pairs[pairs.rater == v].set_index(["a", "b"]).reindex(keys)
         ys = y + 0.35 - step * (i + 0.5)
         ok = g.difference.notna().to_numpy()
         d, lo, hi = (100 * g[c][ok] for c in ("difference", "ci_low", "ci_high"))
-        ax.errorbar(d, ys[ok], xerr=[(d - lo).clip(lower=0), (hi - d).clip(lower=0)], fmt=marker(v), color=color(v),
-                    mfc="white" if "+" in v else color(v), ms=4, lw=1, capsize=1.5, label=variant_label(v))  # fmt: skip
+        ax.errorbar(
+            d,
+            ys[ok],
+            xerr=[(d - lo).clip(lower=0), (hi - d).clip(lower=0)],
+            fmt=marker(v),
+            color=color(v),
+            mfc="white" if "+" in v else color(v),
+            ms=4,
+            lw=1,
+            capsize=1.5,
+            label=variant_label(v),
+        )
     ax.axvline(0, color="black", lw=0.8, ls="--")
     ax.set_yticks(y, labels, fontsize=7)
     ax.set_ylim(-0.5, len(keys) - 0.5)

@@ -97,8 +97,9 @@ def read_bytes(path: str | Path, limit: int, what: str = "file", error: type[Inp
     return data
 
 
-def read_text(path: str | Path, limit: int, what: str = "file", error: type[InputError] = FileError,
-              encoding: str = "utf-8") -> str:  # fmt: skip
+def read_text(
+    path: str | Path, limit: int, what: str = "file", error: type[InputError] = FileError, encoding: str = "utf-8"
+) -> str:
     """:func:`read_bytes` decoded; a file that is not UTF-8 is one line naming the byte."""
     data = read_bytes(path, limit, what, error)
     try:
@@ -129,8 +130,9 @@ def json_cost(data: bytes) -> int:
     return _DICT * objects + _LIST * lists + value * values + _KEY * shape.count(b":") + width * strings + text
 
 
-def check_json_cost(data: bytes, path: str | Path, error: type[InputError] = FileError,
-                    budget: int = JSON_BUDGET) -> None:  # fmt: skip
+def check_json_cost(
+    data: bytes, path: str | Path, error: type[InputError] = FileError, budget: int = JSON_BUDGET
+) -> None:
     """One line when what parsing ``data`` would hold (:func:`json_cost`) passes ``budget``."""
     cost = json_cost(data)
     if cost > budget:
@@ -140,8 +142,9 @@ def check_json_cost(data: bytes, path: str | Path, error: type[InputError] = Fil
         )
 
 
-def parse_json(data: bytes | str, path: str | Path, error: type[InputError] = FileError,
-               budget: int = JSON_BUDGET) -> Any:  # fmt: skip
+def parse_json(
+    data: bytes | str, path: str | Path, error: type[InputError] = FileError, budget: int = JSON_BUDGET
+) -> Any:
     """``data`` parsed, when what it would hold fits ``budget``; damage (not JSON, not UTF-8, nested too deep) or a
     shape past the budget is one line naming ``path``."""
     check_json_cost(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data, path, error, budget)
@@ -155,8 +158,9 @@ def parse_json(data: bytes | str, path: str | Path, error: type[InputError] = Fi
         raise error(f"{path}: not JSON ({' '.join(str(e).split())[:120]})") from None
 
 
-def read_json(path: str | Path, limit: int, what: str = "file", error: type[InputError] = FileError,
-              budget: int = JSON_BUDGET) -> Any:  # fmt: skip
+def read_json(
+    path: str | Path, limit: int, what: str = "file", error: type[InputError] = FileError, budget: int = JSON_BUDGET
+) -> Any:
     """A JSON file: :func:`read_bytes` within ``limit``, then :func:`parse_json` within ``budget``."""
     return parse_json(read_bytes(path, limit, what, error), path, error, budget)
 
@@ -173,8 +177,9 @@ def loads_bounded(text: str, budget: int = 64 * 2**20) -> Any:
         raise ValueError("nested too deep") from None
 
 
-def check_csv_shape(data: bytes, path: str | Path, max_columns: int, max_cells: int,
-                    error: type[InputError] = FileError) -> None:  # fmt: skip
+def check_csv_shape(
+    data: bytes, path: str | Path, max_columns: int, max_cells: int, error: type[InputError] = FileError
+) -> None:
     """Before pandas parses a CSV: at most ``max_columns`` in its header and about ``max_cells`` in all (pandas
     holds each cell as an object: a header of 1.8 M columns in 15 MiB took it past 2 GiB)."""
     header = re.split(rb"\r\n|\r|\n", data, maxsplit=1)[0]  # CR alone ends a line too (Excel's Macintosh CSV)
@@ -250,8 +255,9 @@ def check_writable(path: str | Path, within: str | Path | None = None, error: ty
     os.unlink(tmp)
 
 
-def write_bytes_atomic(path: str | Path, data: bytes, within: str | Path | None = None,
-                       error: type[InputError] = FileError) -> None:  # fmt: skip
+def write_bytes_atomic(
+    path: str | Path, data: bytes, within: str | Path | None = None, error: type[InputError] = FileError
+) -> None:
     """Write ``path`` whole or not at all: a temporary file of its own (a unique name, so two writers never share
     one) in the same folder, then renamed over it; the file keeps its mode. A place that cannot take it is one line
     naming it, and nothing is left behind."""
@@ -280,13 +286,15 @@ def write_bytes_atomic(path: str | Path, data: bytes, within: str | Path | None 
         raise
 
 
-def write_text_atomic(path: str | Path, text: str, within: str | Path | None = None,
-                      error: type[InputError] = FileError) -> None:  # fmt: skip
+def write_text_atomic(
+    path: str | Path, text: str, within: str | Path | None = None, error: type[InputError] = FileError
+) -> None:
     write_bytes_atomic(path, text.encode("utf-8"), within, error)
 
 
-def iter_lines(path: str | Path, limit: int, max_line: int, what: str = "file",
-               error: type[InputError] = FileError) -> Iterator[tuple[int, bytes]]:  # fmt: skip
+def iter_lines(
+    path: str | Path, limit: int, max_line: int, what: str = "file", error: type[InputError] = FileError
+) -> Iterator[tuple[int, bytes]]:
     """A JSON Lines file's lines (number, bytes without the newline), streamed in bounded blocks from a regular file
     of at most ``limit`` bytes; a line over ``max_line`` bytes is one line naming it."""
     path = Path(path)

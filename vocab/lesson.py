@@ -238,10 +238,18 @@ def online_elo(battles: list[tuple[str, str]]) -> tuple[EloStep, ...]:
     games = [("A", "B", {"A": 1.0, "B": 0.0, "Tie": 0.5}[verdict]) for _, verdict in battles]
     ups = stats.elo_updates(games, k=ELO_K, scale=ELO_SCALE, start=ELO_START)
     return tuple(
-        EloStep(item_id, u.before_i, u.before_j, u.expected_i, u.score_i, u.delta_i, u.before_i + u.delta_i,
-                u.before_j - u.delta_i)
+        EloStep(
+            item_id,
+            u.before_i,
+            u.before_j,
+            u.expected_i,
+            u.score_i,
+            u.delta_i,
+            u.before_i + u.delta_i,
+            u.before_j - u.delta_i,
+        )
         for (item_id, _), u in zip(battles, ups, strict=True)
-    )  # fmt: skip
+    )
 
 
 def evaluate(state: State) -> Outcome:

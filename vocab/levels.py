@@ -124,9 +124,14 @@ class Level:
     def from_dict(cls, d: dict) -> Level:
         """A level as a run logged it (``levels.jsonl``): the same fields, whatever generator made it."""
         return cls(
-            int(d["level"]), int(d["tier"]), d["seed_word"], tuple(d["words"]), dict(d["settings"]),
-            dict(d.get("lexicon") or {}), d.get("generator_version", GENERATOR_VERSION),
-        )  # fmt: skip
+            int(d["level"]),
+            int(d["tier"]),
+            d["seed_word"],
+            tuple(d["words"]),
+            dict(d["settings"]),
+            dict(d.get("lexicon") or {}),
+            d.get("generator_version", GENERATOR_VERSION),
+        )
 
     def as_dict(self) -> dict:
         return {

@@ -12,11 +12,8 @@ The output holds no clock time, so the same inputs give the same bytes.
 
 from __future__ import annotations
 
-import base64
 import contextlib
-import html
 import io
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -25,23 +22,21 @@ import pandas as pd
 from vocab import stats
 from vocab.errors import InputError
 from vocab.layout import RunDir
+from vocab.report_page import (  # noqa: F401 (importable here)
+    CSP,
+    CSS,
+    SCORE_FIGURE,
+    SCORES_TITLE,
+    Report,
+    to_html,
+    to_markdown,
+)
 
 FLAG_MEANINGS = {
     "unstable": "the interval of q1 or q0 spans more than half of [0, 1]: too few rows in a pile",
     "outside": "the randomised interval left out its own estimate (widened to hold it)",
     "ceiling": "a pile graded all one way forces q1 or q0 to its bound",
 }
-
-
-@dataclass
-class Report:
-    title: str
-    headline: list[str]
-    sections: list[tuple[str, str, pd.DataFrame | None]] = field(default_factory=list)  # (title, text, table)
-    figure_png: bytes | None = None
-    provenance: dict = field(default_factory=dict)
-    score_png: bytes | None = None  # the judge's score against people's verdicts, when the judge logged scores
-    table: pd.DataFrame | None = None  # the corrected-rate table at full precision (``corrected.csv``)
 
 
 def _num(x: float) -> str:
@@ -113,7 +108,7 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
                 "row; "
                 if lead == PEOPLE
                 else f"{lead}'s {kind} ("
-            )  # fmt: skip
+            )
             + f"{c.raters.rows(lead)} of {n_rows} {'labelled' if labelled else 'sampled'} rows) the pass rate is "
             f"{_pct(r.theta)} "
             f"({_interval(r.ci_low, r.ci_high)}, 95 %)"
@@ -161,10 +156,10 @@ def build(
             "95 % interval": [_interval(lo, hi) for lo, hi in zip(corr.ci_low, corr.ci_high, strict=True)],
             "q1 (sensitivity)": [
                 f"{_pct(q)} ({_interval(lo, hi)})" for q, lo, hi in zip(corr.q1, corr.q1_low, corr.q1_high, strict=True)
-            ],  # fmt: skip
+            ],
             "q0 (specificity)": [
                 f"{_pct(q)} ({_interval(lo, hi)})" for q, lo, hi in zip(corr.q0, corr.q0_low, corr.q0_high, strict=True)
-            ],  # fmt: skip
+            ],
             "flags": corr["flags"].fillna(""),
         }
     )
@@ -175,10 +170,10 @@ def build(
             (CORRECTED_TEXT if study else CORRECTED_TEXT_IMPORTED)
             + POPULATION_TEXT[c.population].format(
                 units="attempts" if study else "items", judge="critic" if study else "judge"
-            )  # fmt: skip
+            )
             + "".join(f" {f}: {FLAG_MEANINGS[f]}." for f in flags if f in FLAG_MEANINGS),
             table,
-        )  # fmt: skip
+        )
     )
     comparisons_section(rep, c, study)
     scores_section(rep, c)
@@ -197,38 +192,58 @@ def build(
                 f" {n} of the people's labels override the judge's feedback (the judge's verdict stays the judge's)."
                 if (n := ((data.manifest or {}).get("source") or {}).get("overrides"))
                 else ""
-            )  # fmt: skip
+            )
             + f" {quotes_text(c.key, {n: set(r.blind_id) for n, r in ratings.items()}, study)}",
             None,
-        )  # fmt: skip
+        )
     )
     if len(names) >= 2:
         k = kappa_table(ratings, script, n_boot=n_boot, seed=seed)
         a = agreement_table(ratings, data.rubric, n_boot=n_boot, seed=seed)
-        shown_k = pd.DataFrame({
-            "raters": [f"{x} and {y}" for x, y in zip(k.rater_a, k.rater_b, strict=True)], "variant": k.variant,
-            "rows in common": k.n, "agreeing": k.agree,
-            "Cohen's κ (95 %)": [_coefficient(*v) for v in zip(k.kappa, k.ci_low, k.ci_high, strict=True)],
-            "Gwet's AC1 (95 %)": [_coefficient(*v) for v in zip(k.ac1, k.ac1_low, k.ac1_high, strict=True)],
-        })  # fmt: skip
-        shown_a = pd.DataFrame({
-            "statistic": a.statistic, "raters": a.raters, "rows every rater rated": a.n, "all agreeing": a.agree_all,
-            "value (95 %)": [_coefficient(*v) for v in zip(a.value, a.ci_low, a.ci_high, strict=True)],
-        })  # fmt: skip
-        rep.sections.append(("Agreement between raters", "Cohen's κ and Gwet's AC1 per pair (95 % intervals):"
-                             + (f" {no_overlap(k)}" if no_overlap(k) else ""), shown_k))  # fmt: skip
+        shown_k = pd.DataFrame(
+            {
+                "raters": [f"{x} and {y}" for x, y in zip(k.rater_a, k.rater_b, strict=True)],
+                "variant": k.variant,
+                "rows in common": k.n,
+                "agreeing": k.agree,
+                "Cohen's κ (95 %)": [_coefficient(*v) for v in zip(k.kappa, k.ci_low, k.ci_high, strict=True)],
+                "Gwet's AC1 (95 %)": [_coefficient(*v) for v in zip(k.ac1, k.ac1_low, k.ac1_high, strict=True)],
+            }
+        )
+        shown_a = pd.DataFrame(
+            {
+                "statistic": a.statistic,
+                "raters": a.raters,
+                "rows every rater rated": a.n,
+                "all agreeing": a.agree_all,
+                "value (95 %)": [_coefficient(*v) for v in zip(a.value, a.ci_low, a.ci_high, strict=True)],
+            }
+        )
+        rep.sections.append(
+            (
+                "Agreement between raters",
+                "Cohen's κ and Gwet's AC1 per pair (95 % intervals):" + (f" {no_overlap(k)}" if no_overlap(k) else ""),
+                shown_k,
+            )
+        )
         rep.sections.append(("", "Across all raters, Krippendorff's α and Gwet's AC1:", shown_a))
     lost = correct.abandoned_bounds(corr[corr.rater.isin(names)], data)
     if len(lost) and lost[data.lost_label].sum() > 0:
         unit = "abandoned levels" if study else "unscored items"
-        shown = pd.DataFrame({
-            "rater": lost.rater, "system → judge": [c.replace("__", " → ") for c in lost.cell],
-            ("attempts" if study else "items"): lost.attempts, unit: lost[data.lost_label],
-            "corrected θ": lost.theta.map(_pct), "θ had they all failed": lost.theta_if_failed.map(_pct),
-            "θ had they all passed": lost.theta_if_passed.map(_pct),
-            "95 % interval, widened by them": [_interval(lo, hi) for lo, hi in
-                                              zip(lost.ci_low_if_failed, lost.ci_high_if_passed, strict=True)],
-        })  # fmt: skip
+        shown = pd.DataFrame(
+            {
+                "rater": lost.rater,
+                "system → judge": [c.replace("__", " → ") for c in lost.cell],
+                ("attempts" if study else "items"): lost.attempts,
+                unit: lost[data.lost_label],
+                "corrected θ": lost.theta.map(_pct),
+                "θ had they all failed": lost.theta_if_failed.map(_pct),
+                "θ had they all passed": lost.theta_if_passed.map(_pct),
+                "95 % interval, widened by them": [
+                    _interval(lo, hi) for lo, hi in zip(lost.ci_low_if_failed, lost.ci_high_if_passed, strict=True)
+                ],
+            }
+        )
         rep.sections.append(
             (
                 "Lost before a verdict" if study else "Items without a verdict",
@@ -240,7 +255,7 @@ def build(
                     "counted as FAILED; θ had every one of them failed or passed:"
                 ),
                 shown,
-            )  # fmt: skip
+            )
         )
     rep.figure_png = _figure(corr, "critic" if study else "judge")
     m = data.manifest or {}
@@ -272,10 +287,12 @@ def _source_text(source: dict) -> str:
 def comparisons_section(rep: Report, c, study: bool) -> None:
     """Every pair of cells the lead rater corrects (`vocab compare`'s numbers, the same draws): the difference with
     its interval, the judge's own gap, how much more it inflates one than the other, and the rank sets."""
-    from vocab.estimates.compare import cell_label, comparisons, rank_line
+    from vocab.estimates.compare import cell_label, comparisons
+    from vocab.estimates.compare_text import rank_line
 
-    found = comparisons(c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot,
-                        population=c.population)[c.lead]  # fmt: skip
+    found = comparisons(
+        c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot, population=c.population
+    )[c.lead]
     if found.pairs.empty:
         return
     p = found.pairs
@@ -284,22 +301,29 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
     def pts(x: float) -> str:
         return "undefined" if not np.isfinite(x) else f"{100 * x:+.0f}".replace("-", "−")
 
-    table = pd.DataFrame({
-        "b − a": [f"{cell_label(b)} − {cell_label(a)}" for a, b in zip(p.a, p.b, strict=True)],
-        "difference (95 %), points": [f"{pts(d)} [{pts(lo)}, {pts(hi)}]" for d, lo, hi in
-                                      zip(p.difference, p.ci_low, p.ci_high, strict=True)],
-        "resolved": p.resolved.map({True: "yes", False: "no"}),
-        f"the {judge}'s own gap": p.raw_difference.map(pts),
-        f"how much more the {judge} inflates b (95 %)": [f"{pts(d)} [{pts(lo)}, {pts(hi)}]" for d, lo, hi in
-                                                       zip(p.leniency_difference, p.leniency_ci_low,
-                                                           p.leniency_ci_high, strict=True)],
-    })  # fmt: skip
+    table = pd.DataFrame(
+        {
+            "b − a": [f"{cell_label(b)} − {cell_label(a)}" for a, b in zip(p.a, p.b, strict=True)],
+            "difference (95 %), points": [
+                f"{pts(d)} [{pts(lo)}, {pts(hi)}]" for d, lo, hi in zip(p.difference, p.ci_low, p.ci_high, strict=True)
+            ],
+            "resolved": p.resolved.map({True: "yes", False: "no"}),
+            f"the {judge}'s own gap": p.raw_difference.map(pts),
+            f"how much more the {judge} inflates b (95 %)": [
+                f"{pts(d)} [{pts(lo)}, {pts(hi)}]"
+                for d, lo, hi in zip(p.leniency_difference, p.leniency_ci_low, p.leniency_ci_high, strict=True)
+            ],
+        }
+    )
     if p.paired.any():  # two judges on the same outputs: one rate, a known gap, paired q1 and q0 differences
         table.loc[p.paired.to_numpy(), ["difference (95 %), points", "resolved"]] = ["the same outputs (paired)", "—"]
         for q, name in (("q1", "sensitivity"), ("q0", "specificity")):
-            table[f"{name} b − a (95 %), paired"] = [f"{pts(d)} [{pts(lo)}, {pts(hi)}]" if pr else "" for pr, d, lo, hi
-                                                     in zip(p.paired, p[f"{q}_difference"], p[f"{q}_ci_low"],
-                                                            p[f"{q}_ci_high"], strict=True)]  # fmt: skip
+            table[f"{name} b − a (95 %), paired"] = [
+                f"{pts(d)} [{pts(lo)}, {pts(hi)}]" if pr else ""
+                for pr, d, lo, hi in zip(
+                    p.paired, p[f"{q}_difference"], p[f"{q}_ci_low"], p[f"{q}_ci_high"], strict=True
+                )
+            ]
     ranks = "; ".join(rank_line(r) for r in found.ranks.itertuples())
     rep.sections.append(
         (
@@ -311,9 +335,6 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
             table,
         )
     )
-
-
-SCORES_TITLE = "The judge's score against people's verdicts"
 
 
 def scores_section(rep: Report, c) -> None:
@@ -338,24 +359,34 @@ def scores_section(rep: Report, c) -> None:
             continue
         curves[cell] = cur
         for r in cur.itertuples():
-            rows.append({"system → judge": cell.replace("__", " → "), "score": f"{r.score:g}", "rated rows": r.rows,
-                         "people pass": _pct(r.people_pass), "fitted (95 % band)": f"{_pct(r.fit)} "
-                         f"({_interval(r.fit_low, r.fit_high)})"})  # fmt: skip
+            rows.append(
+                {
+                    "system → judge": cell.replace("__", " → "),
+                    "score": f"{r.score:g}",
+                    "rated rows": r.rows,
+                    "people pass": _pct(r.people_pass),
+                    "fitted (95 % band)": f"{_pct(r.fit)} ({_interval(r.fit_low, r.fit_high)})",
+                }
+            )
         if cell in theta.index and np.isfinite(theta.theta[cell]):
             t, share = sc.threshold(c.data, cell, float(theta.theta[cell]))
             th, pj = _pct(theta.theta[cell]), _pct(theta.p[cell])
-            said.append(f"{cell.replace('__', ' → ')}: passing the items scored {t:g} or more would pass "
-                        f"{_pct(share)} of them, nearest the corrected rate {th} (its verdicts pass {pj})")  # fmt: skip
+            said.append(
+                f"{cell.replace('__', ' → ')}: passing the items scored {t:g} or more would pass "
+                f"{_pct(share)} of them, nearest the corrected rate {th} (its verdicts pass {pj})"
+            )
     if not rows:
         return
-    rep.sections.append((
-        SCORES_TITLE,
-        f"The judge logged a score beside its verdicts. Against {c.lead}'s ratings: people's pass share at each score "
-        "the sample holds, fitted non-decreasing in the score (isotonic regression), with a band that holds the true "
-        "share at every score at once with 95 % probability (each score's exact interval, shared out over the "
-        "scores and bounded by the curve's rise). " + ("; ".join(said) + "." if said else ""),
-        pd.DataFrame(rows),
-    ))  # fmt: skip
+    rep.sections.append(
+        (
+            SCORES_TITLE,
+            f"The judge logged a score beside its verdicts. Against {c.lead}'s ratings: people's pass share at each "
+            "score the sample holds, fitted non-decreasing in the score (isotonic regression), with a band that holds "
+            "the true share at every score at once with 95 % probability (each score's exact interval, shared out over "
+            "the scores and bounded by the curve's rise). " + ("; ".join(said) + "." if said else ""),
+            pd.DataFrame(rows),
+        )
+    )
     rep.score_png = _score_figure(curves)
 
 
@@ -391,85 +422,21 @@ def _figure(corr: pd.DataFrame, judge: str = "critic") -> bytes:
     return buf.getvalue()
 
 
-CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"  # nothing may be fetched from anywhere
-CSS = """
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: #1b1b1b; max-width: 62rem;
-       margin: 2rem auto; padding: 0 1rem; }
-h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 2rem; border-bottom: 1px solid #ddd; }
-.headline { background: #eef5fb; border-left: 4px solid #0072B2; padding: .6rem 1rem; }
-.headline p { margin: .3rem 0; font-size: 1.05rem; }
-table { border-collapse: collapse; font-size: .85rem; margin: .5rem 0; }
-th, td { border: 1px solid #ccc; padding: .25rem .5rem; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; } img { max-width: 100%; } dl { display: grid; grid-template-columns: 12rem 1fr; }
-dt { font-weight: 600; } dd { margin: 0 0 .3rem 0; overflow-wrap: anywhere; }
-"""
-
-
-def to_html(rep: Report) -> str:
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
-        f"<title>{html.escape(rep.title)}</title><style>{CSS}</style></head><body>",
-        f"<h1>{html.escape(rep.title)}</h1>",
-        '<div class="headline">' + "".join(f"<p>{html.escape(h)}</p>" for h in rep.headline) + "</div>",
-    ]
-    for title, text, table in rep.sections:
-        if title:
-            parts.append(f"<h2>{html.escape(title)}</h2>")
-        parts.append(f"<p>{html.escape(text)}</p>")
-        if table is not None:
-            parts.append(table.to_html(index=False, border=0, na_rep="–"))
-        if title == "Corrected pass rates" and rep.figure_png:
-            data = base64.b64encode(rep.figure_png).decode()
-            parts.append(f'<img alt="raw pass rate and corrected rate per cell" src="data:image/png;base64,{data}">')
-        if title == SCORES_TITLE and rep.score_png:
-            data = base64.b64encode(rep.score_png).decode()
-            parts.append(
-                f'<img alt="people\'s pass share against the judge\'s score" src="data:image/png;base64,{data}">'
-            )
-    parts.append("<h2>Provenance</h2><dl>")
-    parts += [f"<dt>{html.escape(k)}</dt><dd>{html.escape(str(v))}</dd>" for k, v in rep.provenance.items()]
-    parts.append("</dl></body></html>")
-    return "\n".join(parts) + "\n"
-
-
-def _md_table(df: pd.DataFrame) -> str:
-    cells = [[str(c) for c in df.columns]] + [
-        ["–" if pd.isna(v) else str(v) for v in row] for row in df.itertuples(index=False)
-    ]
-    esc = [[c.replace("|", "\\|") for c in row] for row in cells]
-    return "\n".join(
-        ["| " + " | ".join(esc[0]) + " |", "|" + "---|" * len(esc[0])] + ["| " + " | ".join(r) + " |" for r in esc[1:]]
-    )
-
-
-def to_markdown(rep: Report, figure_name: str | None = None) -> str:
-    out = [f"# {rep.title}", "", *(f"> {h}" for h in rep.headline), ""]
-    for title, text, table in rep.sections:
-        if title:
-            out += [f"## {title}", ""]
-        out += [text, ""]
-        if table is not None:
-            out += [_md_table(table), ""]
-        if title == "Corrected pass rates" and figure_name:
-            out += [f"![raw pass rate and corrected rate per cell]({figure_name})", ""]
-        if title == SCORES_TITLE and figure_name and rep.score_png:
-            out += ["![people's pass share against the judge's score](report_scores.png)", ""]
-    out += ["## Provenance", "", *(f"- **{k}**: {v}" for k, v in rep.provenance.items()), ""]
-    return "\n".join(out)
-
-
 REPORT_FILES = ("report.html", "report.md", "report.png", "corrected.csv")
-SCORE_FIGURE = "report_scores.png"  # written beside them when the judge logged scores
 
 
 class ReportError(InputError):
     """A report that would replace another, or be written where no directory can be: one line, exit 2."""
 
 
-def write(run_dir: str | Path, raters: list[str] | None = None, out_dir: str | Path | None = None, *,
-          force: bool = False, population: str = stats.DEFAULT_POPULATION) -> list[Path]:  # fmt: skip
+def write(
+    run_dir: str | Path,
+    raters: list[str] | None = None,
+    out_dir: str | Path | None = None,
+    *,
+    force: bool = False,
+    population: str = stats.DEFAULT_POPULATION,
+) -> list[Path]:
     """Write ``report.html``, ``report.md``, the figure the Markdown links (``report.png``) and the corrected-rate
     table at full precision (``corrected.csv``: what the report rounds, and the bounds ``vocab gate`` holds to) into
     ``out_dir`` (default ``<run_dir>/report``, remade on every call); returns the paths. A named ``out_dir`` that

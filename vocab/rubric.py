@@ -124,35 +124,64 @@ class Guide:
 
 
 GUIDE: dict[str, Guide] = {
-    "1": Guide("If this level asks for the seed word, is it in the sentence as a word of its own?",
-               "seed word stone: “The stone sat still.”", "seed word stone: “The stones sat still.”"),
-    "2": Guide("Is every listed word in the sentence, as a word of its own? (Capitals do not matter; a word found "
-               "only inside a longer word does not count.)",
-               "[tone, note]: “A low tone ended the note.”", "[tone, note]: “A low tone ended the notes.”"),
-    "3": Guide("Does the writer's own list of the words (shown as “the writer's word list”) name exactly the "
-               "listed words, each once, and is each of them in the sentence?",
-               "[tone, note], writer's list tone, note", "[tone, note], writer's list tone, note, notes"),
-    "4": Guide("Is every listed word used as an ordinary word, not as a name of a person, place, brand or title?",
-               "[rose]: “A red rose grew by the door.”", "[rose]: “Rose grew tired of waiting.”"),
-    "5": Guide("Is each listed word used for its own sake, rather than only counted because it sits inside or "
-               "overlaps another word of the sentence?",
-               "[tone, stone]: “The old stone gave a warm tone.”", "[tone, stone]: “Stone tone stone tone.”"),
-    "6": Guide("Is each listed word written exactly as given: not made plural, put in another tense, split, joined "
-               "to another word or misspelt?", "[run]: “They run home.”", "[run]: “They ran home.”"),
-    "7": Guide("Is each listed word written as a normal word, not as an abbreviation (all capitals, or with dots)?",
-               "[us]: “Join us for dinner.”", "[us]: “He moved to the U.S.”"),
-    "8": Guide("Is the answer one plain sentence ending in . ! or ?, and nothing else: no second sentence, list, "
-               "quotation marks around it, formatting or comments?",
-               "“The cat sat on the mat.”", "“The cat sat on the mat. Hope this helps!”"),
-    "9": Guide("If each listed word were blanked out, could a player guess it from the rest of the sentence?",
-               "[umbrella]: “It rained, so she opened her umbrella.”", "[umbrella]: “She liked the umbrella.”"),
-    "10": Guide("Is the sentence within the level's word limit, and free of padding that is only there to fit the "
-                "words in?", "[tone, note]: “The note had a low tone.”",
-                "[tone, note]: “Tone, and note, and also some other words just because.”"),
+    "1": Guide(
+        "If this level asks for the seed word, is it in the sentence as a word of its own?",
+        "seed word stone: “The stone sat still.”",
+        "seed word stone: “The stones sat still.”",
+    ),
+    "2": Guide(
+        "Is every listed word in the sentence, as a word of its own? (Capitals do not matter; a word found "
+        "only inside a longer word does not count.)",
+        "[tone, note]: “A low tone ended the note.”",
+        "[tone, note]: “A low tone ended the notes.”",
+    ),
+    "3": Guide(
+        "Does the writer's own list of the words (shown as “the writer's word list”) name exactly the "
+        "listed words, each once, and is each of them in the sentence?",
+        "[tone, note], writer's list tone, note",
+        "[tone, note], writer's list tone, note, notes",
+    ),
+    "4": Guide(
+        "Is every listed word used as an ordinary word, not as a name of a person, place, brand or title?",
+        "[rose]: “A red rose grew by the door.”",
+        "[rose]: “Rose grew tired of waiting.”",
+    ),
+    "5": Guide(
+        "Is each listed word used for its own sake, rather than only counted because it sits inside or "
+        "overlaps another word of the sentence?",
+        "[tone, stone]: “The old stone gave a warm tone.”",
+        "[tone, stone]: “Stone tone stone tone.”",
+    ),
+    "6": Guide(
+        "Is each listed word written exactly as given: not made plural, put in another tense, split, joined "
+        "to another word or misspelt?",
+        "[run]: “They run home.”",
+        "[run]: “They ran home.”",
+    ),
+    "7": Guide(
+        "Is each listed word written as a normal word, not as an abbreviation (all capitals, or with dots)?",
+        "[us]: “Join us for dinner.”",
+        "[us]: “He moved to the U.S.”",
+    ),
+    "8": Guide(
+        "Is the answer one plain sentence ending in . ! or ?, and nothing else: no second sentence, list, "
+        "quotation marks around it, formatting or comments?",
+        "“The cat sat on the mat.”",
+        "“The cat sat on the mat. Hope this helps!”",
+    ),
+    "9": Guide(
+        "If each listed word were blanked out, could a player guess it from the rest of the sentence?",
+        "[umbrella]: “It rained, so she opened her umbrella.”",
+        "[umbrella]: “She liked the umbrella.”",
+    ),
+    "10": Guide(
+        "Is the sentence within the level's word limit, and free of padding that is only there to fit the words in?",
+        "[tone, note]: “The note had a low tone.”",
+        "[tone, note]: “Tone, and note, and also some other words just because.”",
+    ),
     "11": Guide("Is the sentence correct English grammar?", "“He has a hat.”", "“He have a hat.”"),
-    "12": Guide("Does the sentence make sense?", "“The sun rose over the hill.”",
-                "“The hill ate a loud Tuesday.”"),
-}  # fmt: skip
+    "12": Guide("Does the sentence make sense?", "“The sun rose over the hill.”", "“The hill ate a loud Tuesday.”"),
+}
 
 # The rule for a listed word that is missing, one rule for every rater (the form, the page, rubric.txt and the LLM
 # raters' instructions; the script decides checks 1-3 only and fails check 2 for it): the word's absence is check

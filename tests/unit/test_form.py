@@ -352,7 +352,7 @@ def test_a_packet_of_this_machine_opens_only_when_told_and_runs_the_form_from_it
     --same-machine, before unpacking anything, and says what it exposes. With it, the zip unpacks and its notebook
     form runs."""
     from vocab.nb import execute
-    from vocab.raters.form import open_packet
+    from vocab.raters.opening import open_packet
 
     zipped = reference_packet(tmp_path)
     away = tmp_path / "zip"
@@ -379,7 +379,7 @@ def test_the_machine_a_packet_was_cut_on_is_known_without_its_run(tmp_path, monk
     was cut. A packet cut here is refused away from its run; one cut on another machine opens (and packet.json
     holds no readable trace of either machine)."""
     from vocab import machine
-    from vocab.raters.form import open_packet
+    from vocab.raters.opening import open_packet
 
     away = tmp_path / "away"
     away.mkdir()

@@ -112,8 +112,11 @@ def _read_serve(r: _Reader) -> ServeOptions:
         raise r.error("extra_args", "expected a list of strings")
     dtype = r.get("dtype", str)  # left out: the cpu profile's recipe for the machine (vocab.serving.recipes)
     if dtype is not None and dtype not in VLLM_DTYPES:
-        raise r.error("dtype", f"one of {', '.join(VLLM_DTYPES)} (vLLM's --dtype), or left out for the machine's "
-                      f"recipe; got {dtype[:40]!r}")  # fmt: skip
+        raise r.error(
+            "dtype",
+            f"one of {', '.join(VLLM_DTYPES)} (vLLM's --dtype), or left out for the machine's "
+            f"recipe; got {dtype[:40]!r}",
+        )
     o = ServeOptions(
         dtype=dtype,
         max_model_len=_positive(r, "max_model_len", r.get("max_model_len", int, 4096)),
@@ -130,7 +133,7 @@ def _read_serve(r: _Reader) -> ServeOptions:
         data_parallel_rpc_port=_positive(r, "data_parallel_rpc_port", r.get("data_parallel_rpc_port", int)),
         data_parallel_start_rank=_positive(
             r, "data_parallel_start_rank", r.get("data_parallel_start_rank", int), allow_zero=True
-        ),  # fmt: skip
+        ),
         headless=r.get("headless", bool, False),
         replicas=_positive(r, "replicas", r.get("replicas", int, 1)),
         replica_ports=_int_list(r, "replica_ports", 1024),
@@ -146,11 +149,16 @@ def _read_serve(r: _Reader) -> ServeOptions:
     if o.data_parallel_rpc_port is not None and not 1024 <= o.data_parallel_rpc_port <= 65535:
         raise r.error("data_parallel_rpc_port", f"must lie in 1024..65535, got {o.data_parallel_rpc_port}")
     if o.data_parallel_size_local is not None and o.data_parallel_size_local > o.data_parallel_size:
-        raise r.error("data_parallel_size_local", f"{o.data_parallel_size_local} ranks on this node, more than "
-                      f"data_parallel_size = {o.data_parallel_size}")  # fmt: skip
+        raise r.error(
+            "data_parallel_size_local",
+            f"{o.data_parallel_size_local} ranks on this node, more than data_parallel_size = {o.data_parallel_size}",
+        )
     if o.headless and (o.data_parallel_address is None or o.data_parallel_start_rank is None):
-        raise r.error("headless", "a headless worker node needs data_parallel_address (the head) and "
-                      "data_parallel_start_rank (its first rank)")  # fmt: skip
+        raise r.error(
+            "headless",
+            "a headless worker node needs data_parallel_address (the head) and "
+            "data_parallel_start_rank (its first rank)",
+        )
     r.done()
     return o
 
@@ -187,8 +195,11 @@ def _check_replicas(r: _Reader, o: ServeOptions) -> None:
             raise r.error(given[0], "set only with replicas > 1 (one server needs no router)")
         return
     if o.distributed:
-        raise r.error("replicas", "replicas are whole single-engine servers behind a router; combine them with "
-                      "vLLM's parallel options by pointing an endpoint at your own deployment instead")  # fmt: skip
+        raise r.error(
+            "replicas",
+            "replicas are whole single-engine servers behind a router; combine them with "
+            "vLLM's parallel options by pointing an endpoint at your own deployment instead",
+        )
     if o.cpu_core is not None:
         raise r.error("cpu_core", "one core for one server: with replicas > 1 give replica_cores, one per replica")
     if len(o.replica_ports) != n:
@@ -201,8 +212,11 @@ def _check_replicas(r: _Reader, o: ServeOptions) -> None:
         if len(set(lists[key])) != len(lists[key]):
             raise r.error(key, f"two replicas share one, which replicas are meant not to: {list(lists[key])}")
     if o.router_metrics_port is None:
-        raise r.error("router_metrics_port", "missing (required with replicas > 1: the router's Prometheus port, "
-                      "which counts the requests it sent to each replica)")  # fmt: skip
+        raise r.error(
+            "router_metrics_port",
+            "missing (required with replicas > 1: the router's Prometheus port, "
+            "which counts the requests it sent to each replica)",
+        )
     if not 1024 <= o.router_metrics_port <= 65535:
         raise r.error("router_metrics_port", f"must lie in 1024..65535, got {o.router_metrics_port}")
     if o.router_policy not in ROUTER_POLICIES:
@@ -236,8 +250,10 @@ def _read_model(name: str, r: _Reader) -> ModelConfig:
         raise r.error("base_url", "missing (required for kind 'endpoint')")
     serve_table = r.table.get("serve")
     if kind == "endpoint" and isinstance(serve_table, dict) and serve_table.get("replicas", 1) != 1:
-        raise r.error("serve.replicas", "an endpoint is started elsewhere; vocab serve starts replicas of 'embedded' "
-                      "or 'vllm' models only")  # fmt: skip
+        raise r.error(
+            "serve.replicas",
+            "an endpoint is started elsewhere; vocab serve starts replicas of 'embedded' or 'vllm' models only",
+        )
     cfg = ModelConfig(
         name=name,
         kind=kind,

@@ -27,9 +27,22 @@ from vocab.sampling.allocation import ALLOCATIONS, allocate, fit
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["ALLOCATIONS", "DESIGNS", "PILOT", "Population", "allocate", "allocated_piles", "allocation_table",
-           "anchors_table", "by_class_calibration", "lee_interval", "pile_rows", "population", "uniform_labels",
-           "vocab_interval"]  # fmt: skip
+__all__ = [
+    "ALLOCATIONS",
+    "DESIGNS",
+    "PILOT",
+    "Population",
+    "allocate",
+    "allocated_piles",
+    "allocation_table",
+    "anchors_table",
+    "by_class_calibration",
+    "lee_interval",
+    "pile_rows",
+    "population",
+    "uniform_labels",
+    "vocab_interval",
+]
 
 DESIGNS = {
     "piles": "labels drawn by the judge's verdict, half from each verdict (vocab, seed 000)",
@@ -70,8 +83,14 @@ def pile_rows(pop: Population, sizes: tuple[int, int], rng: np.random.Generator)
     return out[0], out[1]
 
 
-def vocab_interval(pop: Population, passed: np.ndarray, failed: np.ndarray, rng, n_draws: int = 4000,
-                   population: str = stats.SUPERPOPULATION):  # fmt: skip
+def vocab_interval(
+    pop: Population,
+    passed: np.ndarray,
+    failed: np.ndarray,
+    rng,
+    n_draws: int = 4000,
+    population: str = stats.SUPERPOPULATION,
+):
     """vocab's default (03's fiducial interval, :func:`vocab.stats.fiducial_correction`) on the piles' true labels:
     (estimate, low, high), or None where a pile is empty. ``population``: the superpopulation (theta, what this
     module's anchors aim at) or the finite one (the population's own share of true passes: p known, each pile of
@@ -82,9 +101,15 @@ def vocab_interval(pop: Population, passed: np.ndarray, failed: np.ndarray, rng,
     if population == stats.FINITE:
         totals = {"passed_total": float(pop.verdict.sum()), "failed_total": float((~pop.verdict).sum())}
     c = stats.fiducial_correction(
-        float(pop.verdict.mean()), pop.verdict.size, pop.truth[passed].astype(float), pop.truth[failed].astype(float),
-        np.ones(failed.size), n_draws=n_draws, rng=rng, **totals,
-    )  # fmt: skip
+        float(pop.verdict.mean()),
+        pop.verdict.size,
+        pop.truth[passed].astype(float),
+        pop.truth[failed].astype(float),
+        np.ones(failed.size),
+        n_draws=n_draws,
+        rng=rng,
+        **totals,
+    )
     return c.point.theta, *c.theta_ci
 
 
@@ -185,7 +210,14 @@ def allocation_table(result: dict) -> pd.DataFrame:
     for (m, budget), g in rows.groupby(["method", "budget"]):
         w = g.set_index(keys).mean_width
         both = w.index.intersection(equal.index)
-        out.append({"allocation": {"vocab": "equal"}.get(m, m.removeprefix("vocab-")), "budget": budget,
-                    "points": len(g), "width_vs_equal": float((w[both] / equal[both]).mean()),
-                    "worst_coverage": g.coverage.min(), "under_93": int((g.coverage < 0.93).sum())})  # fmt: skip
+        out.append(
+            {
+                "allocation": {"vocab": "equal"}.get(m, m.removeprefix("vocab-")),
+                "budget": budget,
+                "points": len(g),
+                "width_vs_equal": float((w[both] / equal[both]).mean()),
+                "worst_coverage": g.coverage.min(),
+                "under_93": int((g.coverage < 0.93).sum()),
+            }
+        )
     return pd.DataFrame(out).set_index(["allocation", "budget"]).sort_index()

@@ -122,8 +122,7 @@ def recheck_bar(
     ever move points into the band, every such point within ``window`` (about one standard error at 2,000 studies)
     of a band edge on either side. A point's fresh studies are the same whichever function rechecks it (the seed
     derives from the point)."""
-    return _recheck(grid, method, "bar", sims=sims, n_boot=n_boot, seed=seed, max_attempts=max_attempts,
-                    window=window)  # fmt: skip
+    return _recheck(grid, method, "bar", sims=sims, n_boot=n_boot, seed=seed, max_attempts=max_attempts, window=window)
 
 
 def _recheck(grid, method, side, *, sims, n_boot, seed, max_attempts, window: float = 0.0) -> pd.DataFrame:
@@ -137,11 +136,19 @@ def _recheck(grid, method, side, *, sims, n_boot, seed, max_attempts, window: fl
     rows = []
     for r in g[miss].itertuples():
         (c,) = clustered_point(
-            [method], theta=r.theta, q1=r.q1, q0=r.q0, spread=r.spread, levels=int(r.levels),
-            max_attempts=max_attempts, piles=int(r.piles), sims=sims, n_boot=n_boot,
+            [method],
+            theta=r.theta,
+            q1=r.q1,
+            q0=r.q0,
+            spread=r.spread,
+            levels=int(r.levels),
+            max_attempts=max_attempts,
+            piles=int(r.piles),
+            sims=sims,
+            n_boot=n_boot,
             seed=stats.derived_seed(seed, "recheck_below", r.piles, r.theta, r.q1, r.q0, r.spread, r.levels),
             population=getattr(r, "population", stats.SUPERPOPULATION),  # a grid from before #65 aimed at this
-        )  # fmt: skip
+        )
         rows.append(
             {
                 "piles": r.piles,
@@ -154,10 +161,11 @@ def _recheck(grid, method, side, *, sims, n_boot, seed, max_attempts, window: fl
                 "coverage": c.coverage,
                 "sims": sims,
                 "se": float(np.sqrt(c.coverage * (1 - c.coverage) / sims)),
-            }  # fmt: skip
+            }
         )
-    return pd.DataFrame(rows, columns=["piles", "theta", "q1", "q0", "spread", "grid_coverage", "grid_sims",
-                                       "coverage", "sims", "se"])  # fmt: skip
+    return pd.DataFrame(
+        rows, columns=["piles", "theta", "q1", "q0", "spread", "grid_coverage", "grid_sims", "coverage", "sims", "se"]
+    )
 
 
 # The bar the recommended interval must clear on the committed grid (issue #31): never misleading (coverage at

@@ -110,8 +110,9 @@ def simulate_clustered(
     failed = np.where(ok_b, np.take_along_axis(good_failed, pick, axis=1), np.nan)
     weights = np.take_along_axis(n_failed, pick, axis=1) * ok_b
     defined = ok_a.any(axis=1) & ok_b.any(axis=1)
-    return ClusteredStudies(p, n_att, passed, failed, weights.astype(float), level_passes, level_attempts, truth,
-                            defined)  # fmt: skip
+    return ClusteredStudies(
+        p, n_att, passed, failed, weights.astype(float), level_passes, level_attempts, truth, defined
+    )
 
 
 def population_theta(theta: float, q1: float, q0: float, spread: float, max_attempts: int) -> float:
@@ -142,12 +143,20 @@ def clustered_piles(st: ClusteredStudies, population: str = stats.SUPERPOPULATIO
         totals = (passes, st.attempts - passes)
     elif population != stats.SUPERPOPULATION:
         raise ValueError(f"unknown population {population!r} (known: {', '.join(stats.POPULATIONS)})")
-    return Piles(st.p, st.attempts.astype(float), st.passed, st.failed, st.weights,
-                 stats.design_effect(st.level_passes, st.level_attempts), *totals)  # fmt: skip
+    return Piles(
+        st.p,
+        st.attempts.astype(float),
+        st.passed,
+        st.failed,
+        st.weights,
+        stats.design_effect(st.level_passes, st.level_attempts),
+        *totals,
+    )
 
 
-def clustered_target(st: ClusteredStudies, population: str, theta: float, q1: float, q0: float, spread: float,
-                     max_attempts: int):  # fmt: skip
+def clustered_target(
+    st: ClusteredStudies, population: str, theta: float, q1: float, q0: float, spread: float, max_attempts: int
+):
     """What the intervals aim at: each study's own share of good attempts (finite), or the writer's rate over
     the population of levels (superpopulation, :func:`population_theta`)."""
     if population == stats.FINITE:
@@ -207,8 +216,14 @@ def clustered_interval(
     interval, p_model = AS_INTERVAL[method]
     if p_model == "levels":
         p_model = _level_boot(st, n_boot)
-    r = stats.correction_intervals(interval, clustered_piles(st, population), n_draws=n_boot, rng=rng,
-                                   p_model=p_model, unanimous_scale=unanimous_scale)  # fmt: skip
+    r = stats.correction_intervals(
+        interval,
+        clustered_piles(st, population),
+        n_draws=n_boot,
+        rng=rng,
+        p_model=p_model,
+        unanimous_scale=unanimous_scale,
+    )
     return r.theta, r.low, r.high
 
 
@@ -259,8 +274,17 @@ def clustered_point(
     unknown = [m for m in methods if m not in POINT_METHODS]
     if unknown:
         raise ValueError(f"unknown method {unknown[0]!r} (known: {', '.join(POINT_METHODS)})")
-    st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
-                            sims=sims, rng=np.random.default_rng(seed))  # fmt: skip
+    st = simulate_clustered(
+        theta,
+        q1,
+        q0,
+        levels=levels,
+        max_attempts=max_attempts,
+        piles=piles,
+        spread=spread,
+        sims=sims,
+        rng=np.random.default_rng(seed),
+    )
     # (the simulator's stream from the seed alone, not stats.stream: that would move every committed grid point)
     target = clustered_target(st, population, theta, q1, q0, spread, max_attempts)
     out = []
@@ -296,16 +320,36 @@ def unanimous_tradeoff(
     rows = []
     for theta, q1, q0 in points:
         names = ("unanimous_tradeoff", theta, q1, q0, piles, spread, levels, max_attempts)
-        st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
-                                sims=sims, rng=stats.stream(seed, *names, "studies"))  # fmt: skip
+        st = simulate_clustered(
+            theta,
+            q1,
+            q0,
+            levels=levels,
+            max_attempts=max_attempts,
+            piles=piles,
+            spread=spread,
+            sims=sims,
+            rng=stats.stream(seed, *names, "studies"),
+        )
         target = population_theta(theta, q1, q0, spread, max_attempts)
         both = float(both_unanimous(st)[st.defined].mean())
         for scale in scales:
             rng = stats.stream(seed, *names, "draws")  # every scale the same draws
             est, lo, hi = clustered_interval("fiducial", st, n_boot, rng, unanimous_scale=scale)
             c = coverage_of("fiducial", est, lo, hi, target, st.defined)
-            rows.append({"theta": theta, "q1": q1, "q0": q0, "piles": piles, "spread": spread, "scale": scale,
-                         "both_unanimous": both, "coverage": c.coverage, "mean_width": c.mean_width})  # fmt: skip
+            rows.append(
+                {
+                    "theta": theta,
+                    "q1": q1,
+                    "q0": q0,
+                    "piles": piles,
+                    "spread": spread,
+                    "scale": scale,
+                    "both_unanimous": both,
+                    "coverage": c.coverage,
+                    "mean_width": c.mean_width,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -334,7 +378,17 @@ def clustered_table(
     for theta, q, spread in ((t, q, s) for t in thetas for q in qs for s in spreads):
         point_seed = stats.derived_seed(seed, "clustered_table", theta, q, spread, levels, piles)
         for method in methods:
-            c = clustered_coverage(method, theta=theta, q1=q, q0=q, spread=spread, levels=levels, piles=piles,
-                                   sims=sims, seed=point_seed, n_boot=n_boot)  # fmt: skip
+            c = clustered_coverage(
+                method,
+                theta=theta,
+                q1=q,
+                q0=q,
+                spread=spread,
+                levels=levels,
+                piles=piles,
+                sims=sims,
+                seed=point_seed,
+                n_boot=n_boot,
+            )
             rows.append({"theta": theta, "q": q, "spread": spread, "levels": levels, "piles": piles, **c.as_dict()})
     return pd.DataFrame(rows)

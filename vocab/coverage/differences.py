@@ -181,10 +181,18 @@ def clustered_pair_coverage(
     parts = []
     for place, c in enumerate((a, b)):
         rng = stats.stream(seed, "compare-clustered", place)
-        st = simulate_clustered(c.theta, c.q1, c.q0, levels=levels, max_attempts=max_attempts, piles=piles,
-                                spread=spread, sims=sims, rng=rng)  # fmt: skip
-        r = stats.correction_intervals(stats.DEFAULT_INTERVAL, clustered_piles(st, population), n_draws=n_boot,
-                                       rng=rng)  # fmt: skip
+        st = simulate_clustered(
+            c.theta,
+            c.q1,
+            c.q0,
+            levels=levels,
+            max_attempts=max_attempts,
+            piles=piles,
+            spread=spread,
+            sims=sims,
+            rng=rng,
+        )
+        r = stats.correction_intervals(stats.DEFAULT_INTERVAL, clustered_piles(st, population), n_draws=n_boot, rng=rng)
         if population == stats.FINITE:  # each study's own share, and the critic's pass rate over its attempts
             truth, lenient = st.truth, st.p - st.truth
         else:  # the judge's pass rate as a population rate: P = theta·q1 + (1 − theta)(1 − q0) on the attempts

@@ -53,9 +53,19 @@ def coverage_grid(
         coords = (int(n), float(th), float(a1), float(a0), float(spread), int(levels), int(max_attempts))
         point_seed = stats.derived_seed(seed, "coverage_grid", *coords)
         found = clustered_point(
-            methods, theta=th, q1=a1, q0=a0, spread=spread, levels=levels, max_attempts=max_attempts, piles=n,
-            sims=sims, seed=point_seed, n_boot=n_boot, population=population,
-        )  # fmt: skip
+            methods,
+            theta=th,
+            q1=a1,
+            q0=a0,
+            spread=spread,
+            levels=levels,
+            max_attempts=max_attempts,
+            piles=n,
+            sims=sims,
+            seed=point_seed,
+            n_boot=n_boot,
+            population=population,
+        )
         for c in found:
             rows.append(
                 {
@@ -126,33 +136,61 @@ class GridSpec:
         for name, values in (("piles", self.piles), ("spreads", self.spreads)):
             if not values or not all(v > 0 for v in values):  # nan is not > 0 either
                 raise ValueError(f"{name}: every value must be positive")
-        for name, v in (("levels", self.levels), ("max_attempts", self.max_attempts), ("sims", self.sims),
-                        ("n_boot", self.n_boot)):  # fmt: skip
+        for name, v in (
+            ("levels", self.levels),
+            ("max_attempts", self.max_attempts),
+            ("sims", self.sims),
+            ("n_boot", self.n_boot),
+        ):
             if v < 1:
                 raise ValueError(f"{name} must be positive, got {v}")
         if self.seed < 0:
             raise ValueError(f"seed must be non-negative, got {self.seed}")
         from vocab.coverage.simulate import check_sizes
 
-        check_sizes(sims=self.sims, n_boot=self.n_boot, attempts=self.levels * self.max_attempts,
-                    piles=int(max(self.piles)))  # fmt: skip
+        check_sizes(
+            sims=self.sims, n_boot=self.n_boot, attempts=self.levels * self.max_attempts, piles=int(max(self.piles))
+        )
 
 
 class GridRequestError(InputError):
     """A `vocab coverage-grid` request that cannot run: one line, exit 2."""
 
 
-def grid_request(methods: str, piles: str, thetas: str, q1s: str, q0s: str, spreads: str, *, levels: int,
-                 max_attempts: int, sims: int, n_boot: int, seed: int, jobs: int, scheduler: str | None,
-                 jobs_given: bool = False, population: str = stats.SUPERPOPULATION) -> GridSpec:  # fmt: skip
+def grid_request(
+    methods: str,
+    piles: str,
+    thetas: str,
+    q1s: str,
+    q0s: str,
+    spreads: str,
+    *,
+    levels: int,
+    max_attempts: int,
+    sims: int,
+    n_boot: int,
+    seed: int,
+    jobs: int,
+    scheduler: str | None,
+    jobs_given: bool = False,
+    population: str = stats.SUPERPOPULATION,
+) -> GridSpec:
     """The grid the command line asks for, validated with its ``jobs`` and ``scheduler`` before any work."""
     try:
         spec = GridSpec(
-            tuple(m.strip() for m in methods.split(",") if m.strip()), parse_values(piles, "--piles", int),
-            parse_values(thetas, "--thetas"), parse_values(q1s, "--q1s"), parse_values(q0s, "--q0s"),
-            parse_values(spreads, "--spreads"), levels=levels, max_attempts=max_attempts, sims=sims, n_boot=n_boot,
-            seed=seed, population=population,
-        )  # fmt: skip
+            tuple(m.strip() for m in methods.split(",") if m.strip()),
+            parse_values(piles, "--piles", int),
+            parse_values(thetas, "--thetas"),
+            parse_values(q1s, "--q1s"),
+            parse_values(q0s, "--q0s"),
+            parse_values(spreads, "--spreads"),
+            levels=levels,
+            max_attempts=max_attempts,
+            sims=sims,
+            n_boot=n_boot,
+            seed=seed,
+            population=population,
+        )
         spec.validate()
     except ValueError as e:
         raise GridRequestError(str(e)) from None
@@ -160,8 +198,9 @@ def grid_request(methods: str, piles: str, thetas: str, q1s: str, q0s: str, spre
     if not 1 <= jobs <= cores:  # each worker holds one point's arrays: more than the cores only adds memory
         raise GridRequestError(f"--jobs must lie between 1 and {cores} (the cores this process may use), got {jobs}")
     if scheduler is not None and scheduler != "local" and not scheduler.startswith("tcp://"):
-        raise GridRequestError(f"--scheduler: an address such as tcp://HOST:8786 (tcp only), or local; got "
-                               f"{scheduler[:80]!r}")  # fmt: skip
+        raise GridRequestError(
+            f"--scheduler: an address such as tcp://HOST:8786 (tcp only), or local; got {scheduler[:80]!r}"
+        )
     if scheduler is not None and scheduler != "local" and jobs_given:
         raise GridRequestError(f"--jobs and --scheduler {scheduler}: the cluster's workers are its own; give one")
     return spec
@@ -177,10 +216,19 @@ def grid_point(spec: GridSpec, point: tuple[int, float, float, float, float]) ->
     from its coordinates, so how the points are split cannot change a number)."""
     n, th, a1, a0, spread = point
     return coverage_grid(
-        methods=spec.methods, piles=(n,), thetas=(th,), q1s=(a1,), q0s=(a0,), spreads=(spread,), levels=spec.levels,
-        max_attempts=spec.max_attempts, sims=spec.sims, seed=spec.seed, n_boot=spec.n_boot,
+        methods=spec.methods,
+        piles=(n,),
+        thetas=(th,),
+        q1s=(a1,),
+        q0s=(a0,),
+        spreads=(spread,),
+        levels=spec.levels,
+        max_attempts=spec.max_attempts,
+        sims=spec.sims,
+        seed=spec.seed,
+        n_boot=spec.n_boot,
         population=spec.population,
-    )  # fmt: skip
+    )
 
 
 def _on_dask(spec: GridSpec, points: list, scheduler: str, jobs: int) -> tuple[list[pd.DataFrame], dict]:
@@ -195,8 +243,9 @@ def _on_dask(spec: GridSpec, points: list, scheduler: str, jobs: int) -> tuple[l
             for a in addrs[:1]:
                 ran[a] = ran.get(a, 0) + 1
         info = {**info, "tasks_by_worker": dict(sorted(ran.items()))}
-        info = {k: info[k] for k in ("scheduler", "local_worker_config", "tasks_by_worker", "worker_packages")
-                if k in info}  # the grid's .json keeps its keys' order  # fmt: skip
+        info = {
+            k: info[k] for k in ("scheduler", "local_worker_config", "tasks_by_worker", "worker_packages") if k in info
+        }  # the grid's .json keeps its keys' order
         return frames, info
 
 

@@ -19,16 +19,15 @@ error. For the superpopulation the attempts' own variance (p's) is the floor. A 
 reach: the plan says so and names the best half-width every row of both piles gives.
 
 Assumed without a pilot: the attempts are independent (a design effect of 1: a level's retries are not clustered)
-and the failed pile's rows weigh alike. From a pilot (:func:`plan_from_pilot`, ``vocab plan DIR``): per cell the
-corrected estimates of theta, q1 and q0 from the lead rater (people first: see vocab.raters.blind), the
-cell's attempts, its piles' sizes and its design effect over the levels are plugged in as if they were the truth.
-They are estimates, with the pilot's intervals around them; the plan says so, and a plan made from a handful of
-rows is a guess to be made again when more come back.
+and the failed pile's rows weigh alike. From a pilot (:func:`vocab.coverage.pilot.plan_from_pilot`, ``vocab plan
+DIR``): per cell the corrected estimates of theta, q1 and q0 from the lead rater (people first: see
+vocab.raters.blind), the cell's attempts, its piles' sizes and its design effect over the levels are plugged in as
+if they were the truth. They are estimates, with the pilot's intervals around them; the plan says so, and a plan
+made from a handful of rows is a guess to be made again when more come back.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -39,8 +38,9 @@ from vocab.errors import InputError
 from vocab.sampling.sample import ALLOCATIONS
 from vocab.stats import DEFAULT_INTERVAL, Piles
 
-NO_PILOT = ("attempts independent (design effect 1: a level's retries not clustered), the failed pile's rows "
-            "weighing alike")  # fmt: skip
+NO_PILOT = (
+    "attempts independent (design effect 1: a level's retries not clustered), the failed pile's rows weighing alike"
+)
 
 
 @dataclass(frozen=True)
@@ -87,26 +87,33 @@ class Plan:
     def text(self) -> str:
         u = self.unit
         of = "the cell's own" if self.population == stats.FINITE else "drawn from a superpopulation:"
-        what = (f"theta {self.theta:.3g}, q1 {self.q1:.3g}, q0 {self.q0:.3g}, {of} {self.attempts} {u}, "
-                f"{self.method}")  # fmt: skip
+        what = f"theta {self.theta:.3g}, q1 {self.q1:.3g}, q0 {self.q0:.3g}, {of} {self.attempts} {u}, {self.method}"
         sizes = f"the piles hold about {self.piles['passed']:.0f} PASSED and {self.piles['failed']:.0f} FAILED {u}"
         if not self.reached:
-            floor = ("the interval's draws bound it" if self.population == stats.FINITE
-                     else f"the {u}' own variance bounds it: log more {u}")  # fmt: skip
-            return (f"{what}: no request reaches ±{self.target_half_width:g}: with every row of both piles labelled "
-                    f"(about {self.labels:.0f} labels; {sizes}) the half-width is {self.half_width:.3f}; {floor} "
-                    f"(assumed: {self.assumed})")  # fmt: skip
+            floor = (
+                "the interval's draws bound it"
+                if self.population == stats.FINITE
+                else f"the {u}' own variance bounds it: log more {u}"
+            )
+            return (
+                f"{what}: no request reaches ±{self.target_half_width:g}: with every row of both piles labelled "
+                f"(about {self.labels:.0f} labels; {sizes}) the half-width is {self.half_width:.3f}; {floor} "
+                f"(assumed: {self.assumed})"
+            )
         rows = f"{self.pile_rows['passed']:.0f} passed + {self.pile_rows['failed']:.0f} failed"
-        short = "".join(f"; the {k.upper()} pile holds only about {self.piles[k]:.0f}, all of them labelled"
-                        for k in self._short())  # fmt: skip
+        short = "".join(
+            f"; the {k.upper()} pile holds only about {self.piles[k]:.0f}, all of them labelled" for k in self._short()
+        )
         asked = f"{self.per_pile} rows a pile requested, about {self.labels:.0f} labels a cell"
         if self.budget is not None:
             how = {"proportional": "by the piles' shares", "pilot": "by the piles' spreads (Neyman)"}[self.allocation]
             asked = f"{self.budget} labels a cell requested, split {how}"
-        return (f"{what}: {asked} ({rows}"
-                f"{short}), give a mean half-width of {self.half_width:.3f} (target ±{self.target_half_width:g}), "
-                f"coverage {self.coverage:.3f} over {self.sims} simulated studies "
-                f"(assumed: {self.assumed})")  # fmt: skip
+        return (
+            f"{what}: {asked} ({rows}"
+            f"{short}), give a mean half-width of {self.half_width:.3f} (target ±{self.target_half_width:g}), "
+            f"coverage {self.coverage:.3f} over {self.sims} simulated studies "
+            f"(assumed: {self.assumed})"
+        )
 
 
 PILOT_WARNING = (
@@ -123,8 +130,13 @@ class PilotPlan:
     cells: list[dict]  # per cell: the pilot's estimates and their interval, then the plan (or why none)
 
     def as_dict(self) -> dict:
-        return {"pilot": self.run_dir, "rater": self.rater, "rows_rated": self.rows_rated, "warning": PILOT_WARNING,
-                "cells": self.cells}  # fmt: skip
+        return {
+            "pilot": self.run_dir,
+            "rater": self.rater,
+            "rows_rated": self.rows_rated,
+            "warning": PILOT_WARNING,
+            "cells": self.cells,
+        }
 
     def text(self) -> str:
         lines = [f"from the pilot {self.run_dir} ({self.rater}'s {self.rows_rated} rated rows) — {PILOT_WARNING}"]
@@ -133,98 +145,9 @@ class PilotPlan:
         return "\n".join(lines)
 
 
-def plan_from_pilot(
-    run_dir,
-    *,
-    half_width: float,
-    rater: str | None = None,
-    method: str = DEFAULT_INTERVAL,
-    sims: int = 1000,
-    seed: int = 0,
-    n_boot: int = 1000,
-    population: str = stats.DEFAULT_POPULATION,
-    allocation: str = "equal",
-    loaded=None,
-) -> PilotPlan:
-    """A plan per cell from a pilot's corrected estimates (see the module's note); ``rater``: whose ratings (by
-    default the lead rater, as the report's headline: people before any LLM or script rater). ``allocation``
-    ``pilot``: Neyman's split at the spreads of the lead rater's verdicts in each pile, never below its rows.
-    ``loaded``: the pilot as the caller read it (:func:`vocab.raters.loaded.load`; by default read here)."""
-    from pathlib import Path
-
-    from vocab.estimates import correct
-    from vocab.raters.blind import blind_raters
-    from vocab.raters.loaded import load
-
-    check_plan(theta=0.5, q1=0.5, q0=0.5, attempts=2, half_width=half_width, method=method, sims=sims, n_boot=n_boot)
-    run_dir = Path(run_dir)
-    loaded = loaded or load(run_dir)
-    data = loaded.data
-    b = blind_raters(run_dir, [rater] if rater else None, purpose="no pilot to plan from", read=loaded.ratings)
-    lead = b.lead
-    grader, groups = ("critic", "levels") if data.kind == "run" else ("judge", "groups")
-    key = loaded.drawn.key
-    passes = b.passes(lead, rubric=data.rubric)
-    corr = correct.correction_table(data, key, {lead: passes}, n_boot=n_boot, seed=seed, population=population)
-    rated_rows = key[key.blind_id.isin(set(passes.dropna().index))]
-    said = passes.dropna()
-    counts = data.cells
-    cells = []
-    for r in corr[corr.rater == lead].itertuples():
-        deff = float(counts.deff[r.cell])
-        passes = int(counts.passed[r.cell])
-        sizes = (passes, int(counts.attempts[r.cell]) - passes)
-        est = {"cell": r.cell, "attempts": int(counts.attempts[r.cell]), "theta": r.theta,
-               "theta_ci": [r.ci_low, r.ci_high], "q1": r.q1, "q0": r.q0}  # fmt: skip
-        # at theta 0 no item truly passes, so the critic's sensitivity q1 is undefined and plays no part in the
-        # simulation (likewise q0 at theta 1): any value gives the same studies
-        set_q1, set_q0 = bool(r.theta == 0 and np.isnan(r.q1)), bool(r.theta == 1 and np.isnan(r.q0))
-        q1 = 0.5 if set_q1 else r.q1
-        q0 = 0.5 if set_q0 else r.q0
-        guesses = (r.theta, q1, q0)
-        if any(not 0 <= g <= 1 for g in guesses):  # NaN (an empty pile) or an estimate outside [0, 1]
-            est["why_none"] = f"no plan: the pilot's theta, q1, q0 are {', '.join(f'{g:.3g}' for g in guesses)}"
-        elif est["attempts"] < 2:  # one cell too small to plan leaves the other cells' plans standing
-            est["why_none"] = f"no plan: the cell has {est['attempts']} attempt; a plan needs at least 2"
-        else:
-            mine = rated_rows[rated_rows.cell == r.cell]
-            ka, kb = (mine[mine.pile == k] for k in ("passed", "failed"))
-            counts_ = (len(ka), int(said[ka.blind_id].sum()), len(kb), int(said[kb.blind_id].sum()))
-            p = plan(theta=r.theta, q1=q1, q0=q0, attempts=est["attempts"], half_width=half_width, method=method,
-                     sims=sims, seed=seed, n_boot=n_boot, design_effect=deff, pile_sizes=sizes, population=population,
-                     assumed=f"the pilot's design effect {deff:.2f} of the {grader}'s pass rate over its {groups}, "
-                     f"its piles of {sizes[0]} PASSED and {sizes[1]} FAILED", allocation=allocation,
-                     pilot=counts_ if allocation == "pilot" else None)  # fmt: skip
-            if data.kind != "run":
-                p = dataclasses.replace(p, unit="items")
-            est.update(p.as_dict())
-            # what the lead rater has rated of each pile already, and what the plan asks beyond it
-            rated = {"passed": counts_[0], "failed": counts_[2]}
-            more = {k: max(0, round(p.pile_rows[k]) - rated[k]) for k in rated}
-            est.update(rated=rated, more_labels=more["passed"] + more["failed"])
-            est["plan_text"] = p.text() + (
-                f"; rated so far {rated['passed']} passed + {rated['failed']} failed: about {est['more_labels']} "
-                f"more labels ({more['passed']} passed + {more['failed']} failed)"
-                if p.reached
-                else ""
-            )
-        if set_q1 or set_q0:
-            est["note"] = "q1 undefined at theta 0 (q0 at theta 1) and without effect there: 0.5 simulated"
-        cells.append({k: _json_number(v) for k, v in est.items()})
-    return PilotPlan(str(run_dir), lead, b.rows(lead), cells)
-
-
-def _json_number(v):
-    """A float rounded for the table, NaN as None (NaN is no JSON); lists element by element."""
-    if isinstance(v, list):
-        return [_json_number(x) for x in v]
-    if isinstance(v, float):
-        return None if np.isnan(v) else round(v, 6)
-    return v
-
-
-def check_plan(*, theta: float, q1: float, q0: float, attempts: int, half_width: float, method: str, sims: int,
-               n_boot: int = 1000) -> None:  # fmt: skip
+def check_plan(
+    *, theta: float, q1: float, q0: float, attempts: int, half_width: float, method: str, sims: int, n_boot: int = 1000
+) -> None:
     """ValueError naming the first input out of range, before any work (a pilot's correction included)."""
     if not 0 < half_width <= 0.5:
         raise ValueError(f"--half-width must lie in (0, 0.5], got {half_width}")
@@ -271,8 +194,9 @@ def plan(
 
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
-    check_plan(theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims,
-               n_boot=n_boot)  # fmt: skip
+    check_plan(
+        theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims, n_boot=n_boot
+    )
     if population not in stats.POPULATIONS:
         raise ValueError(f"unknown population {population!r} (known: {', '.join(stats.POPULATIONS)})")
     if allocation not in ALLOCATIONS:
@@ -302,8 +226,15 @@ def plan(
             # a placeholder pile (p = 0 or 1) is no finite set: drawn as the report draws it
             totals = (np.where(passes > 0, passes, np.nan), np.where(failures > 0, failures, np.nan))
             target = st.truth
-        piles = Piles(st.p, np.full(sims, float(attempts)), x, y, (~np.isnan(y)).astype(float),
-                      np.full(sims, float(design_effect)), *totals)  # fmt: skip
+        piles = Piles(
+            st.p,
+            np.full(sims, float(attempts)),
+            x,
+            y,
+            (~np.isnan(y)).astype(float),
+            np.full(sims, float(design_effect)),
+            *totals,
+        )
         est, lo, hi = piles_interval(method, piles, n_boot, stats.stream(seed, *names, "draws"))
         d = ~np.isnan(est)
         t = np.broadcast_to(np.asarray(target, dtype=float), est.shape)[d]
@@ -326,11 +257,33 @@ def plan(
             return np.minimum(expected, want)
         return np.minimum(sizes, want[:, None]).mean(axis=1)
 
+    def made(n: int, per_pile: int | None, budget: int | None = None) -> Plan:
+        rows = drawn(n)
+        return Plan(
+            method,
+            theta,
+            q1,
+            q0,
+            attempts,
+            half_width,
+            per_pile,
+            _pair(expected),
+            _pair(rows),
+            float(rows.sum()),
+            fit[n],
+            seen[n][1],
+            design_effect,
+            assumed,
+            sims,
+            seed,
+            {k: v[0] for k, v in seen.items()},
+            population=population,
+            allocation=allocation,
+            budget=budget,
+        )
+
     if not meets:
-        rows = drawn(top)
-        return Plan(method, theta, q1, q0, attempts, half_width, None, _pair(expected), _pair(rows),
-                    float(rows.sum()), fit[top], seen[top][1], design_effect, assumed, sims, seed,
-                    {k: v[0] for k, v in seen.items()}, population=population, allocation=allocation)  # fmt: skip
+        return made(top, None)
     hi = meets[0]
     lo = max([n for n in fit if n < hi], default=low - 1)
     while hi - lo > 1:  # bisect between the last request that fails and the first that meets, refitting each time
@@ -338,12 +291,7 @@ def plan(
         at(mid)
         fit = fitted()
         lo, hi = (lo, mid) if fit[mid] <= half_width else (mid, hi)
-    rows = drawn(hi)
-    per_pile, budget = (hi, None) if allocation == "equal" else (None, hi)
-    return Plan(method, theta, q1, q0, attempts, half_width, per_pile, _pair(expected), _pair(rows),
-                float(rows.sum()), fit[hi], seen[hi][1], design_effect, assumed, sims, seed,
-                {k: v[0] for k, v in seen.items()}, population=population, allocation=allocation,
-                budget=budget)  # fmt: skip
+    return made(hi, *((hi, None) if allocation == "equal" else (None, hi)))
 
 
 def _splitter(allocation: str, theta: float, q1: float, q0: float, piles, pilot):
@@ -372,40 +320,3 @@ def _pair(x) -> dict[str, float]:
 
 class PlanError(InputError):
     """A `vocab plan` request that cannot be planned: one line, exit 2."""
-
-
-def plan_request(pilot, *, theta, q1, q0, attempts, rater, half_width, method, sims, seed, n_boot,
-                 population=stats.DEFAULT_POPULATION, allocation="equal"):  # fmt: skip
-    """`vocab plan`: from a pilot directory (its estimates plugged in) or from guessed ``theta``, ``q1``, ``q0`` and
-    ``attempts``, never both; every input checked before any simulation."""
-    from pathlib import Path
-
-    guesses = {"--theta": theta, "--q1": q1, "--q0": q0, "--attempts": attempts}
-    try:
-        if pilot is not None:
-            given = [k for k, v in guesses.items() if v is not None]
-            if given:
-                raise PlanError(f"{', '.join(given)}: a pilot ({pilot}) gives these; leave them out")
-            if not Path(pilot).is_dir():
-                raise PlanError(f"{pilot}: not a directory (a run or dataset with some blind ratings)")
-            from vocab.raters.loaded import load
-            from vocab.sampling.strata import sample_strata
-
-            loaded = load(pilot)  # once: the checks and the plan are handed it
-            if (by := sample_strata(pilot, loaded.stages)) is not None:
-                raise PlanError(
-                    f"{pilot}: its sample was drawn by strata of {by!r}; vocab plan plans a sample drawn per pile (its "
-                    "simulated studies draw each pile whole)"
-                )
-            return plan_from_pilot(pilot, half_width=half_width, rater=rater, method=method, sims=sims, seed=seed,
-                                   n_boot=n_boot, population=population, allocation=allocation,
-                                   loaded=loaded)  # fmt: skip
-        missing = [k for k, v in guesses.items() if v is None]
-        if missing:
-            raise PlanError(f"{', '.join(missing)} needed (or a pilot directory: vocab plan DIR --half-width H)")
-        if rater is not None:
-            raise PlanError("--rater is for a pilot (vocab plan DIR --rater NAME)")
-        return plan(theta=theta, q1=q1, q0=q0, attempts=attempts, half_width=half_width, method=method, sims=sims,
-                    seed=seed, n_boot=n_boot, population=population, allocation=allocation)  # fmt: skip
-    except ValueError as e:
-        raise PlanError(str(e)) from None

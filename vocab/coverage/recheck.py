@@ -27,8 +27,14 @@ def recheck_paths(grid_csv: str | Path) -> tuple[Path, Path]:
     return Path(f"{stem}_recheck.csv"), Path(f"{stem}_recheck.json")
 
 
-def run_recheck(grid_csv: str | Path, *, sims: int = RECHECK_SIMS, seed: int = RECHECK_SEED, force: bool = False,
-                command: str | None = None) -> Path:  # fmt: skip
+def run_recheck(
+    grid_csv: str | Path,
+    *,
+    sims: int = RECHECK_SIMS,
+    seed: int = RECHECK_SEED,
+    force: bool = False,
+    command: str | None = None,
+) -> Path:
     """Recheck the grid's chosen interval (:func:`vocab.coverage.choose_interval`) and write the two files."""
     from vocab.coverage.choice import choose_interval, recheck_bar
     from vocab.files import check_writable
@@ -57,10 +63,20 @@ def run_recheck(grid_csv: str | Path, *, sims: int = RECHECK_SIMS, seed: int = R
         t0 = time.perf_counter()
         started_on = git_commit()
         rechecked = recheck_bar(grid, method, sims=sims, n_boot=n_boot, seed=seed, max_attempts=max_attempts)
-        meta = {"command": command, "grid": grid_csv.name, "grid_sha256": sha256_file(grid_csv), "method": method,
-                "sims": sims, "n_boot": n_boot, "seed": seed, "rows": len(rechecked),
-                "seconds": round(time.perf_counter() - t0, 1), "versions": versions(),
-                "commit": started_on or "not recorded", "machine": machine()}  # fmt: skip
+        meta = {
+            "command": command,
+            "grid": grid_csv.name,
+            "grid_sha256": sha256_file(grid_csv),
+            "method": method,
+            "sims": sims,
+            "n_boot": n_boot,
+            "seed": seed,
+            "rows": len(rechecked),
+            "seconds": round(time.perf_counter() - t0, 1),
+            "versions": versions(),
+            "commit": started_on or "not recorded",
+            "machine": machine(),
+        }
         write_text_atomic(out, rechecked.to_csv(index=False, float_format="%.6f"))
         write_text_atomic(out_meta, json.dumps(meta, indent=1) + "\n")
     return out
@@ -98,8 +114,14 @@ def read_grid(grid_csv: Path, meta_path: Path, sims: int = RECHECK_SIMS) -> tupl
         raise InputError(f"{grid_csv}: no grid points (a header alone): not a grid vocab coverage-grid wrote")
     nums = grid[["piles", "theta", "q1", "q0", "spread", "levels"]].apply(pd.to_numeric, errors="coerce")
     whole = lambda c: (nums[c] >= 1) & (nums[c] == nums[c].round())  # noqa: E731
-    bad = ~(whole("piles") & whole("levels") & (nums.spread > 0) & nums.theta.between(0, 1, inclusive="neither")
-            & nums.q1.between(0, 1) & nums.q0.between(0, 1))  # fmt: skip
+    bad = ~(
+        whole("piles")
+        & whole("levels")
+        & (nums.spread > 0)
+        & nums.theta.between(0, 1, inclusive="neither")
+        & nums.q1.between(0, 1)
+        & nums.q0.between(0, 1)
+    )
     if bad.any():
         row = grid[bad].iloc[0]
         said = ", ".join(f"{c} {row[c]}" for c in ("piles", "levels", "theta", "q1", "q0", "spread"))
@@ -107,13 +129,17 @@ def read_grid(grid_csv: Path, meta_path: Path, sims: int = RECHECK_SIMS) -> tupl
             f"{grid_csv}: row {int(bad.to_numpy().argmax()) + 2} is no grid point ({said}): piles and "
             "levels are whole numbers from 1, theta inside (0, 1), q1 and q0 in [0, 1], spread over 0"
         )
-    sizes = (("studies x resamples", sims * n_boot, MAX_RECHECK_DRAWS),
-             ("studies x attempts", sims * int(nums.levels.max()) * max_attempts, MAX_ROWS),
-             ("studies x pile rows", sims * int(nums.piles.max()), MAX_ROWS))  # fmt: skip
+    sizes = (
+        ("studies x resamples", sims * n_boot, MAX_RECHECK_DRAWS),
+        ("studies x attempts", sims * int(nums.levels.max()) * max_attempts, MAX_ROWS),
+        ("studies x pile rows", sims * int(nums.piles.max()), MAX_ROWS),
+    )
     for what, size, bound in sizes:
         if size > bound:
-            raise InputError(f"{grid_csv}: a point past what a recheck may simulate ({what} {size:,}, over "
-                             f"{bound:,}): use fewer --sims, or a grid of smaller points")  # fmt: skip
+            raise InputError(
+                f"{grid_csv}: a point past what a recheck may simulate ({what} {size:,}, over "
+                f"{bound:,}): use fewer --sims, or a grid of smaller points"
+            )
     return grid, {"n_boot": n_boot, "max_attempts": max_attempts}
 
 
@@ -127,6 +153,8 @@ def read_recheck(grid_csv: str | Path) -> tuple[pd.DataFrame | None, str]:
     meta = json.loads(out_meta.read_text())
     if meta.get("grid_sha256") != sha256_file(grid_csv):
         return None, f"{out.name} was made from another {grid_csv.name}: vocab coverage-recheck {grid_csv} --force"
-    said = (f"{out.name}: {meta['rows']} points of {meta['method']} simulated again with {meta['sims']:,} fresh "
-            f"studies each (seed {meta['seed']}; made by: {meta['command']})")  # fmt: skip
+    said = (
+        f"{out.name}: {meta['rows']} points of {meta['method']} simulated again with {meta['sims']:,} fresh "
+        f"studies each (seed {meta['seed']}; made by: {meta['command']})"
+    )
     return pd.read_csv(out), said

@@ -99,8 +99,15 @@ def study_piles(st: Studies, population: str = stats.SUPERPOPULATION) -> Piles:
     effect 1); for the finite population with each pile's rows in all (:func:`finite_totals`)."""
     s = len(st.p)
     totals = finite_totals(st.p, float(st.attempts)) if population == stats.FINITE else (None, None)
-    return Piles(st.p, np.full(s, float(st.attempts)), st.passed, st.failed, (~np.isnan(st.failed)).astype(float),
-                 np.ones(s), *totals)  # fmt: skip
+    return Piles(
+        st.p,
+        np.full(s, float(st.attempts)),
+        st.passed,
+        st.failed,
+        (~np.isnan(st.failed)).astype(float),
+        np.ones(s),
+        *totals,
+    )
 
 
 # each simulator method (this module's and the clustered simulator's): the interval of vocab.stats.intervals it is,
@@ -182,8 +189,11 @@ class SimulationSizeError(ValueError):
 def check_sizes(*, sims: int, n_boot: int, attempts: int, piles: int) -> None:
     """A simulation's sizes, bounded before any array is made (so memory stays under 1 GiB): ValueError naming
     the product past its bound."""
-    for what, size, bound in (("sims x n_boot", sims * n_boot, MAX_DRAWS), ("sims x attempts", sims * attempts,
-                              MAX_ROWS), ("sims x piles", sims * piles, MAX_ROWS)):  # fmt: skip
+    for what, size, bound in (
+        ("sims x n_boot", sims * n_boot, MAX_DRAWS),
+        ("sims x attempts", sims * attempts, MAX_ROWS),
+        ("sims x piles", sims * piles, MAX_ROWS),
+    ):
         if size > bound:
             raise SimulationSizeError(f"{what} is {size:,}, over the {bound:,} one simulation may hold; use fewer")
 
@@ -201,8 +211,18 @@ def coverage(
     n_boot: int = 1000,
     rater_error: float = 0.0,
 ) -> Coverage:
-    check_point(method, theta=theta, q1=q1, q0=q0, attempts=attempts, piles=piles, sims=sims, seed=seed,
-                n_boot=n_boot, rater_error=rater_error)  # fmt: skip
+    check_point(
+        method,
+        theta=theta,
+        q1=q1,
+        q0=q0,
+        attempts=attempts,
+        piles=piles,
+        sims=sims,
+        seed=seed,
+        n_boot=n_boot,
+        rater_error=rater_error,
+    )
     rng = np.random.default_rng(seed)  # the simulator's stream (not stats.stream: it would move every grid point)
     st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error)
     est, lo, hi = interval(method, st, n_boot, rng)

@@ -80,8 +80,17 @@ def retry_weighting_table(
     study's own share of good attempts. Returns the mean bias of theta with and without the weights.
     """
 
-    st = simulate_clustered(theta, q1, q0, levels=levels, max_attempts=max_attempts, piles=piles, spread=spread,
-                            sims=sims, rng=np.random.default_rng(seed))  # fmt: skip
+    st = simulate_clustered(
+        theta,
+        q1,
+        q0,
+        levels=levels,
+        max_attempts=max_attempts,
+        piles=piles,
+        spread=spread,
+        sims=sims,
+        rng=np.random.default_rng(seed),
+    )
     # (the simulator's stream from the seed alone, not stats.stream: that would move every committed grid point)
     p, truth, defined = st.p, st.truth, st.defined
     _, a, nb, b_weighted = clustered_shares(st)

@@ -43,9 +43,13 @@ def row_digests(part: pd.DataFrame) -> pd.DataFrame:
         n = int.from_bytes(hashlib.md5(SEP.join(values).encode()).digest(), "little")
         out[cell] = out.get(cell, 0) ^ n
     cells = sorted(out)
-    return pd.DataFrame({"cell": pd.Series(cells, dtype=object),
-                         "hi": pd.Series([out[c] >> 64 for c in cells], dtype="uint64"),
-                         "lo": pd.Series([out[c] & (2**64 - 1) for c in cells], dtype="uint64")})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "cell": pd.Series(cells, dtype=object),
+            "hi": pd.Series([out[c] >> 64 for c in cells], dtype="uint64"),
+            "lo": pd.Series([out[c] & (2**64 - 1) for c in cells], dtype="uint64"),
+        }
+    )
 
 
 def _reason(hidden: str) -> str:
@@ -60,13 +64,14 @@ def summarize(frame) -> dict[str, Any]:
     from vocab import stats
 
     v = frame.verdict
-    marked = frame.assign(x=(v == "PASSED").astype("int64"), f=(v == "FAILED").astype("int64"),
-                          u=(v == "UNSCORED").astype("int64"))[["cell", "level", "x", "f", "u"]]  # fmt: skip
+    marked = frame.assign(
+        x=(v == "PASSED").astype("int64"), f=(v == "FAILED").astype("int64"), u=(v == "UNSCORED").astype("int64")
+    )[["cell", "level", "x", "f", "u"]]
     g = marked.groupby(["cell", "level"]).sum().reset_index()  # a row per (cell, level): its verdicts counted
     n = g.x + g.f
-    per_group = g.assign(groups=(n > 0).astype("int64"), failed_groups=(g.f > 0).astype("int64"), sxx=g.x * g.x,
-                         sxn=g.x * n, snn=n * n)[["cell", "x", "f", "u", "groups", "failed_groups", "sxx", "sxn",
-                                                  "snn"]]  # fmt: skip
+    per_group = g.assign(
+        groups=(n > 0).astype("int64"), failed_groups=(g.f > 0).astype("int64"), sxx=g.x * g.x, sxn=g.x * n, snn=n * n
+    )[["cell", "x", "f", "u", "groups", "failed_groups", "sxx", "sxn", "snn"]]
     sums = per_group.groupby("cell").sum()
     digests = frame.map_partitions(row_digests, meta={"cell": object, "hi": "uint64", "lo": "uint64"})
     unscored = frame[v == "UNSCORED"].hidden.map(_reason, meta=("hidden", object)).value_counts()
@@ -80,8 +85,14 @@ def summarize(frame) -> dict[str, Any]:
         x, f, u = int(r.x), int(r.f), int(r.u)
         # int64 sums: a cell's sxx, sxn and snn are at most (its scored items)^2, < 2^63 below 3 * 10^9 items
         deff = stats.design_effect_from_sums(int(r.groups), x + f, x, int(r.sxx), int(r.sxn), int(r.snn))
-        per_cell[cell] = {"passed": x, "failed": f, "unscored": u, "groups": int(r.groups),
-                          "failed_groups": int(r.failed_groups), "deff": deff}  # fmt: skip
+        per_cell[cell] = {
+            "passed": x,
+            "failed": f,
+            "unscored": u,
+            "groups": int(r.groups),
+            "failed_groups": int(r.failed_groups),
+            "deff": deff,
+        }
         digest, rows = digest ^ cell_digest[cell], rows + x + f + u
     reasons = {str(k): int(c) for k, c in sorted(unscored.items())}
     return {"rows": rows, "digest": f"{digest:032x}", "cells": per_cell, "reasons": reasons}

@@ -38,7 +38,8 @@ import pandas as pd
 from vocab import rubric as vocab_rubric
 from vocab.datasets.errors import CalibrationError
 from vocab.datasets.items import CELL_JOIN, cell_of  # noqa: F401 - a cell's name, named here too
-from vocab.records import read_json_object, write_text_atomic
+from vocab.datasets.names import unprintable
+from vocab.records import read_json_object
 
 CLASSES = ("PASSED", "FAILED", "UNSCORED")
 DATASET_FILE, JUDGMENTS_FILE = "dataset.json", "judgments.jsonl"
@@ -90,8 +91,14 @@ class JudgeRubric:
     def from_dict(cls, d: dict[str, Any]) -> JudgeRubric:
         try:
             crit = tuple(Criterion(**c) for c in d["criteria"])
-            r = cls(d["name"], str(d["version"]), crit, tuple(d["scope"]), bool(d.get("script", False)),
-                    d.get("instructions", ""))  # fmt: skip
+            r = cls(
+                d["name"],
+                str(d["version"]),
+                crit,
+                tuple(d["scope"]),
+                bool(d.get("script", False)),
+                d.get("instructions", ""),
+            )
         except (KeyError, TypeError) as e:
             raise CalibrationError(f"a dataset rubric is malformed ({e})") from None
         if not crit or set(r.scope) - set(r.columns) or len(set(r.columns)) != len(r.columns):
@@ -129,10 +136,12 @@ def declared_criteria(names: list[str], question: str = DEFAULT_QUESTION) -> Jud
     control or format character is refused in one line (it prints as something else, and names a stream of its
     own in the per-check audit)."""
     for n in names:
-        bad = _unprintable(str(n))
+        bad = unprintable(str(n))
         if bad is not None:
-            raise CalibrationError(f"criterion {str(n)[:60]!r} holds the control character U+{ord(bad):04X}, which "
-                                   "prints as something else in tables and files; rename it")  # fmt: skip
+            raise CalibrationError(
+                f"criterion {str(n)[:60]!r} holds the control character U+{ord(bad):04X}, which "
+                "prints as something else in tables and files; rename it"
+            )
     crit = tuple(Criterion(n, n, n, f"{question} Criterion: {n}.") for n in names)
     return JudgeRubric("declared criteria", "1", crit, tuple(names), instructions=question)
 
@@ -227,13 +236,19 @@ class Dataset:
         if self.kind != "run":
             c = self.cells
             lost = c.unscored.astype(int).tolist()
-            return pd.DataFrame({"cell": list(c.index), "lost": lost, "failed_if": lost},
-                                columns=["cell", "lost", "failed_if"])  # fmt: skip
+            return pd.DataFrame(
+                {"cell": list(c.index), "lost": lost, "failed_if": lost}, columns=["cell", "lost", "failed_if"]
+            )
         rows = []
         for cell in sorted(set(self.attempts.cell)):
             lost = self.outcomes[(self.outcomes.cell == cell) & (self.outcomes.status == "ABANDONED")]
-            rows.append({"cell": cell, "lost": len(lost),
-                         "failed_if": int((self.max_attempts - lost.attempts).clip(lower=1).sum())})  # fmt: skip
+            rows.append(
+                {
+                    "cell": cell,
+                    "lost": len(lost),
+                    "failed_if": int((self.max_attempts - lost.attempts).clip(lower=1).sum()),
+                }
+            )
         return pd.DataFrame(rows, columns=["cell", "lost", "failed_if"])
 
     @property
@@ -251,48 +266,14 @@ def cells_table(attempts: pd.DataFrame) -> pd.DataFrame:
     for cell, a in attempts.groupby("cell", sort=True):
         passed = a.verdict.eq("PASSED")
         levels = a.assign(passed=passed).groupby("level", sort=True).passed.agg(passes="sum", attempts="size")
-        rows[cell] = {"passed": int(passed.sum()), "failed": int((a.verdict == "FAILED").sum()),
-                      "groups": len(levels), "failed_groups": int(a.level[a.verdict == "FAILED"].nunique()),
-                      "deff": float(stats.design_effect(levels.passes, levels.attempts))}  # fmt: skip
-    return pd.DataFrame.from_dict(rows, orient="index", columns=["passed", "failed", "groups", "failed_groups",
-                                                                  "deff"])  # fmt: skip
-
-
-MAX_NAME = 200  # characters in a system's or a judge's name
-
-
-def _unprintable(name: str) -> str | None:
-    """The first character of ``name`` that is a control or format character (NUL, a right-to-left override), else
-    None: such a name prints as something else in every table, figure and file name."""
-    import unicodedata
-
-    return next((c for c in name if unicodedata.category(c) in ("Cc", "Cf")), None)
-
-
-def check_cell_names(rows: list[dict[str, Any]]) -> None:
-    """Every row's system and judge usable in a cell's name, else one line naming the first that is not: at most
-    :data:`MAX_NAME` characters, no ``__`` in it and no ``_`` at either end, no control or format character."""
-    for r in rows:
-        for role in ("system", "judge"):
-            name = str(r.get(role, ""))
-            item = str(r.get("id", "?"))[:40]
-            if len(name) > MAX_NAME:
-                raise CalibrationError(
-                    f"{role} of item {item!r} is {len(name):,} characters long; a name names a cell in every table "
-                    f"and figure: at most {MAX_NAME} (rename it)"
-                )
-            shown = name if len(name) <= 60 else name[:57] + "..."
-            if CELL_JOIN in name or name.startswith("_") or name.endswith("_"):
-                raise CalibrationError(
-                    f"{role} {shown!r} (item {item!r}) holds {CELL_JOIN!r} or begins or ends with '_': a cell's name "
-                    f"joins a system to its judge with {CELL_JOIN!r}, and two pairs would share a cell; rename it"
-                )
-            bad = _unprintable(name)
-            if bad is not None:
-                raise CalibrationError(
-                    f"{role} {shown!r} (item {item!r}) holds the control character U+{ord(bad):04X}, which prints "
-                    "as something else in tables, figures and file names; rename it"
-                )
+        rows[cell] = {
+            "passed": int(passed.sum()),
+            "failed": int((a.verdict == "FAILED").sum()),
+            "groups": len(levels),
+            "failed_groups": int(a.level[a.verdict == "FAILED"].nunique()),
+            "deff": float(stats.design_effect(levels.passes, levels.attempts)),
+        }
+    return pd.DataFrame.from_dict(rows, orient="index", columns=["passed", "failed", "groups", "failed_groups", "deff"])
 
 
 def is_imported(run_dir: str | Path) -> bool:
@@ -301,14 +282,21 @@ def is_imported(run_dir: str | Path) -> bool:
 
 def read_meta(run_dir: str | Path) -> dict[str, Any]:
     """An imported dataset's ``dataset.json``; a damaged one (cut, not JSON, not UTF-8) is one line."""
-    meta = read_json_object(Path(run_dir) / DATASET_FILE, ("rubric", "visible", "name"), "a dataset description",
-                            "import again into a new directory", CalibrationError)  # fmt: skip
+    meta = read_json_object(
+        Path(run_dir) / DATASET_FILE,
+        ("rubric", "visible", "name"),
+        "a dataset description",
+        "import again into a new directory",
+        CalibrationError,
+    )
     items = meta.get("items")
     if not (isinstance(items, dict) and {"sha256", "cells", "digest"} <= set(items)) and not isinstance(
         meta.get("judgments_sha256"), str
     ):
-        raise CalibrationError(f"{Path(run_dir) / DATASET_FILE} is not a dataset description vocab wrote: import "
-                               "again into a new directory")  # fmt: skip
+        raise CalibrationError(
+            f"{Path(run_dir) / DATASET_FILE} is not a dataset description vocab wrote: import "
+            "again into a new directory"
+        )
     return meta
 
 
@@ -320,17 +308,6 @@ def _file_sha256(path: Path) -> str | None:
 
 def _judgments_match(path: Path, sha256: str) -> bool:
     return _file_sha256(path) == sha256
-
-
-def name_dataset(run_dir: str | Path, name: str) -> None:
-    """An imported dataset's name (its report's title), written into ``dataset.json``."""
-    from vocab.files import write_text_atomic
-
-    path = Path(run_dir) / DATASET_FILE
-    meta = read_meta(run_dir)
-    if meta.get("name") != name:
-        write_text_atomic(path, json.dumps({**meta, "name": name}, indent=2, ensure_ascii=False) + "\n",
-                          run_dir, CalibrationError)  # fmt: skip
 
 
 def read_rubric(run_dir: str | Path) -> JudgeRubric:
@@ -370,9 +347,19 @@ def run_dataset(run_dir: str | Path) -> Dataset:
 
     run = load_run(run_dir)
     m = run.manifest
-    return Dataset(Path(run_dir), "run", m["run_id"], m["status"], VOCABSCAPES, VOCABSCAPES_VISIBLE, run.attempts,
-                   pd.DataFrame(columns=["cell", "level", "attempt", "reason"]), m, run.outcomes,
-                   m["loop"]["max_attempts"])  # fmt: skip
+    return Dataset(
+        Path(run_dir),
+        "run",
+        m["run_id"],
+        m["status"],
+        VOCABSCAPES,
+        VOCABSCAPES_VISIBLE,
+        run.attempts,
+        pd.DataFrame(columns=["cell", "level", "attempt", "reason"]),
+        m,
+        run.outcomes,
+        m["loop"]["max_attempts"],
+    )
 
 
 def imported_dataset(run_dir: str | Path) -> Dataset:
@@ -388,8 +375,9 @@ def imported_dataset(run_dir: str | Path) -> Dataset:
     else:
         store = items.Items(items.connect(), _items_source(run_dir, meta["items"]))
     rub = JudgeRubric.from_dict(meta["rubric"])
-    return Dataset(run_dir, "judgments", meta["name"], "complete", rub, tuple(meta["visible"]), None, None, meta,
-                   items=store)  # fmt: skip
+    return Dataset(
+        run_dir, "judgments", meta["name"], "complete", rub, tuple(meta["visible"]), None, None, meta, items=store
+    )
 
 
 def item_files(run_dir: str | Path, held: dict[str, Any]) -> list[Path]:
@@ -406,10 +394,16 @@ def item_files(run_dir: str | Path, held: dict[str, Any]) -> list[Path]:
     paths = []
     for name, sha256 in named:
         path = Path(run_dir) / str(name)
-        if (not isinstance(name, str) or Path(name).is_absolute() or ".." in Path(name).parts
-                or _file_sha256(path) != sha256):  # fmt: skip
-            raise CalibrationError(f"{path} is not the file {DATASET_FILE} describes (missing, cut or replaced): "
-                                   "import again into a new directory")  # fmt: skip
+        if (
+            not isinstance(name, str)
+            or Path(name).is_absolute()
+            or ".." in Path(name).parts
+            or _file_sha256(path) != sha256
+        ):
+            raise CalibrationError(
+                f"{path} is not the file {DATASET_FILE} describes (missing, cut or replaced): "
+                "import again into a new directory"
+            )
         paths.append(path)
     return paths
 
@@ -424,69 +418,17 @@ def _items_source(run_dir: Path, held: dict[str, Any]) -> str:
     return f"read_parquet([{', '.join(items.source_literal(p) for p in paths)}], {items.NO_HIVE})"
 
 
-def write_items(run_dir: str | Path, con, src: str, meta: dict[str, Any]) -> Path:
-    """Write an imported dataset: the items at ``src`` (a DuckDB relation in the items' columns, checked) as
-    ``items.parquet``, then ``dataset.json`` with their counts and digests (last: its presence marks a complete
-    import). A directory holding a run, or another dataset, is never overwritten; the same import again is a no-op
-    (a damaged items file is written anew)."""
-    import os
-    import secrets
-
-    from vocab.datasets import items
-    from vocab.files import check_writable, make_dir
-
-    run_dir = Path(run_dir)
-    for name in (JUDGMENTS_FILE, DATASET_FILE, items.ITEMS_FILE):  # what a killed import left: its temporary files
-        for stale in run_dir.glob(f".{name}.*.tmp"):
-            stale.unlink(missing_ok=True)
-    if (run_dir / "manifest.json").exists():
-        raise CalibrationError(f"{run_dir} holds a run; import into a directory of its own")
-    made = not run_dir.exists()
-    make_dir(run_dir, None, CalibrationError)
-    target = run_dir / items.ITEMS_FILE
-    check_writable(target, run_dir, CalibrationError)
-    # the items written once, beside their place (hidden), and summarized from that file: one pass over columns
-    staged = run_dir / f".{items.ITEMS_FILE}.{secrets.token_hex(4)}.tmp"
-    try:
-        items.write_parquet(con, src, staged)
-        summary = items.summarize(con, items.parquet_source(staged))
-        if not summary["rows"]:
-            raise CalibrationError("no judged items to import")
-        existing = old = None
-        if (run_dir / DATASET_FILE).exists():
-            old = read_meta(run_dir)
-            existing = old["items"]["digest"] if "items" in old else _legacy_items(run_dir, old)[1]["digest"]
-            if existing != summary["digest"]:
-                raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
-            if "items" not in old or "parts" in old["items"] or _file_sha256(target) == old["items"]["sha256"]:
-                return run_dir  # the same import again
-        summary["sha256"] = _file_sha256(staged)
-        os.replace(staged, target)
-    except BaseException:
-        staged.unlink(missing_ok=True)
-        if made and not any(run_dir.iterdir()):  # a folder this import made is not left behind
-            run_dir.rmdir()
-        raise
-    finally:
-        staged.unlink(missing_ok=True)
-    totals = {c: sum(v[c.lower()] for v in summary["cells"].values()) for c in CLASSES}
-    if existing is not None:  # the same import again over a damaged items file: the file it describes now
-        meta = {**old, "items": {**old["items"], "sha256": summary["sha256"]}}
-    else:
-        meta = {**meta, "format_version": FORMAT_VERSION, "counts": totals,
-                "items": {"file": items.ITEMS_FILE, **summary}}  # fmt: skip
-    write_text_atomic(run_dir / DATASET_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
-    return run_dir
-
-
 def judgment_rows(run_dir: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
     """An imported dataset's judged items as the importers made them (id, group, epoch, system, judge, verdict,
     criteria, visible, hidden), in the source's order: the first ``limit`` (all without one)."""
-    data = load_dataset(run_dir)
-    frame = data.items.in_source_order(limit)
+    return rows_of(load_dataset(run_dir).items.in_source_order(limit))
+
+
+def rows_of(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """A frame in the items' columns as judgment rows, the importers' shape (JSON fields parsed)."""
+    names = ("id", "group", "epoch", "system", "judge", "verdict")
     return [
-        {"id": r.id, "group": r.level, "epoch": int(r.attempt), "system": r.system, "judge": r.judge,
-         "verdict": r.verdict, "criteria": json.loads(r.criteria), "visible": json.loads(r.visible),
-         "hidden": json.loads(r.hidden)}
+        dict(zip(names, (r.id, r.level, int(r.attempt), r.system, r.judge, r.verdict), strict=True))
+        | {k: json.loads(getattr(r, k)) for k in ("criteria", "visible", "hidden")}
         for r in frame.itertuples(index=False)
-    ]  # fmt: skip
+    ]

@@ -64,8 +64,9 @@ def connect():
     import duckdb
 
     spill = Path(tempfile.gettempdir()) / f"vocab-duckdb-{os.getuid()}"
-    con = duckdb.connect(config={"memory_limit": MEMORY_LIMIT, "temp_directory": str(spill),
-                                 "preserve_insertion_order": True})  # fmt: skip
+    con = duckdb.connect(
+        config={"memory_limit": MEMORY_LIMIT, "temp_directory": str(spill), "preserve_insertion_order": True}
+    )
     con.execute("SET enable_progress_bar = false")  # a long import prints no bar of its own on the terminal
     return con
 
@@ -128,15 +129,20 @@ def summarize(con, src: str) -> dict[str, Any]:
     for c, x, f, u, groups, failed_groups, sxx, sxn, snn, dg in got:
         x, f, u = int(x), int(f), int(u)
         deff = stats.design_effect_from_sums(int(groups), x + f, x, int(sxx), int(sxn), int(snn))
-        per_cell[c] = {"passed": x, "failed": f, "unscored": u, "groups": int(groups),
-                       "failed_groups": int(failed_groups), "deff": deff}  # fmt: skip
+        per_cell[c] = {
+            "passed": x,
+            "failed": f,
+            "unscored": u,
+            "groups": int(groups),
+            "failed_groups": int(failed_groups),
+            "deff": deff,
+        }
         digest, rows = digest ^ int(dg), rows + x + f + u
     reasons = con.execute(
         f"SELECT coalesce(json_extract_string(hidden, '$.unscored_reason'), 'unscored') AS r, count(*) FROM {src} "
         "WHERE verdict = 'UNSCORED' GROUP BY r ORDER BY r"
     ).fetchall()
-    return {"rows": rows, "digest": f"{digest:032x}", "cells": per_cell,
-            "reasons": {k: int(v) for k, v in reasons}}  # fmt: skip
+    return {"rows": rows, "digest": f"{digest:032x}", "cells": per_cell, "reasons": {k: int(v) for k, v in reasons}}
 
 
 def write_parquet(con, src: str, path: Path) -> None:

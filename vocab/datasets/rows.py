@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from vocab.datasets.dataset import check_cell_names, write_items
+from vocab.datasets.names import check_cell_names
+from vocab.datasets.write import write_items
 
 ROWS_AT_ONCE = 20_000  # judgment rows an import holds at a time before they go to a staged part
 
@@ -29,8 +30,7 @@ def write_dataset(run_dir: str | Path, rows: Iterable[dict[str, Any]], meta: dic
             nonlocal held, start, parts
             check_cell_names(held)
             con.register("chunk", items.rows_frame(held, start))
-            con.execute(f"COPY chunk TO {items.source_literal(staging / f'part-{parts:05d}.parquet')} "
-                        "(FORMAT parquet)")  # fmt: skip
+            con.execute(f"COPY chunk TO {items.source_literal(staging / f'part-{parts:05d}.parquet')} (FORMAT parquet)")
             con.unregister("chunk")
             held, start, parts = [], start + len(held), parts + 1
 

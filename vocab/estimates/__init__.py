@@ -13,6 +13,7 @@ from vocab.estimates.agreement import (
     kappa_table,
     script_adjudication,
 )
+from vocab.estimates.checks import check_audit
 from vocab.estimates.compare import (
     COMPARISON_COLUMNS,
     RANK_COLUMNS,
@@ -28,7 +29,6 @@ from vocab.estimates.correct import (
     CORRECTION_COLUMNS,
     INTERVALS,
     abandoned_bounds,
-    check_audit,
     correction_table,
     interval_text,
     invert_rater_error,

@@ -32,13 +32,25 @@ def kappa_table(
                 pa, pb = rater_passes(ratings[ra], s), rater_passes(ratings[rb], s)
                 ids = sorted(set(pa.index) & set(pb.index))
                 if not ids:  # two people who labelled different items: nothing to agree on (no_overlap says so)
-                    rows.append({"rater_a": ra, "rater_b": rb, "variant": variant, "n": 0, "agree": 0,
-                                 **{c: float("nan") for c in KAPPA_COLUMNS[5:]}})  # fmt: skip
+                    rows.append(
+                        {
+                            "rater_a": ra,
+                            "rater_b": rb,
+                            "variant": variant,
+                            "n": 0,
+                            "agree": 0,
+                            **{c: float("nan") for c in KAPPA_COLUMNS[5:]},
+                        }
+                    )
                     continue
                 x, y = pa.loc[ids].to_numpy(int), pb.loc[ids].to_numpy(int)
                 k = stats.kappa_bootstrap(x, y, n_resamples=n_boot, rng=stats.stream(seed, "kappa", ra, rb, variant))
-                ac1 = stats.agreement_bootstrap(np.vstack([x, y]), stats.gwet_ac1, n_resamples=n_boot,
-                                                rng=stats.stream(seed, "ac1", ra, rb, variant))  # fmt: skip
+                ac1 = stats.agreement_bootstrap(
+                    np.vstack([x, y]),
+                    stats.gwet_ac1,
+                    n_resamples=n_boot,
+                    rng=stats.stream(seed, "ac1", ra, rb, variant),
+                )
                 rows.append(
                     {
                         "rater_a": ra,
@@ -68,8 +80,19 @@ def no_overlap(kappa: pd.DataFrame) -> str:
     )
 
 
-KAPPA_COLUMNS = ["rater_a", "rater_b", "variant", "n", "agree", "kappa", "ci_low", "ci_high", "ac1", "ac1_low",
-                 "ac1_high"]  # fmt: skip
+KAPPA_COLUMNS = [
+    "rater_a",
+    "rater_b",
+    "variant",
+    "n",
+    "agree",
+    "kappa",
+    "ci_low",
+    "ci_high",
+    "ac1",
+    "ac1_low",
+    "ac1_high",
+]
 
 
 def agreement_table(
@@ -86,14 +109,31 @@ def agreement_table(
     rows = []
     for name, fn in (("Krippendorff's alpha", stats.krippendorff_alpha_nominal), ("Gwet's AC1", stats.gwet_ac1)):
         if passes.empty:  # no row rated by every rater (people who labelled different items): said, not computed
-            rows.append({"statistic": name, "raters": len(names), "n": 0, "agree_all": 0, "value": float("nan"),
-                         "ci_low": float("nan"), "ci_high": float("nan")})  # fmt: skip
+            rows.append(
+                {
+                    "statistic": name,
+                    "raters": len(names),
+                    "n": 0,
+                    "agree_all": 0,
+                    "value": float("nan"),
+                    "ci_low": float("nan"),
+                    "ci_high": float("nan"),
+                }
+            )
             continue
         rng = stats.stream(seed, "agreement", name, *names)
         a = stats.agreement_bootstrap(data, fn, n_resamples=n_boot, rng=rng)
-        rows.append({"statistic": name, "raters": len(names), "n": a.n_units,
-                     "agree_all": int((passes.nunique(axis=1) == 1).sum()), "value": a.value, "ci_low": a.ci_low,
-                     "ci_high": a.ci_high})  # fmt: skip
+        rows.append(
+            {
+                "statistic": name,
+                "raters": len(names),
+                "n": a.n_units,
+                "agree_all": int((passes.nunique(axis=1) == 1).sum()),
+                "value": a.value,
+                "ci_low": a.ci_low,
+                "ci_high": a.ci_high,
+            }
+        )
     return pd.DataFrame(rows)
 
 

@@ -14,7 +14,7 @@ from vocab.datasets.dataset import JudgeRubric
 from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE, BlindRaters, blind_raters, pooled_passes
 from vocab.raters.loaded import Loaded, load
-from vocab.raters.raters import rater_passes, rubric_of
+from vocab.raters.raters import rater_passes
 from vocab.sampling.sample import CalibrationError
 from vocab.stats.strata import stratified_correction
 
@@ -165,11 +165,21 @@ def _cell(
         return None
     totals = (None, None)
     if _population(population) == stats.FINITE:
-        totals = (float(counts.passed[cell]) if empty != "passed" else np.nan,
-                  float(counts.failed[cell]) if empty != "failed" else np.nan)  # fmt: skip
-    return _Cell(p, n, float(counts.deff[cell]), pd.Index(pp.blind_id), pd.Index(fp.blind_id),
-                 fp.weight.to_numpy(float), empty,
-                 fp["level"].astype(str).to_numpy() if "level" in fp else None, *totals)  # fmt: skip
+        totals = (
+            float(counts.passed[cell]) if empty != "passed" else np.nan,
+            float(counts.failed[cell]) if empty != "failed" else np.nan,
+        )
+    return _Cell(
+        p,
+        n,
+        float(counts.deff[cell]),
+        pd.Index(pp.blind_id),
+        pd.Index(fp.blind_id),
+        fp.weight.to_numpy(float),
+        empty,
+        fp["level"].astype(str).to_numpy() if "level" in fp else None,
+        *totals,
+    )
 
 
 def _stratified_cell(
@@ -196,8 +206,9 @@ def _stratified_cell(
     if (p > 0 and not piles[0]) or (p < 1 and not piles[1]):
         return None
     empty = "passed" if not piles[0] else "failed" if not piles[1] else None
-    return _Cell(p, n, float(counts.deff[cell]), pd.Index([]), pd.Index([]), np.ones(0), empty,
-                 strata=(piles[0], piles[1]))  # fmt: skip
+    return _Cell(
+        p, n, float(counts.deff[cell]), pd.Index([]), pd.Index([]), np.ones(0), empty, strata=(piles[0], piles[1])
+    )
 
 
 def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confidence: float, rng):
@@ -218,9 +229,20 @@ def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confiden
         # failed pile samples, so its rows are one row, their weighted mean verdict with the level's weight
         frame = pd.DataFrame({"level": c.failed_levels, "w": w, "wy": w * y}).groupby("level", sort=True).sum()
         y, w = (frame.wy / frame.w).to_numpy(float), frame.w.to_numpy(float)
-    bs = stats.correction_interval(method, c.p, c.attempts, x, y, w, deff=c.deff, passed_total=c.passed_total,
-                                   failed_total=c.failed_total, n_draws=n_draws, confidence=confidence,
-                                   rng=rng)  # fmt: skip
+    bs = stats.correction_interval(
+        method,
+        c.p,
+        c.attempts,
+        x,
+        y,
+        w,
+        deff=c.deff,
+        passed_total=c.passed_total,
+        failed_total=c.failed_total,
+        n_draws=n_draws,
+        confidence=confidence,
+        rng=rng,
+    )
     if c.empty is not None:  # the placeholder pile's share is no estimate
         share = "a" if c.empty == "passed" else "b"
         bs = dataclasses.replace(bs, point=dataclasses.replace(bs.point, **{share: float("nan")}))
@@ -308,8 +330,11 @@ class Corrected:
         name = name or self.lead
         pooled = {PEOPLE, *([f"{PEOPLE}+script"] if self.script is not None else [])}
         pooled = pooled if self.raters is not None and self.raters.pooled else set()
-        known = sorted(set(self.table.rater) | pooled | {*self.ratings, *(f"{n}+script" for n in self.ratings
-                                                                          if self.script is not None)})  # fmt: skip
+        known = sorted(
+            set(self.table.rater)
+            | pooled
+            | {*self.ratings, *(f"{n}+script" for n in self.ratings if self.script is not None)}
+        )
         if name not in known:
             raise CalibrationError(f"{where}: no blind rater {name!r} (known: {', '.join(known)})")
         return name
@@ -332,8 +357,21 @@ def corrected(
     script = loaded.ratings("script") if loaded.has("script") else None
     key, passes = loaded.drawn.key, variants(b.ratings, script, data.rubric, b.people)
     table = correction_table(data, key, passes, n_boot=n_boot, seed=seed, population=_population(population))
-    return Corrected(data, b.ratings, b.lead, script, len(loaded.drawn.sheet), table, b, key, passes, seed, n_boot,
-                     population, loaded)  # fmt: skip
+    return Corrected(
+        data,
+        b.ratings,
+        b.lead,
+        script,
+        len(loaded.drawn.sheet),
+        table,
+        b,
+        key,
+        passes,
+        seed,
+        n_boot,
+        population,
+        loaded,
+    )
 
 
 def interval_text(table: pd.DataFrame) -> list[str]:
@@ -342,75 +380,6 @@ def interval_text(table: pd.DataFrame) -> list[str]:
 
 
 # --- the per-check audit ---------------------------------------------------------------------------------
-
-
-def check_audit(
-    attempts: pd.DataFrame,
-    key: pd.DataFrame,
-    ratings: pd.DataFrame,
-    *,
-    rater: str,
-    n_boot: int = 4000,
-    seed: int = 0,
-    family_alpha: float = 0.05,
-    interval: str = stats.DEFAULT_INTERVAL,
-    rubric: JudgeRubric | None = None,
-    population: str = stats.DEFAULT_POPULATION,
-) -> pd.DataFrame:
-    """Per cell and rubric check: the critic's pass rate on that check over all logged attempts, against the
-    rater's, estimated from the stratified sample exactly as the correction estimates the overall verdict (the
-    same function, :func:`vocab.stats.correction_interval`, the check's 0/1 verdicts in place of the overall
-    ones), with the ``interval`` method at 1 - family_alpha / (checks tested): Bonferroni over the checks of a
-    cell, widened where needed to hold the rater's estimate. ``carries_error``: the critic's rate lies outside
-    the rater's interval. Checks the rater left empty are skipped. Each (rater, cell, check) draws from its own
-    stream (``seed`` and those names). ``rubric``: the dataset's (by default inferred from the ratings'
-    columns); a criterion's critic verdict is read from each attempt's ``checks``.
-    """
-    if interval not in INTERVALS:
-        raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
-    rubric = rubric or rubric_of(ratings)
-    rated = ratings.set_index("blind_id")
-    rows = []
-    counts = cell_counts(attempts)
-    for cell in sorted(key.cell.unique()):
-        c = _cell(counts, key, cell, rated.index, population)
-        if c is None:
-            continue
-        ids = c.passed_ids.append(c.failed_ids)
-        if c.strata is not None:
-            ids = pd.Index([i for pile in c.strata for stratum, _ in pile for i in stratum])
-        checks = [cr for cr in rubric.criteria if rated.loc[ids, cr.column].notna().all()]
-        level = 1 - family_alpha / max(len(checks), 1)
-        att = attempts[attempts.cell == cell]
-        for crit in checks:
-            critic_rate = float(att.checks.map(lambda x, i=crit.id: x.get(i) == "PASSED").mean())
-            verdicts = rated[crit.column].eq("PASSED").astype(float)
-            rng = stats.stream(seed, "check_audit", interval, rater, cell, crit.id)
-            bs = _estimate(c, verdicts, interval, n_boot, level, rng)
-            # widened to hold the rater's own estimate where a randomised interval leaves it out (at a unanimous
-            # pile it may): a critic that agrees with the rater's estimate exactly never carries an error
-            est = bs.point.theta
-            lo, hi = min(bs.theta_ci[0], est), max(bs.theta_ci[1], est)
-            rows.append(
-                {
-                    "cell": cell,
-                    "check": int(crit.id) if crit.id.isdigit() else crit.id,
-                    "name": crit.name,
-                    "kind": crit.kind,
-                    "critic_rate": critic_rate,
-                    "rater_rate": est,
-                    "low": lo,
-                    "high": hi,
-                    "level": level,
-                    "gap_points": 100 * (critic_rate - est),
-                    "carries_error": bool(critic_rate < lo or critic_rate > hi),
-                }
-            )
-    return pd.DataFrame(rows, columns=AUDIT_COLUMNS)
-
-
-AUDIT_COLUMNS = ["cell", "check", "name", "kind", "critic_rate", "rater_rate", "low", "high", "level", "gap_points",
-                 "carries_error"]  # fmt: skip
 
 
 def invert_rater_error(correction: pd.DataFrame, error: float) -> pd.Series:

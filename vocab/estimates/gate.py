@@ -22,8 +22,13 @@ class Check:
     holds: bool
 
     def text(self) -> str:
-        what = {"rate": "rate's lower bound", "q1": "q1's lower bound", "q0": "q0's lower bound",
-                "unscored": "unscored share", "rate_anytime": "rate's anytime-valid lower bound"}  # fmt: skip
+        what = {
+            "rate": "rate's lower bound",
+            "q1": "q1's lower bound",
+            "q0": "q0's lower bound",
+            "unscored": "unscored share",
+            "rate_anytime": "rate's anytime-valid lower bound",
+        }
         what = what[self.name]
         sign = "≤" if self.name == "unscored" else "≥"
         shown = "undefined" if math.isnan(self.value) else f"{self.value:.3f}"
@@ -49,9 +54,15 @@ class CellGate:
     def as_dict(self) -> dict:
         """The line's fields in its own words: ``check``, the measured ``lower_bound`` (the ``unscored_share`` for the
         unscored check; None when undefined), the ``threshold`` it is held to, and whether it ``holds``."""
-        checks = [{"check": c.name, "unscored_share" if c.name == "unscored" else "lower_bound":
-                   None if math.isnan(c.value) else c.value, "threshold": c.bound, "holds": c.holds}
-                  for c in self.checks]  # fmt: skip
+        checks = [
+            {
+                "check": c.name,
+                "unscored_share" if c.name == "unscored" else "lower_bound": None if math.isnan(c.value) else c.value,
+                "threshold": c.bound,
+                "holds": c.holds,
+            }
+            for c in self.checks
+        ]
         return {"cell": self.cell, "rater": self.rater, "holds": self.holds, "checks": checks}
 
 

@@ -93,8 +93,16 @@ def curve(scores: pd.Series, people: pd.Series, confidence: float = 0.95) -> pd.
     xs = g.index.to_numpy(dtype=float)
     fit = isotonic(xs, g["mean"], g["size"])
     lo, hi = monotone_band(g["size"], g["sum"], confidence)
-    return pd.DataFrame({"score": xs, "rows": g["size"].to_numpy(), "people_pass": g["mean"].to_numpy(),
-                         "fit": fit, "fit_low": np.fmin(lo, fit), "fit_high": np.fmax(hi, fit)})  # fmt: skip
+    return pd.DataFrame(
+        {
+            "score": xs,
+            "rows": g["size"].to_numpy(),
+            "people_pass": g["mean"].to_numpy(),
+            "fit": fit,
+            "fit_low": np.fmin(lo, fit),
+            "fit_high": np.fmax(hi, fit),
+        }
+    )
 
 
 def curve_refused(run_dir) -> str | None:

@@ -157,9 +157,18 @@ class Stop:
         )
 
     def as_dict(self) -> dict:
-        return {"cell": self.cell, "rater": self.rater, "labels": self.labels, "ci_low": self.low,
-                "ci_high": self.high, "half_width": self.half_width, "target": self.target, "stop": self.stop,
-                "fixed_ci": list(self.fixed), "why_none": self.why_none or None}  # fmt: skip
+        return {
+            "cell": self.cell,
+            "rater": self.rater,
+            "labels": self.labels,
+            "ci_low": self.low,
+            "ci_high": self.high,
+            "half_width": self.half_width,
+            "target": self.target,
+            "stop": self.stop,
+            "fixed_ci": list(self.fixed),
+            "why_none": self.why_none or None,
+        }
 
 
 def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
@@ -182,14 +191,20 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
     pos = {b: i for i, b in enumerate(order)}
     why = ""
     if c.population != stats.FINITE:
-        why = ("no anytime-valid interval for a superpopulation: the judge's own rate p is uncertain there too, and "
-               "the sequence holds it known (run with the finite population, the default)")  # fmt: skip
+        why = (
+            "no anytime-valid interval for a superpopulation: the judge's own rate p is uncertain there too, and "
+            "the sequence holds it known (run with the finite population, the default)"
+        )
     elif "stratum" in c.key.columns:
-        why = ("no anytime-valid interval for a sample drawn by strata: the sequence reads each pile as drawn whole, "
-               "and each stratum was drawn at a rate of its own")  # fmt: skip
+        why = (
+            "no anytime-valid interval for a sample drawn by strata: the sequence reads each pile as drawn whole, "
+            "and each stratum was drawn at a rate of its own"
+        )
     elif base == PEOPLE or not passes.isin([0.0, 1.0]).all():
-        why = ("no anytime-valid interval for pooled labels (a tie between people counts 1/2, and each person rated "
-               "in an order of their own): name one rater with --rater")  # fmt: skip
+        why = (
+            "no anytime-valid interval for pooled labels (a tie between people counts 1/2, and each person rated "
+            "in an order of their own): name one rater with --rater"
+        )
     rows = c.table[c.table.rater == lead].set_index("cell")
     unit = "level" if c.data.kind == "run" else "group"  # what a judge's own dataset calls its units
     out = []
@@ -202,9 +217,19 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
             out.append(Stop(cell, lead, len(k), math.nan, math.nan, target, fixed, why))
             continue
         if (k.weight.astype(float) != 1).any():
-            out.append(Stop(cell, lead, len(k), math.nan, math.nan, target, fixed,
-                            f"no anytime-valid interval: this cell's FAILED pile is drawn a {unit} at a time "
-                            "(rows that weigh unlike)"))  # fmt: skip
+            out.append(
+                Stop(
+                    cell,
+                    lead,
+                    len(k),
+                    math.nan,
+                    math.nan,
+                    target,
+                    fixed,
+                    f"no anytime-valid interval: this cell's FAILED pile is drawn a {unit} at a time "
+                    "(rows that weigh unlike)",
+                )
+            )
             continue
         seqs = {}
         for pile in ("passed", "failed"):
@@ -217,9 +242,20 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
     return out
 
 
-def simulate_stopping(theta: float, q1: float, q0: float, attempts: int, *, looks: int = 20, batch: int = 5,
-                      target: float = 0.1, sims: int = 500, seed: int = 0, n_boot: int = 1000,
-                      method: str = stats.DEFAULT_INTERVAL) -> dict:  # fmt: skip
+def simulate_stopping(
+    theta: float,
+    q1: float,
+    q0: float,
+    attempts: int,
+    *,
+    looks: int = 20,
+    batch: int = 5,
+    target: float = 0.1,
+    sims: int = 500,
+    seed: int = 0,
+    n_boot: int = 1000,
+    method: str = stats.DEFAULT_INTERVAL,
+) -> dict:
     """Coverage under optional stopping. Each simulated audit labels ``batch`` more rows of each pile a look (equal
     piles, each in a random order, without replacement) for up to ``looks`` looks, and stops at the first look whose
     interval meets ``target`` (or at the last). Two labellers: one who reads the confidence sequence, and one who
@@ -251,27 +287,44 @@ def simulate_stopping(theta: float, q1: float, q0: float, attempts: int, *, look
         seq["hold"][i] = lo - 1e-9 <= truth[i] <= hi + 1e-9
     passes, failures = finite_totals(st.p, float(attempts))
     totals = (np.where(passes > 0, passes, np.nan), np.where(failures > 0, failures, np.nan))
-    fixed = {"stop": np.full(sims, looks), "hold": np.zeros(sims, bool), "width": np.full(sims, np.nan),
-             "labels": np.zeros(sims)}  # fmt: skip
+    fixed = {
+        "stop": np.full(sims, looks),
+        "hold": np.zeros(sims, bool),
+        "width": np.full(sims, np.nan),
+        "labels": np.zeros(sims),
+    }
     open_ = np.ones(sims, dtype=bool)
     for look in range(1, looks + 1):  # the fixed-sample interval at every look, for every audit still labelling
         n = look * batch
         x, y = st.passed[:, :n].copy(), st.failed[:, :n].copy()
         x[st.p == 0, 0], y[st.p == 1, 0] = 0.0, 0.0
-        piles = Piles(st.p, np.full(sims, float(attempts)), x, y, (~np.isnan(y)).astype(float), np.ones(sims),
-                      *totals)  # fmt: skip
+        piles = Piles(st.p, np.full(sims, float(attempts)), x, y, (~np.isnan(y)).astype(float), np.ones(sims), *totals)
         est, lo, hi = piles_interval(method, piles, n_boot, stats.stream(seed, *names, "fixed", look))
         done = open_ & (((hi - lo) / 2 <= target) | (look == looks))
         fixed["stop"][done], fixed["width"][done] = look, (hi - lo)[done]
         fixed["hold"][done] = ((lo <= truth) & (truth <= hi))[done]
         fixed["labels"][done] = np.minimum(sizes, n).sum(axis=0)[done]
         open_ &= ~done
-    return {"theta": theta, "q1": q1, "q0": q0, "attempts": attempts, "looks": looks, "batch_per_pile": batch,
-            "target": target, "sims": sims, "seed": seed, "method": method,
-            "sequence": _summary(seq, looks), "fixed_peeking": _summary(fixed, looks)}  # fmt: skip
+    return {
+        "theta": theta,
+        "q1": q1,
+        "q0": q0,
+        "attempts": attempts,
+        "looks": looks,
+        "batch_per_pile": batch,
+        "target": target,
+        "sims": sims,
+        "seed": seed,
+        "method": method,
+        "sequence": _summary(seq, looks),
+        "fixed_peeking": _summary(fixed, looks),
+    }
 
 
 def _summary(r: dict, looks: int) -> dict:
-    return {"coverage": round(float(r["hold"].mean()), 4), "labels_median": float(np.median(r["labels"])),
-            "width_median": round(float(np.nanmedian(r["width"])), 4),
-            "met_target": round(float(np.mean(r["stop"] < looks)), 4)}  # fmt: skip
+    return {
+        "coverage": round(float(r["hold"].mean()), 4),
+        "labels_median": float(np.median(r["labels"])),
+        "width_median": round(float(np.nanmedian(r["width"])), 4),
+        "met_target": round(float(np.mean(r["stop"] < looks)), 4),
+    }

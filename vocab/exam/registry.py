@@ -64,12 +64,21 @@ def register(
     """Append one entry to the registry (created if missing) and return it."""
     path = Path(path)
     with dir_lock(path.parent):  # two registrations at once would fork the chain
-        return _register(path, entry_id, params, thresholds=thresholds, metrics=metrics, judges=judges,
-                         prediction=prediction, corrects=corrects)  # fmt: skip
+        return _register(
+            path,
+            entry_id,
+            params,
+            thresholds=thresholds,
+            metrics=metrics,
+            judges=judges,
+            prediction=prediction,
+            corrects=corrects,
+        )
 
 
-def _register(path: Path, entry_id: str, params: dict[str, Any], *, thresholds, metrics, judges, prediction,
-              corrects) -> dict[str, Any]:  # fmt: skip
+def _register(
+    path: Path, entry_id: str, params: dict[str, Any], *, thresholds, metrics, judges, prediction, corrects
+) -> dict[str, Any]:
     entries = verify(path) if path.exists() else []
     if any(e["id"] == entry_id for e in entries):
         raise RegistryError(f"{path}: id {entry_id!r} is already registered; register a correction instead")

@@ -371,9 +371,15 @@ def register_exam(registry_path, exam_id: str, kind: str, params: dict, predicti
 
     named = {"planted": PLANTED_METRICS, "pairwise": PAIRWISE_METRICS, "tournament": TOURNAMENT_METRICS}[kind]
     return register(
-        registry_path, exam_id, params, thresholds=THRESHOLDS, metrics=named, judges=params["judges"],
-        prediction=prediction, corrects=corrects,
-    )  # fmt: skip
+        registry_path,
+        exam_id,
+        params,
+        thresholds=THRESHOLDS,
+        metrics=named,
+        judges=params["judges"],
+        prediction=prediction,
+        corrects=corrects,
+    )
 
 
 def run_registered(kind: str, cfg, run_dir, params: dict, registry_path) -> Path:

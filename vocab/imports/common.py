@@ -62,8 +62,10 @@ def summary(run_dir: str | Path) -> str:
         )
     humans = meta["source"].get("human_labels")
     if humans and RunDir(run_dir).key.exists():
-        unfinished += (f"; labels from people: {', '.join(f'{k} {v}' for k, v in humans.items())} (the blind sample "
-                       "and its ratings: vocab audit DIR gives the corrected rate)")  # fmt: skip
+        unfinished += (
+            f"; labels from people: {', '.join(f'{k} {v}' for k, v in humans.items())} (the blind sample "
+            "and its ratings: vocab audit DIR gives the corrected rate)"
+        )
     return (
         f"{run_dir}: {sum(c.values())} judged items ({meta['source']['kind']}): {c['PASSED']} PASSED, "
         f"{c['FAILED']} FAILED, {c['UNSCORED']} UNSCORED (not counted as FAILED){unfinished}"

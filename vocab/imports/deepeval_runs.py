@@ -39,8 +39,9 @@ def load_test_run(path: str | Path) -> dict:
             f"{path}: not a DeepEval test run (no testCases list; DisplayConfig(results_folder=DIR) writes one)"
         )
     if not cases and doc.get("conversationalTestCases"):
-        raise JudgmentImportError(f"{path}: conversational test cases only; their turns are not read (single-turn "
-                                  "test cases are)")  # fmt: skip
+        raise JudgmentImportError(
+            f"{path}: conversational test cases only; their turns are not read (single-turn test cases are)"
+        )
     if not cases:
         raise JudgmentImportError(f"{path}: no test cases in it (an empty test run)")
     if len(cases) > common.MAX_ROWS:
@@ -105,20 +106,41 @@ def read_deepeval(
         name = named[n - 1]
         item = name if name and named.count(name) == 1 else f"{name or 'test case'} #{c.get('order', n - 1)}"
         context = c.get("retrievalContext") or c.get("context") or []
-        visible = {"input": as_text(c.get("input")), "target": as_text(c.get("expectedOutput")),
-                   "context": "\n\n".join(map(as_text, context)) if isinstance(context, list) else as_text(context),
-                   "output": as_text(c.get("actualOutput"))}  # fmt: skip
-        hidden = {"score": m.get("score"), "threshold": m.get("threshold"), "reason": m.get("reason"),
-                  "strict_mode": m.get("strictMode"), "deepeval_success": c.get("success"),
-                  "order": c.get("order"), "error": m.get("error")}  # fmt: skip
+        visible = {
+            "input": as_text(c.get("input")),
+            "target": as_text(c.get("expectedOutput")),
+            "context": "\n\n".join(map(as_text, context)) if isinstance(context, list) else as_text(context),
+            "output": as_text(c.get("actualOutput")),
+        }
+        hidden = {
+            "score": m.get("score"),
+            "threshold": m.get("threshold"),
+            "reason": m.get("reason"),
+            "strict_mode": m.get("strictMode"),
+            "deepeval_success": c.get("success"),
+            "order": c.get("order"),
+            "error": m.get("error"),
+        }
         if why:
             hidden["unscored_reason"] = why
-        rows.append({"id": item, "group": item, "epoch": 1, "system": run_system, "judge": grader,
-                     "verdict": verdict, "criteria": {}, "visible": visible, "hidden": hidden})  # fmt: skip
+        rows.append(
+            {
+                "id": item,
+                "group": item,
+                "epoch": 1,
+                "system": run_system,
+                "judge": grader,
+                "verdict": verdict,
+                "criteria": {},
+                "visible": visible,
+                "hidden": hidden,
+            }
+        )
         for field_name, value in visible.items():
             if len(value) > common.MAX_FIELD:
-                raise JudgmentImportError(f"{path}: test case {n}: its {field_name} is over {common.MAX_FIELD:,} "
-                                          "characters")  # fmt: skip
+                raise JudgmentImportError(
+                    f"{path}: test case {n}: its {field_name} is over {common.MAX_FIELD:,} characters"
+                )
     if not rows:
         raise JudgmentImportError(f"{path}: no test case has the metric {metric!r}")
     if len({r["id"] for r in rows}) != len(rows):
@@ -136,7 +158,7 @@ def read_deepeval(
             "judge": sorted(judges),
             "test_cases": len(cases),
             "left_out": left_out,
-        },  # fmt: skip
+        },
         "rubric": single_verdict(question, name=f"{_metric_name(metric)}'s criterion").as_dict(),
         "visible": shown,
     }

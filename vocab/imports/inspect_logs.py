@@ -210,7 +210,7 @@ def _rows(path, read_eval_log_samples, scorer, pass_values, fail_values, spec, g
                     "input": _input_text(s.input),
                     "target": target,
                     "output": s.output.completion if s.output else "",
-                },  # fmt: skip
+                },
                 "hidden": hidden,
             }
         )

@@ -99,15 +99,18 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
             place = {(r.cell, r.level, int(r.attempt)): r.id for r, _, _ in rows}
             shared = data.items.scored_at_places(sorted(place))
             if len(place) < len(rows) or any(shared.get(p, 0) > 1 for p in place):
-                raise CalibrationError(f"{run_dir}: its sample was drawn before 2026-12, and labelled rows share a "
-                                       "group and epoch: import into a new directory")  # fmt: skip
+                raise CalibrationError(
+                    f"{run_dir}: its sample was drawn before 2026-12, and labelled rows share a "
+                    "group and epoch: import into a new directory"
+                )
             by_id = {k.blind_id: place[(k.cell, k.level, int(k.attempt))] for k in key.itertuples()}
         out = {}
         for name in sorted({n for by in labels.values() for n in by}):
             rated = [(bid, labels[item][name]) for bid, item in sorted(by_id.items()) if name in labels.get(item, {})]
             if rated:  # else this person labelled only items the judge left UNSCORED
-                out[name] = validate_ratings(pd.DataFrame(rated, columns=["blind_id", column]), list(key.blind_id),
-                                             rubric=rub, partial=True)[["blind_id", column]]  # fmt: skip
+                out[name] = validate_ratings(
+                    pd.DataFrame(rated, columns=["blind_id", column]), list(key.blind_id), rubric=rub, partial=True
+                )[["blind_id", column]]
         return out
 
     ratings_of(sample.key)  # checked before anything is written
@@ -120,11 +123,23 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
             continue  # the source says what it said at the last import: the person's file stays as it is now
         done = store_ratings(run_dir, name, df, rub, replace=True)
         if done.earlier is not None:
-            said.append(f"{name}: their labels changed in the source ({len(done.changed)} rows changed, "
-                        f"{len(done.dropped)} dropped); the earlier file is kept as {done.earlier}")  # fmt: skip
-    piles = {cell: [int((k.pile == "passed").sum()), int((k.pile == "failed").sum())]
-             for cell, k in sample.key.groupby("cell")}  # fmt: skip
-    record = {"stage": "draw", "allocation": LABELS_ALLOCATION, "seed": seed, "source": source, "rows": piles,
-              "labelled_unscored": len(unscored), "assumes": ASSUMPTION, "labels_sha256": digests}  # fmt: skip
+            said.append(
+                f"{name}: their labels changed in the source ({len(done.changed)} rows changed, "
+                f"{len(done.dropped)} dropped); the earlier file is kept as {done.earlier}"
+            )
+    piles = {
+        cell: [int((k.pile == "passed").sum()), int((k.pile == "failed").sum())]
+        for cell, k in sample.key.groupby("cell")
+    }
+    record = {
+        "stage": "draw",
+        "allocation": LABELS_ALLOCATION,
+        "seed": seed,
+        "source": source,
+        "rows": piles,
+        "labelled_unscored": len(unscored),
+        "assumes": ASSUMPTION,
+        "labels_sha256": digests,
+    }
     write_sample_manifest(run_dir, record)
     return said

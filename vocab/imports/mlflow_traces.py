@@ -94,8 +94,9 @@ def fetch_traces(tracking_uri: str, experiment_id: str) -> list[dict]:
         ) from None
     mlflow.set_tracking_uri(tracking_uri)
     try:
-        found = mlflow.search_traces(locations=[str(experiment_id)], return_type="list",
-                                     max_results=common.MAX_ROWS + 1)  # fmt: skip
+        found = mlflow.search_traces(
+            locations=[str(experiment_id)], return_type="list", max_results=common.MAX_ROWS + 1
+        )
     except Exception as e:  # MLflow's own errors: a store it cannot open, an experiment it does not hold
         raise JudgmentImportError(f"{tracking_uri}: experiment {experiment_id}: {first_line(e, 200)}") from None
     if len(found) > common.MAX_ROWS:
@@ -112,8 +113,11 @@ def _feedbacks(info: dict, name: str | None = None) -> list[dict]:
     """A trace's feedback assessments (of one name), overridden ones included: a judge's feedback that a person
     overrode (``mlflow.override_feedback``: the judge's marked ``valid: false``, the person's new one naming it in
     ``overrides``) is still what the judge said, and the person's is their label."""
-    return [a for a in _assessments(info) if isinstance(a.get("feedback"), dict)
-            and (name is None or a.get("assessment_name") == name)]  # fmt: skip
+    return [
+        a
+        for a in _assessments(info)
+        if isinstance(a.get("feedback"), dict) and (name is None or a.get("assessment_name") == name)
+    ]
 
 
 def _source(a: dict) -> tuple[str, str]:
@@ -164,8 +168,10 @@ def _judge_feedback(a: dict) -> bool:
 
 def _latest(found: list[dict]) -> dict:
     """Of one source's feedback of one name on one trace, the last written."""
-    return max(found, key=lambda a: (str(a.get("last_update_time") or a.get("create_time") or ""),
-                                     str(a.get("assessment_id") or "")))  # fmt: skip
+    return max(
+        found,
+        key=lambda a: (str(a.get("last_update_time") or a.get("create_time") or ""), str(a.get("assessment_id") or "")),
+    )
 
 
 def _verdict(value: Any, pass_values, fail_values, pass_at: float | None, where: str) -> str:
@@ -176,8 +182,10 @@ def _verdict(value: Any, pass_values, fail_values, pass_at: float | None, where:
         if not math.isfinite(value):
             return "UNSCORED"
         if pass_at is None:
-            raise JudgmentImportError(f"{where}: a numeric feedback ({value!r}); give --pass-at, the lowest passing "
-                                      "(vocab import mlflow FILE --pass-at X, then vocab audit DIR)")  # fmt: skip
+            raise JudgmentImportError(
+                f"{where}: a numeric feedback ({value!r}); give --pass-at, the lowest passing "
+                "(vocab import mlflow FILE --pass-at X, then vocab audit DIR)"
+            )
         return "PASSED" if value >= pass_at else "FAILED"
     if isinstance(value, str):
         word = value.strip().lower()
@@ -288,8 +296,10 @@ def read_mlflow(
     sources = sorted(judged[feedback])
     if judge is None:
         if len(sources) != 1:
-            raise JudgmentImportError(f"{where}: feedback {feedback!r} comes from several judges "
-                                      f"({', '.join(sources)}): choose one with --judge")  # fmt: skip
+            raise JudgmentImportError(
+                f"{where}: feedback {feedback!r} comes from several judges "
+                f"({', '.join(sources)}): choose one with --judge"
+            )
         (judge,) = sources
     elif judge not in sources:
         raise JudgmentImportError(f"{where}: no judge {judge!r} gave feedback {feedback!r} ({', '.join(sources)})")
@@ -325,20 +335,29 @@ def read_mlflow(
                 continue
             name = rater_name(source_id)
             if names.setdefault(name, source_id) != source_id:
-                raise JudgmentImportError(f"{where}: human sources {names[name]!r} and {source_id!r} share the "
-                                          f"rater name {name!r}; rename one")  # fmt: skip
+                raise JudgmentImportError(
+                    f"{where}: human sources {names[name]!r} and {source_id!r} share the "
+                    f"rater name {name!r}; rename one"
+                )
             labels.setdefault(trace_id, {})[name] = label_verdict
             humans[name] = humans.get(name, 0) + 1
             overrides += bool(_latest(theirs).get("overrides"))
         request, response = _io(t)
         meta_t = info.get("trace_metadata") if isinstance(info.get("trace_metadata"), dict) else {}
         tags = info.get("tags") if isinstance(info.get("tags"), dict) else {}
-        expected = [a["expectation"].get("value") for a in _assessments(info)
-                    if isinstance(a.get("expectation"), dict) and a.get("valid") is not False]  # fmt: skip
-        hidden = {"trace_id": trace_id, "rationale": _latest(by_judge).get("rationale"),
-                  "overridden": _latest(by_judge).get("valid") is False,
-                  "feedback_value": fb.get("value"), "state": info.get("state"),
-                  "request_time": info.get("request_time")}  # fmt: skip
+        expected = [
+            a["expectation"].get("value")
+            for a in _assessments(info)
+            if isinstance(a.get("expectation"), dict) and a.get("valid") is not False
+        ]
+        hidden = {
+            "trace_id": trace_id,
+            "rationale": _latest(by_judge).get("rationale"),
+            "overridden": _latest(by_judge).get("valid") is False,
+            "feedback_value": fb.get("value"),
+            "state": info.get("state"),
+            "request_time": info.get("request_time"),
+        }
         if why:
             hidden["unscored_reason"] = why
         row_system = system or str(meta_t.get("mlflow.modelId") or tags.get("mlflow.traceName") or "unknown")
@@ -351,12 +370,14 @@ def read_mlflow(
                 "judge": judge,
                 "verdict": verdict,
                 "criteria": {},
-                "visible": {"input": _shown(request), "target": _shown(expected[0] if len(expected) == 1
-                                                                        else expected or ""),
-                            "output": _shown(response)},
+                "visible": {
+                    "input": _shown(request),
+                    "target": _shown(expected[0] if len(expected) == 1 else expected or ""),
+                    "output": _shown(response),
+                },
                 "hidden": hidden,
             }
-        )  # fmt: skip
+        )
         for field_name, value in rows[-1]["visible"].items():
             if len(value) > common.MAX_FIELD:
                 raise JudgmentImportError(f"{at}: its {field_name} is over {common.MAX_FIELD:,} characters")
@@ -378,7 +399,7 @@ def read_mlflow(
             "human_sources": dict(sorted(names.items())),
             "labels_on_traces_left_out": unjudged_labels,
             "overrides": overrides,  # people's labels that override the judge's feedback (mlflow.override_feedback)
-        },  # fmt: skip
+        },
         "rubric": single_verdict(question, name=f"{feedback}'s criterion").as_dict(),
         "visible": visible,
     }
@@ -386,9 +407,15 @@ def read_mlflow(
 
 
 def import_mlflow(
-    path: str | Path | None, run_dir: str | Path, *, tracking_uri: str | None = None, experiment_id: str | None = None,
-    seed: int = 0, notes: list[str] | None = None, **kw,
-) -> Path:  # fmt: skip
+    path: str | Path | None,
+    run_dir: str | Path,
+    *,
+    tracking_uri: str | None = None,
+    experiment_id: str | None = None,
+    seed: int = 0,
+    notes: list[str] | None = None,
+    **kw,
+) -> Path:
     """`vocab import mlflow`: a file of traces, or a tracking store's experiment, to a judgments dataset; the human
     labels among them to its sample and ratings (:func:`vocab.imports.labels.write_labels`; what it did
     to people's files is added to ``notes``)."""
@@ -406,8 +433,12 @@ def import_mlflow(
             raise JudgmentImportError("--tracking-uri needs --experiment-id")
         traces = fetch_traces(tracking_uri, experiment_id)
         digest = hashlib.sha256(json.dumps(traces, sort_keys=True, default=str).encode()).hexdigest()
-        origin = {"tracking_uri": tracking_uri, "experiment_id": str(experiment_id), "sha256": digest,
-                  "name": f"experiment {experiment_id}"}  # fmt: skip
+        origin = {
+            "tracking_uri": tracking_uri,
+            "experiment_id": str(experiment_id),
+            "sha256": digest,
+            "name": f"experiment {experiment_id}",
+        }
     rows, meta, labels = read_mlflow(traces, origin, **kw)
     if not rows:
         raise JudgmentImportError(f"{origin.get('path') or tracking_uri}: no trace carries the judge's feedback")

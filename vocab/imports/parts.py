@@ -78,12 +78,14 @@ def _layout(parts: list[Path]) -> list[int]:
                 other = sorted(set(names) ^ set(were))
                 raise JudgmentImportError(f"{path}: its columns are not those of {first[0]} (column {other[0]!r})")
             if names != were:
-                raise JudgmentImportError(f"{path}: its columns are those of {first[0]} in another order; write the "
-                                          "parts with one order")  # fmt: skip
+                raise JudgmentImportError(
+                    f"{path}: its columns are those of {first[0]} in another order; write the parts with one order"
+                )
             for (c, t), (_, t0) in zip(cols, first[1], strict=True):
                 if t != t0 and "null" not in (t, t0):
-                    raise JudgmentImportError(f"{path}: column {c!r} is {t} here and {t0} in {first[0]}; write the "
-                                              "parts with one schema")  # fmt: skip
+                    raise JudgmentImportError(
+                        f"{path}: column {c!r} is {t} here and {t0} in {first[0]}; write the parts with one schema"
+                    )
         rows.append(n)
     return rows
 
@@ -107,8 +109,14 @@ def stage_part(path: str, offset: int, out: str, options: dict[str, Any]) -> dic
     finally:
         con.close()
         shutil.rmtree(staging, ignore_errors=True)
-    return {"rubric": meta["rubric"], "visible": meta["visible"], "sha256": meta["source"]["sha256"],
-            "labels": labels, "scored": sorted(scored), "sha256_out": files.sha256_file(Path(out))}  # fmt: skip
+    return {
+        "rubric": meta["rubric"],
+        "visible": meta["visible"],
+        "sha256": meta["source"]["sha256"],
+        "labels": labels,
+        "scored": sorted(scored),
+        "sha256_out": files.sha256_file(Path(out)),
+    }
 
 
 def _repeat_across(frame, parts: list[Path], offsets: list[int]) -> None:
@@ -136,15 +144,24 @@ def _repeat_across(frame, parts: list[Path], offsets: list[int]) -> None:
         if key not in keys:
             continue
         if key in first:
-            raise JudgmentImportError(f"{place(int(r))}, column 'id': {i!r} repeats {place(first[key])} "
-                                      "(same system, judge, epoch)")  # fmt: skip
+            raise JudgmentImportError(
+                f"{place(int(r))}, column 'id': {i!r} repeats {place(first[key])} (same system, judge, epoch)"
+            )
         first[key] = int(r)
 
 
 def import_parts(
-    folder: str | Path, run_dir: str | Path, visible: list[str] | None = None, question: str | None = None, *,
-    scheduler: str = "local", jobs: int = 2, seed: int = 0, notes: list[str] | None = None, **kw,
-) -> Path:  # fmt: skip
+    folder: str | Path,
+    run_dir: str | Path,
+    visible: list[str] | None = None,
+    question: str | None = None,
+    *,
+    scheduler: str = "local",
+    jobs: int = 2,
+    seed: int = 0,
+    notes: list[str] | None = None,
+    **kw,
+) -> Path:
     """`vocab import table FOLDER`: the Parquet parts under ``folder`` as a judgments dataset in ``run_dir``, on the
     Dask cluster at ``scheduler`` (``local``: ``jobs`` workers on this machine); its label columns, as
     :func:`~vocab.imports.table.import_table`'s, to its sample and ratings. Refused before anything is
@@ -158,8 +175,10 @@ def import_parts(
 
     folder, run_dir = Path(folder), Path(run_dir)
     if run_dir.resolve() == folder.resolve() or folder.resolve() in run_dir.resolve().parents:
-        raise JudgmentImportError(f"--run-dir {run_dir} is inside the table's folder {folder}: the dataset's parts "
-                                  "would be read as the table's; import into a directory outside it")  # fmt: skip
+        raise JudgmentImportError(
+            f"--run-dir {run_dir} is inside the table's folder {folder}: the dataset's parts "
+            "would be read as the table's; import into a directory outside it"
+        )
     parts = part_files(folder)
     counts = _layout(parts)
     offsets = [sum(counts[:k]) for k in range(len(counts))]
@@ -169,8 +188,10 @@ def import_parts(
         raise CalibrationError(f"{run_dir} holds a run; import into a directory of its own")
     old = read_meta(run_dir) if (run_dir / DATASET_FILE).exists() else None
     if old is None and (run_dir / PARTS_DIR).exists():
-        raise CalibrationError(f"{run_dir / PARTS_DIR} is there without {DATASET_FILE} (an import that was "
-                               "interrupted?): move it away, then import again")  # fmt: skip
+        raise CalibrationError(
+            f"{run_dir / PARTS_DIR} is there without {DATASET_FILE} (an import that was "
+            "interrupted?): move it away, then import again"
+        )
     made = not run_dir.exists()
     make_dir(run_dir, None, CalibrationError)
     check_writable(run_dir / DATASET_FILE, run_dir, CalibrationError)
@@ -184,8 +205,14 @@ def import_parts(
         staged.mkdir()
         outs = [str(staged / f"part-{k:05d}.parquet") for k in range(len(filled))]
         with dask_client(scheduler, jobs, CHECKED_PACKAGES) as (client, ran):
-            futures = client.map(stage_part, [str(parts[k]) for k in filled], [offsets[k] for k in filled], outs,
-                                 [options] * len(filled), pure=False)  # fmt: skip
+            futures = client.map(
+                stage_part,
+                [str(parts[k]) for k in filled],
+                [offsets[k] for k in filled],
+                outs,
+                [options] * len(filled),
+                pure=False,
+            )
             staged_parts = client.gather(futures)
             for got in staged_parts:  # the first refused part in the table's order, whichever finished first
                 if "refused" in got:
@@ -200,8 +227,9 @@ def import_parts(
         first = staged_parts[0]
         for k, got in zip(filled, staged_parts, strict=True):
             if (got["rubric"], got["visible"]) != (first["rubric"], first["visible"]):
-                raise JudgmentImportError(f"{parts[k]}: its criteria or visible fields are not those of "
-                                          f"{parts[filled[0]]}")  # fmt: skip
+                raise JudgmentImportError(
+                    f"{parts[k]}: its criteria or visible fields are not those of {parts[filled[0]]}"
+                )
         if not summary["rows"]:
             raise CalibrationError("no judged items to import")
         labels: dict = {}
@@ -212,8 +240,10 @@ def import_parts(
         check_labels_fit(run_dir, labels)
         if labels:
             check_writable(RunDir(run_dir).key, run_dir, JudgmentImportError)
-        written = [{"file": f"{PARTS_DIR}/{Path(o).name}", "sha256": g["sha256_out"]}
-                   for o, g in zip(outs, staged_parts, strict=True)]  # fmt: skip
+        written = [
+            {"file": f"{PARTS_DIR}/{Path(o).name}", "sha256": g["sha256_out"]}
+            for o, g in zip(outs, staged_parts, strict=True)
+        ]
         if old is not None:
             if old.get("items", {}).get("digest") != summary["digest"]:
                 raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
@@ -240,20 +270,34 @@ def import_parts(
         for by in labels.values():
             for name in by:
                 people[name] = people.get(name, 0) + 1
-        sources = [{"path": p.relative_to(folder).as_posix(), "rows": n,
-                    **({"sha256": staged_parts[filled.index(k)]["sha256"]} if n else {})}
-                   for k, (p, n) in enumerate(zip(parts, counts, strict=True))]  # fmt: skip
+        sources = [
+            {
+                "path": p.relative_to(folder).as_posix(),
+                "rows": n,
+                **({"sha256": staged_parts[filled.index(k)]["sha256"]} if n else {}),
+            }
+            for k, (p, n) in enumerate(zip(parts, counts, strict=True))
+        ]
         meta = {
             "name": folder.name,
-            "source": {"kind": "table", "path": str(folder), "parts": sources,
-                       "human_labels": dict(sorted(people.items()))},  # fmt: skip
+            "source": {
+                "kind": "table",
+                "path": str(folder),
+                "parts": sources,
+                "human_labels": dict(sorted(people.items())),
+            },
             "rubric": first["rubric"],
             "visible": first["visible"],
             "format_version": FORMAT_VERSION,
             "counts": {c: sum(v[c.lower()] for v in summary["cells"].values()) for c in CLASSES},
-            "items": {"file": PARTS_DIR, "parts": written, "sha256": parts_sha256(written), **summary,
-                      "imported_on": {k: ran[k] for k in ("scheduler", "tasks_by_worker", "worker_packages")}},
-        }  # fmt: skip
+            "items": {
+                "file": PARTS_DIR,
+                "parts": written,
+                "sha256": parts_sha256(written),
+                **summary,
+                "imported_on": {k: ran[k] for k in ("scheduler", "tasks_by_worker", "worker_packages")},
+            },
+        }
         write_text_atomic(run_dir / DATASET_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
     if scored:  # as the one-file import: people's labels written, or their change kept with its history
         said = write_labels(run_dir, labels, seed=seed, source="people's labels in the table's label columns")

@@ -16,9 +16,21 @@ from vocab.imports.common import JudgmentImportError, first_line
 
 # promptfoo's assertion types whose verdict a model gives (a "not-" prefix negates one); the others are checks
 # a script decides (contains, equals, is-json, ...), not a judge
-MODEL_GRADED = frozenset({"llm-rubric", "g-eval", "model-graded-closedqa", "model-graded-factuality", "factuality",
-                          "answer-relevance", "context-faithfulness", "context-recall", "context-relevance",
-                          "conversation-relevance", "search-rubric"})  # fmt: skip
+MODEL_GRADED = frozenset(
+    {
+        "llm-rubric",
+        "g-eval",
+        "model-graded-closedqa",
+        "model-graded-factuality",
+        "factuality",
+        "answer-relevance",
+        "context-faithfulness",
+        "context-recall",
+        "context-relevance",
+        "conversation-relevance",
+        "search-rubric",
+    }
+)
 PROMPTFOO_QUESTION = "Does the output meet the rubric for the input?"
 
 
@@ -82,8 +94,14 @@ def read_promptfoo(
         comps = g.get("componentResults") if isinstance(g, dict) else None
         return [c for c in comps if isinstance(c, dict)] if isinstance(comps, list) else []
 
-    graded = sorted({_assertion_name(c.get("assertion")) for r in results for c in components(r)
-                     if _model_graded(c.get("assertion"))})  # fmt: skip
+    graded = sorted(
+        {
+            _assertion_name(c.get("assertion"))
+            for r in results
+            for c in components(r)
+            if _model_graded(c.get("assertion"))
+        }
+    )
     names = sorted({_assertion_name(c.get("assertion")) for r in results for c in components(r)} - {""})
     if assertion is None:
         if len(graded) != 1:
@@ -144,9 +162,15 @@ def read_promptfoo(
         else:
             verdict, why = ("PASSED" if c["pass"] else "FAILED"), None
         system = _provider_name(r.get("provider")) or "unknown"
-        grader = judge or _provider_name(spec.get("provider")) or _provider_name(
-            (test.get("options") or {}).get("provider") if isinstance(test.get("options"), dict) else None
-        ) or default_grader or "promptfoo's default grader"  # fmt: skip
+        grader = (
+            judge
+            or _provider_name(spec.get("provider"))
+            or _provider_name(
+                (test.get("options") or {}).get("provider") if isinstance(test.get("options"), dict) else None
+            )
+            or default_grader
+            or "promptfoo's default grader"
+        )
         h = vars_hash(r, test)[:10]
         desc = str(test.get("description") or "")
         # an item is a test: its description where that names one test, with its vars' hash where it names several
@@ -157,8 +181,11 @@ def read_promptfoo(
         key = (system, grader, str(item))
         epochs[key] = epochs.get(key, 0) + 1  # a repeated test (promptfoo --repeat) is another epoch of the item
         # a provider's response object holds the output; some write the output itself as the response (a string)
-        output = r["response"] if isinstance(r.get("response"), str) else (
-            (r.get("response") or {}).get("output") if isinstance(r.get("response"), dict) else None)  # fmt: skip
+        output = (
+            r["response"]
+            if isinstance(r.get("response"), str)
+            else ((r.get("response") or {}).get("output") if isinstance(r.get("response"), dict) else None)
+        )
         rubric = meta_c.get("renderedAssertionValue") or spec.get("value") or ""
         hidden = {
             "reason": c.get("reason"),
@@ -182,11 +209,14 @@ def read_promptfoo(
                 "judge": grader,
                 "verdict": verdict,
                 "criteria": {},
-                "visible": {"input": as_text((r.get("prompt") or {}).get("raw") if isinstance(r.get("prompt"), dict)
-                                           else None), "output": as_text(output), "rubric": as_text(rubric)},
+                "visible": {
+                    "input": as_text((r.get("prompt") or {}).get("raw") if isinstance(r.get("prompt"), dict) else None),
+                    "output": as_text(output),
+                    "rubric": as_text(rubric),
+                },
                 "hidden": hidden,
             }
-        )  # fmt: skip
+        )
         for field_name, value in rows[-1]["visible"].items():
             if len(value) > common.MAX_FIELD:
                 raise JudgmentImportError(

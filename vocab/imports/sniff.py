@@ -92,8 +92,10 @@ def import_source(source: Path, out: Path | None, import_kw: dict, kind: str | N
     for other, kw in import_kw.items():  # an option of another harness's file is named, never ignored
         given = [k for k, v in kw.items() if v is not None and k != "seed"]
         if other != kind_of and given:
-            raise CalibrationError(f"{options.get(other, given[0])} is for {other} files; {source} reads as "
-                                   f"{kind_of} (leave it out, or name the kind with --source)")  # fmt: skip
+            raise CalibrationError(
+                f"{options.get(other, given[0])} is for {other} files; {source} reads as "
+                f"{kind_of} (leave it out, or name the kind with --source)"
+            )
     if kind is None and suffix in INSPECT_SUFFIXES:
         kind = "inspect"
     elif kind is None and suffix in TABLE_SUFFIXES:

@@ -7,23 +7,17 @@ checks. A JSON Lines table is read row by row (its rows may differ in their keys
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
 
 from vocab import files
 from vocab.datasets import items
-from vocab.datasets.dataset import (
-    DEFAULT_QUESTION,
-    cell_of,
-    check_cell_names,
-    declared_criteria,
-    single_verdict,
-    write_items,
-)
+from vocab.datasets.dataset import DEFAULT_QUESTION, cell_of, declared_criteria, rows_of, single_verdict
 from vocab.datasets.errors import CalibrationError
+from vocab.datasets.names import check_cell_names
 from vocab.datasets.values import as_text
+from vocab.datasets.write import write_items
 from vocab.files import sha256_file
 from vocab.imports import common
 from vocab.imports.common import JudgmentImportError, first_line
@@ -33,6 +27,8 @@ from vocab.imports.table_rows import (
     TABLE_PASS,
     Table,
     check_row,
+    csv_header,
+    duckdb_error,
     epoch_of,
     layout,
     table_rows,
@@ -65,64 +61,6 @@ def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _csv_header(path: Path) -> list[str]:
-    """A CSV's column names as Python's csv module reads them (a spreadsheet's byte-order mark is not a column)."""
-    csv.field_size_limit(common.MAX_FIELD)
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as f:
-            header = next(csv.reader(f), None)
-    except csv.Error as e:
-        raise JudgmentImportError(f"{path}: row 0 (the header): {e}") from None
-    except UnicodeDecodeError:
-        raise JudgmentImportError(f"{path}: not UTF-8 text") from None
-    if not header:
-        raise JudgmentImportError(f"{path}: no rows")
-    twice = sorted({c for c in header if header.count(c) > 1})
-    if twice:
-        raise JudgmentImportError(f"{path}: column {twice[0]!r} appears more than once in the header")
-    return header
-
-
-def _row_of_record(path: Path, record: int) -> int:
-    """The row number (from 1, as the row checks count: blank lines are not rows) of a CSV's ``record``-th record
-    as DuckDB counts them in its errors (from 1, the header first, a blank line one record, a quoted line break
-    none). Read again with Python's reader, on this error path only."""
-    csv.field_size_limit(common.MAX_FIELD)
-    rows = 0
-    try:
-        with path.open(newline="", encoding="utf-8-sig") as f:
-            for k, fields in enumerate(csv.reader(f), start=1):
-                if k > 1 and fields:
-                    rows += 1
-                if k == record:
-                    return rows if fields else rows + 1
-    except (csv.Error, UnicodeDecodeError):
-        pass
-    return record - 1
-
-
-def _duckdb_error(path: Path, e: Exception) -> JudgmentImportError:
-    """DuckDB's reading error as one line naming the file, the row and what DuckDB found there."""
-    import re
-
-    text = str(e)
-    line = re.search(r"CSV Error on Line: (\d+)", text)
-    where = f"{path}: row {_row_of_record(path, int(line.group(1)))}" if line else f"{path}"
-    found = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
-    if found:
-        more = int(found.group(2)) > int(found.group(1))
-        return JudgmentImportError(f"{where}: {'more' if more else 'fewer'} fields than the header has columns")
-    size = re.search(r"Maximum line size of (\d+) bytes exceeded", text)
-    if size:
-        return JudgmentImportError(f"{where}: longer than {int(size.group(1)):,} bytes (a field holds at most "
-                                   f"{common.MAX_FIELD:,} characters)")  # fmt: skip
-    if "unicode" in text.lower() or "utf-8" in text.lower() or "utf8" in text.lower():
-        return JudgmentImportError(f"{path}: not UTF-8 text")
-    lines = [x.strip() for x in text.splitlines() if x.strip()]
-    said = next((lines[k + 1] for k, x in enumerate(lines[:-1]) if x.startswith("Original Line:")), lines[0])
-    return JudgmentImportError(f"{where}: cannot be read as a table ({first_line(said, 120)})")
-
-
 ROW = "r"  # the raw table's row number (from 0); its columns are c0, c1, ... in the header's order, whatever names
 
 
@@ -131,14 +69,16 @@ def _raw_source(con, path: Path, kind: str, staging: Path) -> list[str]:
     header's columns as ``c0``, ``c1``, ... (a column of any name, `row` or `Row` or none, is the table's own);
     returns the header."""
     if kind == ".csv":
-        header = _csv_header(path)
+        header = csv_header(path)
         cols = "{" + ", ".join(f"'c{k}': 'VARCHAR'" for k in range(len(header))) + "}"
         # the header read as a row (its names checked above, by Python's reader) and dropped: DuckDB's own header
         # reading would take a name with a line break in it for the end of the header
-        src = (f"read_csv({items.source_literal(path)}, {items.NO_HIVE}, header=false, delim=',', quote='\"', "
-               "escape='\"', "
-               f"strict_mode=true, null_padding=false, auto_detect=false, max_line_size={common.MAX_FIELD * 8}, "
-               f"columns={cols})")  # fmt: skip
+        src = (
+            f"read_csv({items.source_literal(path)}, {items.NO_HIVE}, header=false, delim=',', quote='\"', "
+            "escape='\"', "
+            f"strict_mode=true, null_padding=false, auto_detect=false, max_line_size={common.MAX_FIELD * 8}, "
+            f"columns={cols})"
+        )
         names = [f"c{k}" for k in range(len(header))]
         first = 1
     else:
@@ -150,15 +90,18 @@ def _raw_source(con, path: Path, kind: str, staging: Path) -> list[str]:
         names, first = header, 0
     body = ", ".join(f"coalesce(CAST({_ident(c)} AS VARCHAR), '') AS c{k}" for k, c in enumerate(names))
     try:
-        con.execute(f"COPY (SELECT * FROM (SELECT row_number() OVER () - 1 - {first} AS {ROW}, {body} FROM {src}) "
-                    f"WHERE {ROW} >= 0) TO {_lit(str(staging / 'raw.parquet'))} (FORMAT parquet)")  # fmt: skip
+        con.execute(
+            f"COPY (SELECT * FROM (SELECT row_number() OVER () - 1 - {first} AS {ROW}, {body} FROM {src}) "
+            f"WHERE {ROW} >= 0) TO {_lit(str(staging / 'raw.parquet'))} (FORMAT parquet)"
+        )
     except JudgmentImportError:
         raise
     except Exception as e:  # noqa: BLE001
         if type(e).__name__ == "OutOfMemoryException":
-            raise JudgmentImportError(f"{path}: too large to read within {items.MEMORY_LIMIT} "
-                                      f"({first_line(e, 80)})") from None  # fmt: skip
-        raise _duckdb_error(path, e) from None
+            raise JudgmentImportError(
+                f"{path}: too large to read within {items.MEMORY_LIMIT} ({first_line(e, 80)})"
+            ) from None
+        raise duckdb_error(path, e) from None
     return header
 
 
@@ -232,14 +175,17 @@ def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | N
     for k, col in enumerate(t.label_cols):
         joins.append(f"JOIN lmap{k} ON lmap{k}.raw = {at[col]}")
         bad.append(f"lmap{k}.out IS NULL")
-    long = [f"length({at[c]}) > {common.MAX_FIELD}"
-            for c in ("id", "system", "judge", *t.vis, *(f"criterion:{c}" for c in t.criteria))]  # fmt: skip
+    long = [
+        f"length({at[c]}) > {common.MAX_FIELD}"
+        for c in ("id", "system", "judge", *t.vis, *(f"criterion:{c}" for c in t.criteria))
+    ]
     bad += long
     if bad_pairs:
         bad.append(f"({at['system']} || chr(31) || {at['judge']}) IN (SELECT unnest(?::VARCHAR[]))")
     where = " OR ".join(bad)
-    first_bad = con.execute(f"SELECT min(raw.{ROW}) FROM raw {' '.join(joins)} WHERE {where}",
-                            [bad_pairs] if bad_pairs else []).fetchone()[0]  # fmt: skip
+    first_bad = con.execute(
+        f"SELECT min(raw.{ROW}) FROM raw {' '.join(joins)} WHERE {where}", [bad_pairs] if bad_pairs else []
+    ).fetchone()[0]
     dup = con.execute(
         f"SELECT {ROW}, first FROM (SELECT raw.{ROW}, min(raw.{ROW}) OVER w AS first, row_number() OVER w AS k "
         f"FROM raw {joins[1] if has_epoch else ''} WINDOW w AS (PARTITION BY {at['system']}, {at['judge']}, "
@@ -249,8 +195,9 @@ def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | N
         fail_at(first_bad)
     if dup is not None:
         r = row_at(dup[0])
-        raise JudgmentImportError(f"{t.path}: row {dup[0] + 1}, column 'id': {r['id']!r} repeats row {dup[1] + 1} "
-                                  "(same system, judge, epoch)")  # fmt: skip
+        raise JudgmentImportError(
+            f"{t.path}: row {dup[0] + 1}, column 'id': {r['id']!r} repeats row {dup[1] + 1} (same system, judge, epoch)"
+        )
     known = {"id", "system", "judge", "verdict", "group", "epoch", "unscored_reason", *t.vis, *t.label_cols}
     hidden_cols = [c for c in header if c not in known and not c.startswith("criterion:")]
     pairs_sql = lambda cols: ", ".join(f"{_lit(c)}, {at[c]}" for c in cols)  # noqa: E731
@@ -286,8 +233,9 @@ def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | N
     return "staged_items"
 
 
-def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path, labels: dict | None,
-                 scored: set) -> list[str]:  # fmt: skip
+def _stage_jsonl(
+    con, path: Path, visible, rater, pv, fv, pass_at, staging: Path, labels: dict | None, scored: set
+) -> list[str]:
     """A JSON Lines table, row by row in Python (each row checked as before), in parts of :data:`CHUNK` rows in
     ``staging``; returns the visible fields. Repeated ids are checked over the rows staged in DuckDB: at the end,
     or at the first refused row (a repeat before it is named first, as the row checks would have)."""
@@ -315,8 +263,10 @@ def _stage_jsonl(con, path: Path, visible, rater, pv, fv, pass_at, staging: Path
             "attempt ORDER BY row)) WHERE k > 1 ORDER BY row LIMIT 1"
         ).fetchone()
         if dup is not None:
-            raise JudgmentImportError(f"{path}: row {_source_row(path, dup[0])}, column 'id': {dup[2]!r} repeats "
-                                      f"row {_source_row(path, dup[1])} (same system, judge, epoch)")  # fmt: skip
+            raise JudgmentImportError(
+                f"{path}: row {_source_row(path, dup[0])}, column 'id': {dup[2]!r} repeats "
+                f"row {_source_row(path, dup[1])} (same system, judge, epoch)"
+            )
 
     held = 0
     for n, raw in table_rows(path):
@@ -357,10 +307,17 @@ def _source_row(path: Path, index: int) -> int:
 
 
 def stage_table(
-    path: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION, *, rater: str = "person",
-    pass_values=TABLE_PASS, fail_values=TABLE_FAIL, pass_at: float | None = None,
-    labels: dict | None = None, scored_labels: set | None = None,
-) -> tuple[Any, str, dict[str, Any], Any]:  # fmt: skip
+    path: str | Path,
+    visible: list[str] | None = None,
+    question: str = DEFAULT_QUESTION,
+    *,
+    rater: str = "person",
+    pass_values=TABLE_PASS,
+    fail_values=TABLE_FAIL,
+    pass_at: float | None = None,
+    labels: dict | None = None,
+    scored_labels: set | None = None,
+) -> tuple[Any, str, dict[str, Any], Any]:
     """A table (CSV, JSON Lines or Parquet) checked and staged for :func:`vocab.datasets.dataset.write_items`:
     (DuckDB connection, the staged relation, the dataset's metadata, the staging folder to remove after). Raises
     :class:`JudgmentImportError` on the first problem, naming its row and column, and writes nothing in the run.
@@ -393,8 +350,13 @@ def stage_table(
             criteria = json.loads(con.execute("SELECT criteria FROM staged_items LIMIT 1").fetchone()[0])
             names = sorted(criteria) if criteria else []
             if not names:  # the first row was UNSCORED: its criteria are not given
-                names = sorted({k for (c,) in con.execute("SELECT DISTINCT criteria FROM staged_items").fetchall()
-                                for k in json.loads(c)})  # fmt: skip
+                names = sorted(
+                    {
+                        k
+                        for (c,) in con.execute("SELECT DISTINCT criteria FROM staged_items").fetchall()
+                        for k in json.loads(c)
+                    }
+                )
         else:
             header = _raw_source(con, path, kind, staging)
             t = layout(path, header, visible, rater, pv, fv, pass_at)
@@ -424,12 +386,15 @@ def check_scores(con, src: str) -> None:
         f"OR NOT isfinite(TRY_CAST({v} AS DOUBLE))) ORDER BY row LIMIT 1"
     ).fetchone()
     if bad is not None:
-        raise JudgmentImportError(f"item {bad[0]!r}: score {bad[1][:40]!r} is not a finite number (the score column "
-                                  "holds the judge's numbers; leave it empty where the judge gave none)")  # fmt: skip
+        raise JudgmentImportError(
+            f"item {bad[0]!r}: score {bad[1][:40]!r} is not a finite number (the score column "
+            "holds the judge's numbers; leave it empty where the judge gave none)"
+        )
 
 
-def read_table(path: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION,
-               **kw) -> tuple[list[dict], dict[str, Any]]:  # fmt: skip
+def read_table(
+    path: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION, **kw
+) -> tuple[list[dict], dict[str, Any]]:
     """Judgment rows and dataset metadata from a table that fits in memory (:func:`stage_table`, read back)."""
     import shutil
 
@@ -439,16 +404,20 @@ def read_table(path: str | Path, visible: list[str] | None = None, question: str
     finally:
         con.close()
         shutil.rmtree(staging, ignore_errors=True)
-    rows = [{"id": r.id, "group": r.level, "epoch": int(r.attempt), "system": r.system, "judge": r.judge,
-             "verdict": r.verdict, "criteria": json.loads(r.criteria), "visible": json.loads(r.visible),
-             "hidden": json.loads(r.hidden)} for r in frame.itertuples(index=False)]  # fmt: skip
+    rows = rows_of(frame)
     return rows, meta
 
 
 def import_table(
-    path: str | Path, run_dir: str | Path, visible: list[str] | None = None, question: str = DEFAULT_QUESTION, *,
-    seed: int = 0, notes: list[str] | None = None, **kw,
-) -> Path:  # fmt: skip
+    path: str | Path,
+    run_dir: str | Path,
+    visible: list[str] | None = None,
+    question: str = DEFAULT_QUESTION,
+    *,
+    seed: int = 0,
+    notes: list[str] | None = None,
+    **kw,
+) -> Path:
     """`vocab import table`: a table to a judgments dataset, and its label columns (people's labels of the overall
     verdict) to its sample and ratings, as MLflow's people's feedback (:func:`vocab.imports.labels.
     write_labels`: the labelled rows are the sample, allocation ``labels``)."""

@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vocab.datasets.dataset import cell_of, check_cell_names
+from vocab.datasets.dataset import cell_of
+from vocab.datasets.names import check_cell_names
 from vocab.datasets.values import as_text
 from vocab.imports import common
-from vocab.imports.common import VERDICT_WORDS, JudgmentImportError
+from vocab.imports.common import VERDICT_WORDS, JudgmentImportError, first_line
 
 
 def table_rows(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -83,10 +85,12 @@ def word(value: Any, pass_values, fail_values, pass_at: float | None, where: str
             x = None
         if x is not None and x == x and abs(x) != float("inf"):
             return "PASSED" if x >= pass_at else "FAILED"
-    words = ", ".join(dict.fromkeys(v.upper() if v in ("passed", "failed") else v for v in (*pass_values,
-                                                                                           *fail_values)))  # fmt: skip
-    raise JudgmentImportError(f"{where}: {text[:40]!r} is not {words}" + (" or a number" if pass_at is not None else "")
-                              + " or empty")  # fmt: skip
+    words = ", ".join(
+        dict.fromkeys(v.upper() if v in ("passed", "failed") else v for v in (*pass_values, *fail_values))
+    )
+    raise JudgmentImportError(
+        f"{where}: {text[:40]!r} is not {words}" + (" or a number" if pass_at is not None else "") + " or empty"
+    )
 
 
 @dataclass
@@ -108,8 +112,11 @@ def layout(path: Path, columns: list[str], visible, rater: str, pv, fv, pass_at)
     criteria = sorted(k.split(":", 1)[1] for k in columns if k.startswith("criterion:"))
     if any(not c for c in criteria):
         raise JudgmentImportError(f"{path}: column 'criterion:' has no criterion name")
-    label_cols = {k: (rater if k == LABEL else k.split(":", 1)[1].strip()) for k in columns
-                  if k == LABEL or k.startswith(f"{LABEL}:")}  # fmt: skip
+    label_cols = {
+        k: (rater if k == LABEL else k.split(":", 1)[1].strip())
+        for k in columns
+        if k == LABEL or k.startswith(f"{LABEL}:")
+    }
     if label_cols and criteria:
         raise JudgmentImportError(
             f"{path}: label columns ({', '.join(label_cols)}) beside criterion:* columns: "
@@ -117,15 +124,16 @@ def layout(path: Path, columns: list[str], visible, rater: str, pv, fv, pass_at)
             "keep them hidden"
         )
     if any(not n for n in label_cols.values()) or len(set(label_cols.values())) < len(label_cols):
-        raise JudgmentImportError(f"{path}: label columns {', '.join(label_cols)}: each names one person "
-                                  "(label:<name>; label alone is --rater's)")  # fmt: skip
+        raise JudgmentImportError(
+            f"{path}: label columns {', '.join(label_cols)}: each names one person "
+            "(label:<name>; label alone is --rater's)"
+        )
     return Table(path, list(vis), criteria, label_cols, pv, fv, pass_at)
 
 
 def verdict_of(t: Table, value: Any, where: str) -> str:
     verdict = VERDICT_WORDS.get(as_text(value).strip().upper())
-    return verdict if verdict is not None else word(value, t.pass_values, t.fail_values, t.pass_at, where,
-                                                     "UNSCORED")  # fmt: skip
+    return verdict if verdict is not None else word(value, t.pass_values, t.fail_values, t.pass_at, where, "UNSCORED")
 
 
 def epoch_of(t: Table, value: Any, where: str) -> int:
@@ -137,8 +145,10 @@ def epoch_of(t: Table, value: Any, where: str) -> int:
 
 
 def label_where(t: Table, n: int, col: str) -> str:
-    return (f"{t.path}: row {n}, column {col!r} (read as {t.label_cols[col]}'s labels of the verdict: "
-            "--pass-values/--fail-values for its words, or rename it to keep it hidden)")  # fmt: skip
+    return (
+        f"{t.path}: row {n}, column {col!r} (read as {t.label_cols[col]}'s labels of the verdict: "
+        "--pass-values/--fail-values for its words, or rename it to keep it hidden)"
+    )
 
 
 def check_row(t: Table, n: int, raw: dict[str, Any], labels: dict | None) -> dict[str, Any]:
@@ -191,3 +201,60 @@ def check_row(t: Table, n: int, raw: dict[str, Any], labels: dict | None) -> dic
         "visible": {f: as_text(raw[f]) for f in t.vis},
         "hidden": hidden,
     }
+
+
+def csv_header(path: Path) -> list[str]:
+    """A CSV's column names as Python's csv module reads them (a spreadsheet's byte-order mark is not a column)."""
+    csv.field_size_limit(common.MAX_FIELD)
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            header = next(csv.reader(f), None)
+    except csv.Error as e:
+        raise JudgmentImportError(f"{path}: row 0 (the header): {e}") from None
+    except UnicodeDecodeError:
+        raise JudgmentImportError(f"{path}: not UTF-8 text") from None
+    if not header:
+        raise JudgmentImportError(f"{path}: no rows")
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:
+        raise JudgmentImportError(f"{path}: column {twice[0]!r} appears more than once in the header")
+    return header
+
+
+def row_of_record(path: Path, record: int) -> int:
+    """The row number (from 1, as the row checks count: blank lines are not rows) of a CSV's ``record``-th record
+    as DuckDB counts them in its errors (from 1, the header first, a blank line one record, a quoted line break
+    none). Read again with Python's reader, on this error path only."""
+    csv.field_size_limit(common.MAX_FIELD)
+    rows = 0
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as f:
+            for k, fields in enumerate(csv.reader(f), start=1):
+                if k > 1 and fields:
+                    rows += 1
+                if k == record:
+                    return rows if fields else rows + 1
+    except (csv.Error, UnicodeDecodeError):
+        pass
+    return record - 1
+
+
+def duckdb_error(path: Path, e: Exception) -> JudgmentImportError:
+    """DuckDB's reading error as one line naming the file, the row and what DuckDB found there."""
+    text = str(e)
+    line = re.search(r"CSV Error on Line: (\d+)", text)
+    where = f"{path}: row {row_of_record(path, int(line.group(1)))}" if line else f"{path}"
+    found = re.search(r"Expected Number of Columns: (\d+) Found: (\d+)", text)
+    if found:
+        more = int(found.group(2)) > int(found.group(1))
+        return JudgmentImportError(f"{where}: {'more' if more else 'fewer'} fields than the header has columns")
+    size = re.search(r"Maximum line size of (\d+) bytes exceeded", text)
+    if size:
+        return JudgmentImportError(
+            f"{where}: longer than {int(size.group(1)):,} bytes (a field holds at most {common.MAX_FIELD:,} characters)"
+        )
+    if "unicode" in text.lower() or "utf-8" in text.lower() or "utf8" in text.lower():
+        return JudgmentImportError(f"{path}: not UTF-8 text")
+    lines = [x.strip() for x in text.splitlines() if x.strip()]
+    said = next((lines[k + 1] for k, x in enumerate(lines[:-1]) if x.startswith("Original Line:")), lines[0])
+    return JudgmentImportError(f"{where}: cannot be read as a table ({first_line(said, 120)})")

@@ -8,5 +8,12 @@ Below it :mod:`vocab.sampling` and :mod:`vocab.datasets`; above it :mod:`vocab.e
 from vocab.raters.packet import check_rater_name, make_packet, rater_order
 from vocab.raters.raters import import_ratings, rater_passes, read_ratings, write_script_ratings
 
-__all__ = ["check_rater_name", "import_ratings", "make_packet", "rater_order", "rater_passes", "read_ratings",
-           "write_script_ratings"]  # fmt: skip
+__all__ = [
+    "check_rater_name",
+    "import_ratings",
+    "make_packet",
+    "rater_order",
+    "rater_passes",
+    "read_ratings",
+    "write_script_ratings",
+]

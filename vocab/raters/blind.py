@@ -82,8 +82,9 @@ class BlindRaters:
         return text
 
 
-def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpose: str = "nothing to correct",
-                 read=None) -> BlindRaters:  # fmt: skip
+def blind_raters(
+    run_dir: str | Path, wanted: list[str] | None = None, *, purpose: str = "nothing to correct", read=None
+) -> BlindRaters:
     """The blind raters' ratings of a run or dataset (the script's left out: it adjudicates, it is no blind
     rater), ``wanted`` ones or all (``people`` among them: the pooled rater, with every person it pools), with their
     kinds and the lead rater. One line when there is no sample, a wanted rater has not rated, or none has;
@@ -95,8 +96,10 @@ def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpos
         raise CalibrationError(f"{run_dir}: no blind sample yet (vocab audit / vocab sample first)")
     found = sorted(RunDir.rater_of(f) for f in layout.ratings_files())
     if any(n.lower() == PEOPLE for n in found):
-        raise CalibrationError(f"{layout.ratings(PEOPLE)}: {PEOPLE} is the pooled rater of everyone's labels, "
-                               "computed from their files; rename this rater's file (and name) to keep it")  # fmt: skip
+        raise CalibrationError(
+            f"{layout.ratings(PEOPLE)}: {PEOPLE} is the pooled rater of everyone's labels, "
+            "computed from their files; rename this rater's file (and name) to keep it"
+        )
     from vocab.raters.packet import llm_raters
 
     machines = llm_raters(run_dir)  # their logs read once, not once a rater
@@ -105,8 +108,10 @@ def blind_raters(run_dir: str | Path, wanted: list[str] | None = None, *, purpos
     names = [n for n in (wanted or found) if n != "script"]
     if PEOPLE in names:
         if len(people) < 2:
-            raise CalibrationError(f"{run_dir}: {PEOPLE} pools two or more people's ratings; here "
-                                   f"{len(people)} ({', '.join(people) or 'none'})")  # fmt: skip
+            raise CalibrationError(
+                f"{run_dir}: {PEOPLE} pools two or more people's ratings; here "
+                f"{len(people)} ({', '.join(people) or 'none'})"
+            )
         names = sorted({*(n for n in names if n != PEOPLE), *people})
     missing = [n for n in names if n not in found]
     if missing:

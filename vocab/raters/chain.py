@@ -54,8 +54,17 @@ def calibrate_run(
     return complete
 
 
-def sample_step(run_dir, *, per_pile: int | None, budget: int | None, allocation: str | None, rater: str | None,
-                seed: int, scheduler: str | None = None, jobs: int = 2) -> list[str]:  # fmt: skip
+def sample_step(
+    run_dir,
+    *,
+    per_pile: int | None,
+    budget: int | None,
+    allocation: str | None,
+    rater: str | None,
+    seed: int,
+    scheduler: str | None = None,
+    jobs: int = 2,
+) -> list[str]:
     """`vocab sample`: draw the blind sample (``per_pile`` rows a pile, or a ``budget`` of rows per cell split by
     ``allocation``), or with allocation ``pilot`` extend a rated pilot by ``rater``'s ratings; record how in
     ``calibration/sample.json``. With ``scheduler``, an imported dataset's items are read and its piles numbered on
@@ -71,12 +80,15 @@ def sample_step(run_dir, *, per_pile: int | None, budget: int | None, allocation
 
     meta = read_meta(run_dir) if is_imported(run_dir) else {}
     if "items" not in meta:
-        raise CalibrationError(f"--scheduler: {run_dir} is not a dataset imported since 2026-12 (its items are not "
-                               "Parquet): sample it without --scheduler")  # fmt: skip
+        raise CalibrationError(
+            f"--scheduler: {run_dir} is not a dataset imported since 2026-12 (its items are not "
+            "Parquet): sample it without --scheduler"
+        )
     paths = [str(p) for p in item_files(run_dir, meta["items"])]
     with dask_client(scheduler, jobs, dask_items.CHECKED_PACKAGES) as (_, ran):
-        said = _sample_step(run_dir, per_pile, budget, allocation, rater, seed,
-                            dask_items.DaskItems(dask_items.read_parts(paths)))  # fmt: skip
+        said = _sample_step(
+            run_dir, per_pile, budget, allocation, rater, seed, dask_items.DaskItems(dask_items.read_parts(paths))
+        )
     return [*said, f"(the piles numbered on {ran['scheduler']}, {len(ran['worker_packages'])} workers)"]
 
 
@@ -106,14 +118,17 @@ def _sample_step(run_dir, per_pile, budget, allocation, rater, seed, on_dask) ->
         b = blind_raters(run_dir, [rater] if rater else None, purpose="there is no pilot to allocate from")
         rater = rater or b.lead
         key, sheet = sm.read_key(run_dir), sm.read_sheet(run_dir)
-        extra, sizes = sm.extend_sample(data, key, b.passes(rater, rubric=data.rubric), budget, seed,
-                                        data.visible, set(sheet.blind_id))  # fmt: skip
+        extra, sizes = sm.extend_sample(
+            data, key, b.passes(rater, rubric=data.rubric), budget, seed, data.visible, set(sheet.blind_id)
+        )
         sm.write_extension(extra, key, run_dir)
         if layout.script_ratings.exists():  # the script rater covers every row: its verdicts adjudicate
             write_script_ratings(run_dir)
         record |= {"stage": "pilot extension", "pilot_rater": rater, "added": len(extra.key)}
-        said.append(f"{layout.calibration}: {len(extra.key)} rows added to the {len(key)} of the pilot (allocated by "
-                    f"{rater}'s ratings); the new rows are at the end of the blind sheet")  # fmt: skip
+        said.append(
+            f"{layout.calibration}: {len(extra.key)} rows added to the {len(key)} of the pilot (allocated by "
+            f"{rater}'s ratings); the new rows are at the end of the blind sheet"
+        )
     else:
         sizes = sm.cell_sizes(data, budget, allocation) if budget is not None else None
         fresh = not layout.key.exists()

@@ -91,12 +91,23 @@ def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) 
         if made_for != sample:
             raise CalibrationError(f"{out} was made for another sample; move it away to make a new one")
         if made_order != order:  # a project may have been made of it already: its tasks keep their order
-            raise CalibrationError(f"{out} was made with another --seed (its rows in another order); its order "
-                                   "stays (move it away to make a new one)")  # fmt: skip
+            raise CalibrationError(
+                f"{out} was made with another --seed (its rows in another order); its order "
+                "stays (move it away to make a new one)"
+            )
     visible = tuple(c for c in sheet.columns if c != "blind_id")
     keys = _fields(visible)
-    tasks = [{"data": {"blind_id": bid, **{keys[f]: as_text(by_id[bid][f]) for f in visible}, "vocab_rater": rater,
-                       "vocab_sample_sha256": sample}} for bid in order]  # fmt: skip
+    tasks = [
+        {
+            "data": {
+                "blind_id": bid,
+                **{keys[f]: as_text(by_id[bid][f]) for f in visible},
+                "vocab_rater": rater,
+                "vocab_sample_sha256": sample,
+            }
+        }
+        for bid in order
+    ]
     out.mkdir(parents=True, exist_ok=True)
     write_text_atomic(out / "rubric.txt", rubric_text(rub))
     write_text_atomic(out / "label_config.xml", label_config(rub, visible))
@@ -136,10 +147,15 @@ def parse_label_studio_export(data: bytes, path: str | Path) -> pd.DataFrame:
             annotators.add(json.dumps(who.get("id", who) if isinstance(who, dict) else who))
         if not done:
             continue  # not rated (yet): a partial hand-in
-        latest = max(done, key=lambda a: (str(a.get("updated_at") or a.get("created_at") or ""),
-                                          str(a.get("id") or "").rjust(40)))  # fmt: skip
-        row = {"blind_id": str(data_["blind_id"]), "rater": str(data_.get("vocab_rater", "")),
-               "sample_sha256": str(data_.get("vocab_sample_sha256", ""))}  # fmt: skip
+        latest = max(
+            done,
+            key=lambda a: (str(a.get("updated_at") or a.get("created_at") or ""), str(a.get("id") or "").rjust(40)),
+        )
+        row = {
+            "blind_id": str(data_["blind_id"]),
+            "rater": str(data_.get("vocab_rater", "")),
+            "sample_sha256": str(data_.get("vocab_sample_sha256", "")),
+        }
         result = latest.get("result") or []
         if not isinstance(result, list):
             raise CalibrationError(f"{path}: task {n}: its annotation's result is not a list")
@@ -147,8 +163,9 @@ def parse_label_studio_export(data: bytes, path: str | Path) -> pd.DataFrame:
             if isinstance(r, dict) and r.get("type") == "choices" and isinstance(r.get("value"), dict):
                 choices = r["value"].get("choices") or []
                 if not isinstance(choices, list):
-                    raise CalibrationError(f"{path}: task {n}: the choices of {str(r.get('from_name'))[:40]!r} are "
-                                           "not a list")  # fmt: skip
+                    raise CalibrationError(
+                        f"{path}: task {n}: the choices of {str(r.get('from_name'))[:40]!r} are not a list"
+                    )
                 row[str(r.get("from_name"))] = str(choices[0]) if len(choices) == 1 else ""
         rows.append(row)
     if len(annotators) > 1:

@@ -36,8 +36,9 @@ class Loaded:
     def ratings(self, rater: str) -> pd.DataFrame:
         """``rater``'s ratings (:func:`vocab.raters.raters.read_ratings`), their file read once a command."""
         if ("ratings", rater) not in self._held:
-            self._held["ratings", rater] = read_ratings(self.dir, rater, sheet_ids=self.drawn.ids,
-                                                         rubric=self.data.rubric)  # fmt: skip
+            self._held["ratings", rater] = read_ratings(
+                self.dir, rater, sheet_ids=self.drawn.ids, rubric=self.data.rubric
+            )
         return self._held["ratings", rater]
 
     def has(self, rater: str) -> bool:

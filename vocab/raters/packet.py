@@ -29,34 +29,44 @@ run's key lies.
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import zipfile
-import zlib
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
 
 from vocab.datasets.dataset import JudgeRubric, read_rubric
-from vocab.datasets.names import NAME, STAGE, check_name
+from vocab.datasets.names import STAGE, check_name  # noqa: F401 (STAGE: importable here)
 from vocab.files import make_dir
 from vocab.layout import RunDir
 from vocab.machine import salted
+from vocab.raters.packet_zip import (  # noqa: F401 (importable here)
+    BEFORE_PAGE,
+    HANDOUT,
+    PACKET_KEYS,
+    WHEEL,
+    ZIP_MEMBER_LIMIT,
+    read_packet_meta,
+    read_packet_zip,
+    unpack_packet_zip,
+    unpack_target,
+    write_packet_zip,
+)
 from vocab.raters.page import rate_page
-from vocab.records import git_commit, read_json_object, write_bytes_atomic, write_text_atomic
+from vocab.records import git_commit, write_bytes_atomic, write_text_atomic
 from vocab.sampling.sample import CalibrationError, Drawn, earlier_sheet_hashes, read_drawn, stage_ids
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
-KEYS = "p / f: PASSED / FAILED for the focused check (then the next one) · a / r: PASSED / FAILED for every check " \
-    "not graded · j / k or ↓ / ↑: move between checks · Enter: save and next · l or →: next row without saving · " \
-    "b: back · s: skip for now · n: write a note · e: export · ?: show the keys"  # fmt: skip
+KEYS = (
+    "p / f: PASSED / FAILED for the focused check (then the next one) · a / r: PASSED / FAILED for every check "
+    "not graded · j / k or ↓ / ↑: move between checks · Enter: save and next · l or →: next row without saving · "
+    "b: back · s: skip for now · n: write a note · e: export · ?: show the keys"
+)
 PAGE_KEYS = KEYS.replace("e: export", "e: download ratings.csv")  # rate.html's
 
 
@@ -132,14 +142,14 @@ saved: run all cells again and the form resumes where you stopped. `rubric.txt` 
 """
 
 
-WHEEL = re.compile(r"vocab-[0-9][0-9A-Za-z.+]*-py3-none-any\.whl")  # the one extra member a packet's zip may hold
 CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def checkout() -> Path | None:
     """The clone of the repository this vocab runs from, or None (installed from a wheel, as on a rater's machine)."""
-    return CHECKOUT if (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "vocab" / "__init__.py").is_file() \
-        else None  # fmt: skip
+    return (
+        CHECKOUT if (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "vocab" / "__init__.py").is_file() else None
+    )
 
 
 PACKAGE_PATHS = ("pyproject.toml", "README.md", "vocab")  # what vocab's wheel is built from, never data/
@@ -175,9 +185,23 @@ def vocab_wheel() -> Path | None:
         for f in files:
             (src / f.relative_to(root)).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, src / f.relative_to(root))
-        done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                               str(src), "-w", str(Path(tmp) / "dist")], capture_output=True, text=True,
-                              env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"})  # fmt: skip
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--no-build-isolation",
+                "-q",
+                str(src),
+                "-w",
+                str(Path(tmp) / "dist"),
+            ],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "SOURCE_DATE_EPOCH": "315532800"},
+        )
         built = sorted((Path(tmp) / "dist").glob("vocab-*.whl"))
         if done.returncode or len(built) != 1 or not WHEEL.fullmatch(built[0].name):
             last = (done.stderr.strip().splitlines() or ["no wheel came out"])[-1]
@@ -197,8 +221,10 @@ def wheel_record(wheel: Path) -> dict:
 def install_text(rater: str, wheel: str | None) -> str:
     """How a rater installs and opens the packet (README.txt): on their own machine, never in a clone."""
     if wheel is None:
-        return ("Open rate.ipynb in JupyterLab with `vocab form <this folder>`: this packet was made without vocab's\n"
-                "wheel, so vocab must already be installed where you rate.\n")  # fmt: skip
+        return (
+            "Open rate.ipynb in JupyterLab with `vocab form <this folder>`: this packet was made without vocab's\n"
+            "wheel, so vocab must already be installed where you rate.\n"
+        )
     return (
         "Install and open it on your own machine (Python 3.11 exactly: vocab does not install on 3.12 or later; no\n"
         "clone of vocab's repository, whose runs hold the answer keys), from the folder that holds the zip:\n\n"
@@ -215,8 +241,10 @@ def readme_text(rater: str, rows: int, wheel: str | None, stage: int | None = No
     """README.txt: for a rater who is not a programmer, rate.html first; the notebook form for vocab's users."""
     later = ""
     if stage:
-        later = (f"This is part {stage} of your rating: {rows} more rows, none of them in your first packet (keep\n"
-                 "handing in the first packet's ratings.csv from its own folder as before).\n\n")  # fmt: skip
+        later = (
+            f"This is part {stage} of your rating: {rows} more rows, none of them in your first packet (keep\n"
+            "handing in the first packet's ratings.csv from its own folder as before).\n\n"
+        )
     return (
         f"Blind rating packet for {rater}: {rows} rows.\n\n"
         + later
@@ -280,8 +308,18 @@ def make_packet(run_dir: str | Path, rater: str, *, seed: int = 0, drawn: Drawn 
             was = read_packet_meta(at)["sample_sha256"] if (at / "packet.json").exists() else sample_hash
             keep = was != sample_hash and was in earlier_sheet_hashes(run_dir)
             made.append(_packet(run_dir, rater, at, stages[k], seed, was, k + 1, check_only=keep, drawn=drawn))
-        _packet(run_dir, rater, out, [i for st in stages[:done] for i in st], seed, meta["sample_sha256"], None,
-                check_only=True, drawn=drawn, meta=meta)  # fmt: skip
+        _packet(
+            run_dir,
+            rater,
+            out,
+            [i for st in stages[:done] for i in st],
+            seed,
+            meta["sample_sha256"],
+            None,
+            check_only=True,
+            drawn=drawn,
+            meta=meta,
+        )
         return made[-1] if made else out
     return _packet(run_dir, rater, out, drawn.ids, seed, sample_hash, None, drawn=drawn, meta=meta)
 
@@ -290,8 +328,19 @@ def stage_packet(run_dir: str | Path, rater: str, stage: int) -> Path:  # the pa
     return RunDir(run_dir).packets / f"{rater}-stage{stage}"
 
 
-def _packet(run_dir: Path, rater: str, out: Path, ids: list[str], seed: int, sample_hash: str, stage: int | None,
-            *, check_only: bool = False, drawn: Drawn, meta: dict | None = None) -> Path:  # fmt: skip
+def _packet(
+    run_dir: Path,
+    rater: str,
+    out: Path,
+    ids: list[str],
+    seed: int,
+    sample_hash: str,
+    stage: int | None,
+    *,
+    check_only: bool = False,
+    drawn: Drawn,
+    meta: dict | None = None,
+) -> Path:
     """Write (or find, unchanged) the packet in ``out`` of the sheet's rows ``ids`` (``stage``: a later stage's
     rows only). ``check_only``: the existing packet is checked and kept, never written. ``meta``: its packet.json,
     as the caller read it."""
@@ -361,139 +410,3 @@ def _packet(run_dir: Path, rater: str, out: Path, ids: list[str], seed: int, sam
     put("packet.json", json.dumps(meta, indent=2, ensure_ascii=False) + "\n")  # last: a complete packet
     write_packet_zip(out)
     return out
-
-
-PACKET_KEYS = ("rater", "sample_sha256", "rubric_full")  # what a packet.json must hold
-HANDOUT = ("packet.json", "sheet.jsonl", "rubric.txt", "rate.html", "rate.ipynb", "README.txt")
-BEFORE_PAGE = ("rate.html",)  # what a packet made before 2026-12-05 does not hold (its zip still opens)
-ZIP_MEMBER_LIMIT = 32 * 2**20  # a sheet of thousands of rows is a few MiB
-
-
-def write_packet_zip(packet: Path) -> Path:
-    """``packets/NAME.zip``: the hand-out files under ``NAME/`` and nothing else (no ratings, no session), with
-    fixed timestamps so the same packet always makes the same bytes. A folder missing one of them, or whose wheel is
-    not the one packet.json names (name and sha256), is refused: the zip would be one the form refuses."""
-    from vocab.files import read_bytes
-
-    meta = read_packet_meta(packet)
-    fix = "move the packet's folder away and make it again"
-    wheel = meta.get("wheel", {})
-    if (
-        not isinstance(wheel, dict)
-        or not isinstance(wheel.get("name", ""), str)
-        or (wheel and not (WHEEL.fullmatch(wheel.get("name", "")) and isinstance(wheel.get("sha256"), str)))
-    ):
-        raise CalibrationError(f"{packet / 'packet.json'}: its wheel is not a wheel's record (name, sha256): {fix}")
-    wheels = [wheel["name"]] if wheel else []  # the one packet.json names
-    files = {}
-    for name in (*HANDOUT, *wheels):
-        if not (packet / name).is_file():
-            raise CalibrationError(f"{packet / name}: missing from the packet (or not a file): {fix}")
-        files[name] = read_bytes(packet / name, 256 * 2**20, "packet's file", CalibrationError)
-    if wheels and hashlib.sha256(files[wheels[0]]).hexdigest() != wheel["sha256"]:
-        raise CalibrationError(f"{packet / wheels[0]} is not the wheel packet.json names (its sha256 differs): {fix}")
-    try:  # the packet's own date on its files (the same packet, the same bytes)
-        made = datetime.fromisoformat(str(meta.get("created"))).astimezone(UTC).timetuple()[:6]
-    except ValueError:
-        made = (2020, 1, 1, 0, 0, 0)
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
-        for name, data in files.items():
-            info = zipfile.ZipInfo(f"{packet.name}/{name}", date_time=made)
-            info.compress_type, info.external_attr = zipfile.ZIP_DEFLATED, 0o644 << 16
-            z.writestr(info, data)
-    out = packet.with_suffix(".zip")
-    write_bytes_atomic(out, buf.getvalue(), packet.parent, CalibrationError)
-    return out
-
-
-def _packet_folder_name(top: str) -> bool:  # a packet's folder: its rater's name, or a later stage's (NAME-stageK)
-    m = STAGE.fullmatch(top)
-    return bool(NAME.fullmatch(m[1]) if m else NAME.fullmatch(top))
-
-
-def read_packet_zip(path: Path) -> tuple[str, dict[str, bytes], dict]:
-    """A packet's zip read and checked whole, nothing written: its folder's name, its files and its packet.json. A
-    zip that is not a packet's (other names, a path outside its folder, an oversized member, a wheel other than
-    the one packet.json names) is one line."""
-    from vocab.files import check_file
-
-    check_file(path, "packet's zip", CalibrationError)
-    try:
-        z = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as e:
-        raise CalibrationError(f"{path}: not a packet's zip ({e})") from None
-    with z:
-        infos = z.infolist()
-        tops = {i.filename.split("/", 1)[0] for i in infos}
-        if len(tops) != 1 or not _packet_folder_name(top := tops.pop()):
-            raise CalibrationError(f"{path}: not a packet's zip (it holds one folder, named after its rater)")
-        names = {i.filename for i in infos if not i.is_dir()}
-        extra = sorted(n.split("/", 1)[1] for n in names - {f"{top}/{n}" for n in HANDOUT} if n.startswith(f"{top}/"))
-        wheels = extra if len(extra) == 1 and WHEEL.fullmatch(extra[0]) else []  # vocab's wheel, to install from
-        held = tuple(n for n in HANDOUT if f"{top}/{n}" in names or n not in BEFORE_PAGE)  # an older zip: no page
-        if names != {f"{top}/{n}" for n in (*held, *wheels)}:
-            raise CalibrationError(f"{path}: not a packet's zip (it must hold exactly {', '.join(HANDOUT)} in {top}/, "
-                                   "and vocab's wheel)")  # fmt: skip
-        if big := [i.filename for i in infos if i.file_size > ZIP_MEMBER_LIMIT]:
-            raise CalibrationError(f"{path}: {big[0]} is over {ZIP_MEMBER_LIMIT // 2**20} MiB: not a packet's zip")
-        try:
-            files = {n: z.read(f"{top}/{n}") for n in (*held, *wheels)}  # a damaged member fails here, first
-            meta = json.loads(files["packet.json"])
-        except (zipfile.BadZipFile, zlib.error, OSError, ValueError, EOFError, RuntimeError, NotImplementedError) as e:
-            # RuntimeError: an encrypted member; NotImplementedError: a compression Python does not read
-            raise CalibrationError(f"{path}: a damaged packet's zip ({type(e).__name__}: {e})") from None
-        if not isinstance(meta, dict) or any(k not in meta for k in PACKET_KEYS):
-            raise CalibrationError(f"{path}: its packet.json is not a packet description")
-        named = meta.get("wheel") if isinstance(meta.get("wheel"), dict) else {}
-        if wheels != ([named.get("name")] if named else []) or (
-            wheels and hashlib.sha256(files[wheels[0]]).hexdigest() != named.get("sha256")
-        ):  # the wheel a rater installs is the one the packet was made with, byte for byte
-            raise CalibrationError(f"{path}: its wheel is not the one packet.json names (name and sha256)")
-    return top, files, meta
-
-
-def unpack_packet_zip(path: Path, into: Path | None = None, checked: tuple | None = None) -> Path:
-    """A packet's zip unpacked for the form: into ``into``, by default the folder named in the zip beside it. An
-    earlier unpacking of the same packet (the rater's ratings in it) is used as it is, never overwritten; a zip
-    that is not a packet's is refused whole (:func:`read_packet_zip`, or its result as ``checked``)."""
-    top, files, meta = checked or read_packet_zip(path)
-    dest, before = unpack_target(path, into, top, meta)
-    if before:
-        return dest  # unpacked before: the rater's work in it stays
-    try:
-        dest.mkdir(parents=True, exist_ok=True)
-        for n in files:
-            if n != "packet.json":
-                write_bytes_atomic(dest / n, files[n], error=CalibrationError)
-        write_bytes_atomic(dest / "packet.json", files["packet.json"], error=CalibrationError)  # last: whole
-    except OSError as e:
-        raise CalibrationError(f"{dest}: cannot unpack the packet there ({e.strerror or e})") from None
-    read_packet_meta(dest)
-    return dest
-
-
-def unpack_target(path: Path, into: Path | None, top: str, meta: dict) -> tuple[Path, bool]:
-    """Where a packet's zip unpacks, checked before anything is written, and whether it was unpacked there before
-    (the same packet: used as it is). A file there, another packet, or a folder holding other things is one line."""
-    dest = Path(into) if into is not None else path.parent / top
-    if dest.exists() and not dest.is_dir():
-        raise CalibrationError(f"{dest} is a file, not a folder to unpack into")
-    if (dest / "packet.json").exists():
-        there = read_packet_meta(dest)
-        if there.get("sample_sha256") != meta.get("sample_sha256") or there.get("rater") != meta.get("rater"):
-            raise CalibrationError(f"{dest} holds another packet; unpack this one elsewhere (--into DIR)")
-        return dest, True
-    if dest.exists() and any(dest.iterdir()):
-        raise CalibrationError(f"{dest} exists and is not this packet; unpack elsewhere (--into DIR)")
-    from vocab.files import check_writable
-
-    check_writable(dest / "packet.json", error=CalibrationError)
-    return dest, False
-
-
-def read_packet_meta(packet: str | Path) -> dict:
-    """A packet's ``packet.json``; a damaged one (cut, not JSON, not what `vocab packet` writes) is one line."""
-    keys = PACKET_KEYS
-    fix = "move the packet away and make it again"
-    return read_json_object(Path(packet) / "packet.json", keys, "a packet description", fix, CalibrationError)

@@ -64,7 +64,7 @@ def packet_data(meta: dict[str, Any], rows: list[dict], keys: str) -> dict[str, 
                 **guide_of(rub.name, c.id),
             }  # the rubric in plain words, as the notebook form shows it
             for c in rub.criteria
-        ],  # fmt: skip
+        ],
         "rows": rows,
         # what of a judge each answer quotes (its own text, seen by the rater anyway), for the page's notice
         "quotes": {r["blind_id"]: q for r in rows if (q := judge_quotes(r))},
@@ -83,25 +83,30 @@ def rate_page(meta: dict[str, Any], rows: list[dict], keys: str, rubric: str) ->
     csp = f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{digest}'"
     css = (HERE / "form.css").read_text(encoding="utf-8") + PAGE_CSS
     rater, n = html.escape(data["rater"]), len(data["rows"])
-    return "\n".join([
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>Blind rating: {rater}, {n} rows</title><style>{css}</style></head><body>",
-        f"<header><h1>Blind rating form for {rater}: {n} rows</h1>",
-        "<p>Grade each check of each row PASSED or FAILED as you judge it yourself; a check marked n/a on a row is "
-        "not graded there. You never see the judge's verdict, which model wrote the answer, or anyone else's "
-        "ratings. Each save is kept in this browser at once: close the page when you like, and open rate.html "
-        "again in the same browser to go on where you stopped.</p>",
-        '<p class="taps">On a phone or tablet: tap ✓ PASSED or ✗ FAILED for each check, then "save and next"; '
-        '"export" downloads ratings.csv to hand in.</p>',
-        f"<details><summary>The rubric</summary><pre>{html.escape(rubric)}</pre></details></header>",
-        '<main id="form"></main>',
-        '<footer><p id="handed">To hand in (all rows or part of them): press e. ratings.csv goes to your browser\'s '
-        "downloads folder; send that file to the person who gave you this page.</p>",
-        '<p><button id="log" type="button">Download the full log of your saves</button> (every save with its time: '
-        "send it too if you are asked for it)</p></footer>",
-        f"<script>{script}</script>",
-        "</body></html>",
-    ]) + "\n"  # fmt: skip
+    return (
+        "\n".join(
+            [
+                "<!DOCTYPE html>",
+                '<html lang="en"><head><meta charset="utf-8">',
+                f'<meta http-equiv="Content-Security-Policy" content="{csp}">',
+                '<meta name="viewport" content="width=device-width, initial-scale=1">',
+                f"<title>Blind rating: {rater}, {n} rows</title><style>{css}</style></head><body>",
+                f"<header><h1>Blind rating form for {rater}: {n} rows</h1>",
+                "<p>Grade each check of each row PASSED or FAILED as you judge it yourself; a check marked n/a on a "
+                "row is not graded there. You never see the judge's verdict, which model wrote the answer, or anyone "
+                "else's ratings. Each save is kept in this browser at once: close the page when you like, and open "
+                "rate.html again in the same browser to go on where you stopped.</p>",
+                '<p class="taps">On a phone or tablet: tap ✓ PASSED or ✗ FAILED for each check, then "save and next"; '
+                '"export" downloads ratings.csv to hand in.</p>',
+                f"<details><summary>The rubric</summary><pre>{html.escape(rubric)}</pre></details></header>",
+                '<main id="form"></main>',
+                '<footer><p id="handed">To hand in (all rows or part of them): press e. ratings.csv goes to your '
+                "browser's downloads folder; send that file to the person who gave you this page.</p>",
+                '<p><button id="log" type="button">Download the full log of your saves</button> (every save with its '
+                "time: send it too if you are asked for it)</p></footer>",
+                f"<script>{script}</script>",
+                "</body></html>",
+            ]
+        )
+        + "\n"
+    )

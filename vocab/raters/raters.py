@@ -168,8 +168,10 @@ class HandIn:
                 s += f"; the earlier hand-in is kept as {self.earlier}"
                 s += f" ({len(self.changed)} rows changed, {len(self.dropped)} dropped)"
         if not self.sample_checked:
-            s += ("\nnote: the file names no sample (sample_sha256, which the form's ratings.csv carries): its blind "
-                  "ids match this run's sheet, but that it was rated on this sample could not be checked")  # fmt: skip
+            s += (
+                "\nnote: the file names no sample (sample_sha256, which the form's ratings.csv carries): its blind "
+                "ids match this run's sheet, but that it was rated on this sample could not be checked"
+            )
         return s
 
 
@@ -200,8 +202,9 @@ def import_ratings(
         valid = both.sort_values("blind_id", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
         missing = sorted(set(sheet.blind_id.astype(str)) - set(valid.blind_id))
         if missing and not partial:
-            raise CalibrationError(f"ids of the sheet not rated: {', '.join(missing)} (hand in part of a sheet with "
-                                   "--partial)")  # fmt: skip
+            raise CalibrationError(
+                f"ids of the sheet not rated: {', '.join(missing)} (hand in part of a sheet with --partial)"
+            )
     h = store_ratings(run_dir, rater, valid[cols], rub, replace=replace, sample_checked=checked)
     return dataclasses.replace(h, kept=len(kept) if kept is not None else 0)
 
@@ -224,8 +227,9 @@ def _other_stages(run_dir, rater: str, df: pd.DataFrame) -> pd.DataFrame | None:
     return old if len(old) else None
 
 
-def store_ratings(run_dir: str | Path, rater: str, valid: pd.DataFrame, rub, *, replace: bool = False,
-                  sample_checked: bool = True) -> HandIn:  # fmt: skip
+def store_ratings(
+    run_dir: str | Path, rater: str, valid: pd.DataFrame, rub, *, replace: bool = False, sample_checked: bool = True
+) -> HandIn:
     """``calibration/ratings_<rater>.csv`` written with ``valid`` (checked ratings): the same rows again write
     nothing; different ones keep the earlier file in ``calibration/history/`` (named by its hash) before it is
     replaced, and one that would drop rows the earlier file rated is refused unless ``replace``. Every place is
@@ -263,8 +267,9 @@ def store_ratings(run_dir: str | Path, rater: str, valid: pd.DataFrame, rub, *, 
     return HandIn(out, len(valid), earlier, dropped, changed, sample_checked=sample_checked)
 
 
-def read_ratings(run_dir: str | Path, rater: str, *, sheet_ids: list[str] | None = None,
-                 rubric: JudgeRubric | None = None) -> pd.DataFrame:  # fmt: skip
+def read_ratings(
+    run_dir: str | Path, rater: str, *, sheet_ids: list[str] | None = None, rubric: JudgeRubric | None = None
+) -> pd.DataFrame:
     """``calibration/ratings_<rater>.csv``, checked against the sheet under the dataset's rubric (a partial
     file, imported with ``--partial``, is read as it is: :func:`coverage_text` says how much it covers).
     ``sheet_ids`` and ``rubric``: the sheet's ids and the rubric as the caller read them (by default read here)."""
@@ -325,8 +330,9 @@ def _rater_lines(path: Path, keys: tuple[str, ...]) -> list[dict]:
     rows = read_jsonl(path)
     for i, r in enumerate(rows, 1):
         if not all(k in r for k in keys) or not isinstance(r.get("checks", {}), dict):
-            raise CalibrationError(f"{path}: record {i} is not a rater's answer ({', '.join(keys)}); move the file "
-                                   "away to rate again")  # fmt: skip
+            raise CalibrationError(
+                f"{path}: record {i} is not a rater's answer ({', '.join(keys)}); move the file away to rate again"
+            )
     return rows
 
 

@@ -17,5 +17,15 @@ from vocab.sampling.sample import (
     write_sample,
 )
 
-__all__ = ["KEY_COLUMNS", "SHEET_COLUMNS", "Sample", "allocate", "draw", "draw_sample", "pile_sizes", "read_key",
-           "read_sheet", "write_sample"]  # fmt: skip
+__all__ = [
+    "KEY_COLUMNS",
+    "SHEET_COLUMNS",
+    "Sample",
+    "allocate",
+    "draw",
+    "draw_sample",
+    "pile_sizes",
+    "read_key",
+    "read_sheet",
+    "write_sample",
+]

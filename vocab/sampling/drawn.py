@@ -68,21 +68,36 @@ def read_drawn(run_dir: str | Path, stages: list[dict] | None = None) -> Drawn:
         required = key.reindex(columns=KEY_REQUIRED)
         if (required.isna() | required.astype(str).eq("")).any(axis=None):
             raise ValueError("a key row without all its columns")
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError, ValueError,
-            pd.errors.ParserError, pd.errors.EmptyDataError) as e:  # fmt: skip
+    except (
+        OSError,
+        UnicodeDecodeError,
+        json.JSONDecodeError,
+        RecursionError,
+        ValueError,
+        pd.errors.ParserError,
+        pd.errors.EmptyDataError,
+    ) as e:
         raise CalibrationError(f"{cal}: the sample is damaged ({type(e).__name__}); {REDRAW}") from None
     if not all(isinstance(r, dict) and "blind_id" in r for r in rows):
         raise CalibrationError(f"{jsonl}: a line is not a blind-sheet row; {REDRAW}")
     key_ids = key.blind_id.astype(str).tolist()
     if sorted(str(r["blind_id"]) for r in rows) != sorted(key_ids):
-        raise CalibrationError(f"{cal}: blind_sheet.jsonl holds {len(rows)} rows and key.csv names {len(key_ids)}, "
-                               f"not the same: the sample is incomplete or damaged; {REDRAW}")  # fmt: skip
+        raise CalibrationError(
+            f"{cal}: blind_sheet.jsonl holds {len(rows)} rows and key.csv names {len(key_ids)}, "
+            f"not the same: the sample is incomplete or damaged; {REDRAW}"
+        )
     sheet = pd.DataFrame(rows, columns=list(rows[0]) if rows else SHEET_COLUMNS)
     if QUOTES not in key.columns:  # a key drawn before the column existed: from the sheet
         key[QUOTES] = flag_rows(sheet).reindex(key.blind_id).to_numpy()
     stages = sample_stages(run_dir) if stages is None else stages
-    return Drawn(Path(run_dir), sheet, key, stages, hashlib.sha256(sheet_bytes).hexdigest(),
-                 hashlib.sha256(key_bytes).hexdigest())  # fmt: skip
+    return Drawn(
+        Path(run_dir),
+        sheet,
+        key,
+        stages,
+        hashlib.sha256(sheet_bytes).hexdigest(),
+        hashlib.sha256(key_bytes).hexdigest(),
+    )
 
 
 def read_sheet(run_dir: str | Path) -> pd.DataFrame:
@@ -101,8 +116,9 @@ def sample_stages(run_dir: str | Path) -> list[dict]:
     path = RunDir(run_dir).sample_meta
     if not path.exists():
         return []
-    stages = read_json_object(path, ("stages",), "a sample's record", "draw or import the sample again",
-                              CalibrationError)["stages"]  # fmt: skip
+    stages = read_json_object(
+        path, ("stages",), "a sample's record", "draw or import the sample again", CalibrationError
+    )["stages"]
     if not isinstance(stages, list) or not all(isinstance(s, dict) for s in stages):
         raise CalibrationError(f"{path} is not a sample's record vocab wrote: draw or import the sample again")
     return stages

@@ -24,5 +24,6 @@ def labels_note(run_dir: str | Path, stages: list[dict] | None = None) -> str | 
     if first.get("allocation") != LABELS_ALLOCATION:
         return None
     extra = first.get("labelled_unscored", 0)
-    return (f"The raters here are {first.get('source', 'labels in the source')}: {ASSUMPTION}."
-            + (f" {extra} labelled items the judge left UNSCORED are in no pile." if extra else ""))  # fmt: skip
+    return f"The raters here are {first.get('source', 'labels in the source')}: {ASSUMPTION}." + (
+        f" {extra} labelled items the judge left UNSCORED are in no pile." if extra else ""
+    )

@@ -35,8 +35,9 @@ def judge_quotes(row: dict) -> str:
 
 def flag_rows(sheet: pd.DataFrame) -> pd.Series:
     """``quotes_judge`` of every row of a blind sheet, indexed by blind id."""
-    return pd.Series([judge_quotes(r) for r in sheet.to_dict(orient="records")], index=sheet.blind_id, name=COLUMN,
-                     dtype=object)  # fmt: skip
+    return pd.Series(
+        [judge_quotes(r) for r in sheet.to_dict(orient="records")], index=sheet.blind_id, name=COLUMN, dtype=object
+    )
 
 
 def quotes_text(key: pd.DataFrame, rated: dict[str, set[str]], study: bool = True) -> str:
@@ -48,6 +49,8 @@ def quotes_text(key: pd.DataFrame, rated: dict[str, set[str]], study: bool = Tru
     if not len(flagged):
         return f"No answer in the {len(key)}-row sample quotes the judge ({what})."
     each = ", ".join(f"{name} {len(set(flagged) & ids)}" for name, ids in sorted(rated.items()))
-    said = (f"{len(flagged)} of the {len(key)} sampled answers quote the judge ({what}; the key's {COLUMN} column "
-            "names which) and were rated as written")  # fmt: skip
+    said = (
+        f"{len(flagged)} of the {len(key)} sampled answers quote the judge ({what}; the key's {COLUMN} column "
+        "names which) and were rated as written"
+    )
     return said + (f"; rated: {each}." if each else ".")

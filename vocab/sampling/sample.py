@@ -266,8 +266,10 @@ def stage_ids(run_dir: str | Path, drawn: Drawn | None = None) -> list[list[str]
     ids = drawn.ids
     added = [int(s.get("added", 0)) for s in drawn.stages if s.get("stage") == "pilot extension"]
     if sum(added) > len(ids) or any(a < 0 for a in added):
-        raise CalibrationError(f"{RunDir(run_dir).sample_meta}: its extensions add {sum(added)} rows to a sheet of "
-                               f"{len(ids)}: not this sample's record (draw the sample again)")  # fmt: skip
+        raise CalibrationError(
+            f"{RunDir(run_dir).sample_meta}: its extensions add {sum(added)} rows to a sheet of "
+            f"{len(ids)}: not this sample's record (draw the sample again)"
+        )
     out, end = [], len(ids)
     for a in reversed(added):
         out.insert(0, ids[end - a : end])
@@ -340,8 +342,10 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
     if not existing.exists() and left:
         # a sample whose drawing was cut short, or whose key went missing: its sheet may have been handed out and
         # rated, so a new draw over it would leave ratings of rows that are no longer there
-        raise CalibrationError(f"{out}: an incomplete sample ({', '.join(left)} without key.csv); move calibration/ "
-                               "away (keep any ratings) and draw the sample again")  # fmt: skip
+        raise CalibrationError(
+            f"{out}: an incomplete sample ({', '.join(left)} without key.csv); move calibration/ "
+            "away (keep any ratings) and draw the sample again"
+        )
     if existing.exists():
         old = existing.read_text()
         key_csv = _as_stored(sample.key, existing).to_csv(index=False)  # a key drawn before quotes_judge stays so

@@ -186,11 +186,16 @@ def strata_lines(d, data, per_pile: int, seed: int, by: str, per_stratum: bool) 
     key = sample.key
     lines = []
     for (cell, pile), g in key.groupby(["cell", "pile"], sort=True):
-        parts = [f"{name} {int(h.stratum_size.iloc[0])} items, {len(h)} rows"
-                 for name, h in sorted(g.groupby("stratum"), key=lambda x: natural_key(x[0]))]  # fmt: skip
+        parts = [
+            f"{name} {int(h.stratum_size.iloc[0])} items, {len(h)} rows"
+            for name, h in sorted(g.groupby("stratum"), key=lambda x: natural_key(x[0]))
+        ]
         lines.append(f"strata {cell.replace(CELL_JOIN, ' → ', 1)} {pile.upper()}: " + "; ".join(parts))
-    share = (f"{per_pile} rows a stratum (each slice a cell of its own)" if per_stratum else
-             f"{per_pile} rows a pile shared over its strata, at least {MIN_PER_STRATUM} each")  # fmt: skip
+    share = (
+        f"{per_pile} rows a stratum (each slice a cell of its own)"
+        if per_stratum
+        else f"{per_pile} rows a pile shared over its strata, at least {MIN_PER_STRATUM} each"
+    )
     lines.append(
         f"blind sample: {len(key)} rows drawn by strata of {by} within each pile ({share}, seed {seed}); each "
         "cell's rate weights its strata back by their items"

@@ -80,5 +80,7 @@ def recipe_line(cfg) -> str:
     whose config leaves dtype out) and why."""
     r = cpu_recipe()
     left = sorted(m.name for m in cfg.models.values() if m.served and not m.serve.dtype)
-    return (f"# cpu recipe for this machine ({r.family}): dtype {r.dtype} for "
-            f"{', '.join(left) or 'no model (each config names its dtype)'}: {r.why}")  # fmt: skip
+    return (
+        f"# cpu recipe for this machine ({r.family}): dtype {r.dtype} for "
+        f"{', '.join(left) or 'no model (each config names its dtype)'}: {r.why}"
+    )

@@ -138,12 +138,16 @@ def build_spec(
     # API server (vLLM balancing them); tensor, pipeline and multi-node options are for the gpu profile.
     cpu_dp = profile == "cpu" and o.data_parallel_size > 1
     if profile == "cpu" and o.distributed and o.parallel_args() != ["--data-parallel-size", str(o.data_parallel_size)]:
-        raise ConfigError(f"[models.{m.name}.serve] {' '.join(o.parallel_args())}: the cpu profile serves one engine "
-                          "per server, or data_parallel_size engines on this machine; tensor, pipeline and multi-node "
-                          "options are for the gpu profile")  # fmt: skip
+        raise ConfigError(
+            f"[models.{m.name}.serve] {' '.join(o.parallel_args())}: the cpu profile serves one engine "
+            "per server, or data_parallel_size engines on this machine; tensor, pipeline and multi-node "
+            "options are for the gpu profile"
+        )
     if cpu_dp and o.cpu_core is not None:
-        raise ConfigError(f"[models.{m.name}.serve] cpu_core with data_parallel_size = {o.data_parallel_size}: the "
-                          "engines share the CPUs this process may use; leave cpu_core out")  # fmt: skip
+        raise ConfigError(
+            f"[models.{m.name}.serve] cpu_core with data_parallel_size = {o.data_parallel_size}: the "
+            "engines share the CPUs this process may use; leave cpu_core out"
+        )
     if profile == "cpu":
         # Eager mode: ready in ~30 s; torch.compile took 80-100 s to start and degraded the output here.
         argv += ["--enforce-eager", "--distributed-executor-backend", "uni"]
@@ -152,8 +156,9 @@ def build_spec(
         # engine dies ("CPU Generator does not use offset", EngineDeadError) under concurrent load.
         argv += ["--no-enable-chunked-prefill"]
         if replica is not None and o.replica_gpus:
-            raise ConfigError(f"[models.{m.name}.serve] replica_gpus: the cpu profile pins replicas to cores "
-                              "(replica_cores)")  # fmt: skip
+            raise ConfigError(
+                f"[models.{m.name}.serve] replica_gpus: the cpu profile pins replicas to cores (replica_cores)"
+            )
         if replica is None:
             key, chosen = "cpu_core", o.cpu_core
         else:
@@ -169,8 +174,10 @@ def build_spec(
             cpus = ()
             argv += ["--data-parallel-size", str(o.data_parallel_size), "--api-server-count", "1"]
         if cpus and cpus[0] not in allowed:
-            raise ConfigError(f"[models.{m.name}.serve] {key} = {cpus[0]}: this process may run on CPUs "
-                              f"{','.join(map(str, allowed))} only")  # fmt: skip
+            raise ConfigError(
+                f"[models.{m.name}.serve] {key} = {cpus[0]}: this process may run on CPUs "
+                f"{','.join(map(str, allowed))} only"
+            )
         env |= {
             "VLLM_TARGET_DEVICE": "cpu",
             "VLLM_CPU_KVCACHE_SPACE": str(o.kv_cache_gib),
@@ -189,8 +196,9 @@ def build_spec(
             argv += ["--gpu-memory-utilization", str(o.gpu_memory_utilization)]
         argv += o.parallel_args()
         if replica is not None and o.replica_cores:
-            raise ConfigError(f"[models.{m.name}.serve] replica_cores: the gpu profile gives replicas GPUs "
-                              "(replica_gpus)")  # fmt: skip
+            raise ConfigError(
+                f"[models.{m.name}.serve] replica_cores: the gpu profile gives replicas GPUs (replica_gpus)"
+            )
         if replica is not None:  # one GPU each: the configured one, else the i-th (physical index) for replica i
             env["CUDA_VISIBLE_DEVICES"] = o.replica_gpus[replica] if o.replica_gpus else str(replica)
     else:

@@ -85,8 +85,18 @@ class Piles:
         return self.passed_total is not None or self.failed_total is not None
 
     @classmethod
-    def one(cls, p: float, attempts: int, passed_pile, failed_pile, failed_weights, *, deff: float = 1.0,
-            passed_total: float | None = None, failed_total: float | None = None) -> Piles:  # fmt: skip
+    def one(
+        cls,
+        p: float,
+        attempts: int,
+        passed_pile,
+        failed_pile,
+        failed_weights,
+        *,
+        deff: float = 1.0,
+        passed_total: float | None = None,
+        failed_total: float | None = None,
+    ) -> Piles:
         """One study (a cell), validated: ValueError naming what is wrong. ``passed_total`` and ``failed_total``:
         the piles' rows in all for the finite population (both None: the superpopulation; NaN: that pile
         infinite, as a placeholder is)."""
@@ -104,8 +114,15 @@ class Piles:
         for name, t, rows in (("passed", totals[0][0], x.size), ("failed", totals[1][0], y.size)):
             if np.isfinite(t) and t < rows:
                 raise ValueError(f"the {name} pile has {rows} labelled rows but {t:g} rows in all")
-        return cls(np.array([float(p)]), np.array([float(attempts)]), x[None, :], y[None, :], w[None, :],
-                   np.array([float(deff)]), *(totals if finite else (None, None)))  # fmt: skip
+        return cls(
+            np.array([float(p)]),
+            np.array([float(attempts)]),
+            x[None, :],
+            y[None, :],
+            w[None, :],
+            np.array([float(deff)]),
+            *(totals if finite else (None, None)),
+        )
 
     def shares(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Per study: (passed-pile rows, a, failed-pile rows, the weighted b); NaN shares for an empty pile."""
@@ -203,8 +220,10 @@ def share_draws(method: str, piles: Piles, n_draws: int, rng: np.random.Generato
     na, a, nb, b = piles.shares()
     s = len(piles.p)
     if method == "seed":
-        return (pile_bootstrap(piles.passed, np.ones_like(piles.passed), n_draws, rng),
-                pile_bootstrap(piles.failed, piles.weights, n_draws, rng))  # fmt: skip
+        return (
+            pile_bootstrap(piles.passed, np.ones_like(piles.passed), n_draws, rng),
+            pile_bootstrap(piles.failed, piles.weights, n_draws, rng),
+        )
     if method == "fiducial":
         nbe = kish_rows(piles.weights)
         ab = binomial_cd_draws(np.nan_to_num(a) * na, na, rng.random(s), n_draws, rng)
@@ -413,13 +432,29 @@ def correction_interval(
         raise ValueError(f"unknown interval {method!r} (known: {', '.join(INTERVALS)})")
     if deff is None:
         deff = 1.0 if level_passes is None else design_effect(level_passes, level_attempts)
-    piles = Piles.one(p, attempts, passed_pile, failed_pile, failed_weights, deff=deff, passed_total=passed_total,
-                      failed_total=failed_total)  # fmt: skip
+    piles = Piles.one(
+        p,
+        attempts,
+        passed_pile,
+        failed_pile,
+        failed_weights,
+        deff=deff,
+        passed_total=passed_total,
+        failed_total=failed_total,
+    )
     r = correction_intervals(method, piles, n_draws=n_draws, confidence=confidence, rng=rng, with_q=True)
     point = Correction(float(p), float(r.a[0]), float(r.b[0]), float(r.theta[0]), float(r.q1[0]), float(r.q0[0]))
-    return CorrectionInterval(point, (float(r.low[0]), float(r.high[0])), (float(r.q1_low[0]), float(r.q1_high[0])),
-                               (float(r.q0_low[0]), float(r.q0_high[0])), n_draws, r.draws[0], r.p_draws[0],
-                               r.q1_draws[0], r.q0_draws[0])  # fmt: skip
+    return CorrectionInterval(
+        point,
+        (float(r.low[0]), float(r.high[0])),
+        (float(r.q1_low[0]), float(r.q1_high[0])),
+        (float(r.q0_low[0]), float(r.q0_high[0])),
+        n_draws,
+        r.draws[0],
+        r.p_draws[0],
+        r.q1_draws[0],
+        r.q0_draws[0],
+    )
 
 
 def fiducial_correction(p, attempts, passed_pile, failed_pile, failed_weights, **kw) -> CorrectionInterval:
@@ -427,7 +462,8 @@ def fiducial_correction(p, attempts, passed_pile, failed_pile, failed_weights, *
     return correction_interval("fiducial", p, attempts, passed_pile, failed_pile, failed_weights, **kw)
 
 
-def bootstrap_correction(p, passed_pile, failed_pile, failed_weights, *, n_resamples: int = 4000,
-                         **kw) -> CorrectionInterval:  # fmt: skip
+def bootstrap_correction(
+    p, passed_pile, failed_pile, failed_weights, *, n_resamples: int = 4000, **kw
+) -> CorrectionInterval:
     """:func:`correction_interval` by seed 000's bootstrap (p fixed, so the attempts behind it do not enter)."""
     return correction_interval("seed", p, 1, passed_pile, failed_pile, failed_weights, n_draws=n_resamples, **kw)
