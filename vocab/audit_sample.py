@@ -8,9 +8,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from vocab import stats
+from vocab.coverage.simulate import SimulationSizeError, coverage
+from vocab.datasets.dataset import cells_table
 from vocab.datasets.errors import CalibrationError
+from vocab.estimates.slices import check_column
 from vocab.layout import RunDir
+from vocab.raters.blind import blind_raters
+from vocab.raters.chain import _sample_step
+from vocab.raters.loaded import load
+from vocab.raters.packet import STAGE, check_rater_name
+from vocab.sampling import sample as sm
 from vocab.sampling.drawn import Drawn, read_drawn
+from vocab.sampling.labelled import labels_note
+from vocab.sampling.sample import ALLOCATIONS, allocate, sample_stages
+from vocab.sampling.strata import SCORE, check_slicing, check_strata, sample_strata, strata_lines
+from vocab.stats import DEFAULT_INTERVAL
 
 PLAN_GUESS = 0.9  # before any rating, the plan's stated guess: a judge right 9 times in 10 either way
 
@@ -21,13 +34,9 @@ def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int 
     Before the sample is drawn: per cell, the interval's mean half-width that ``per_pile`` rows a pile give, by
     the study's simulator, at the judge's own rate and a stated guess of its accuracy (no rating exists yet to
     estimate it), and how to plan with one's own guesses or, later, from the first ratings."""
-    from vocab.coverage.simulate import SimulationSizeError, coverage
-    from vocab.stats import DEFAULT_INTERVAL
 
     lines = []
     if "verdict" in attempts.columns:  # a frame of attempts (each with a verdict)
-        from vocab.datasets.dataset import cells_table
-
         attempts = cells_table(attempts).assign(attempts=lambda c: c.passed + c.failed)
     for cell, c in attempts[attempts.attempts > 0].iterrows():
         n, k = int(c.attempts), int(c.passed)
@@ -66,7 +75,6 @@ DEFAULT_PER_PILE = 10  # seed 000's 10 + 10
 
 def check_allocation(allocation: str | None, per_pile: int | None, budget: int | None) -> None:
     """The audit's allocation options, checked before anything is written (one line each)."""
-    from vocab.sampling.sample import ALLOCATIONS
 
     if allocation is not None and allocation not in ALLOCATIONS:
         raise CalibrationError(f"unknown allocation {allocation!r} (known: {', '.join(ALLOCATIONS)})")
@@ -118,8 +126,6 @@ def sample_step(
     """`vocab audit`'s sample: every check a sample needs first (:func:`first_call_checks`; the people's names
     against this directory's machine raters), then the first call's draw (:func:`draw_lines`) or the sample kept,
     read once (:func:`vocab.sampling.drawn.read_drawn`)."""
-    from vocab.raters.packet import check_rater_name
-    from vocab.sampling.labelled import labels_note
 
     for name in raters:
         check_rater_name(name, d)
@@ -137,7 +143,6 @@ def sample_step(
 
 def check_kept_allocation(d: Path, allocation: str | None, budget: int | None) -> None:
     """A sample already drawn keeps its allocation: another one asked for on a later call is one line."""
-    from vocab.sampling.sample import sample_stages
 
     if allocation is None and budget is None:
         return
@@ -165,13 +170,10 @@ def draw_lines(
     the plan of an equal split, the piles' rows of a proportional one, the pilot's two stages of a pilot, the strata
     of a sample drawn by strata (``strata``: what by, and whether ``per_pile`` is a stratum's rows:
     :func:`vocab.sampling.strata.strata_lines`)."""
-    from vocab.sampling import sample as sm
 
     allocation = allocation or "equal"
     per = per_pile or DEFAULT_PER_PILE
     if strata is not None:
-        from vocab.sampling.strata import strata_lines
-
         sample, lines, fields = strata_lines(d, data, per, seed, *strata)
         sm.write_sample(sample, d)
         sm.write_sample_manifest(
@@ -227,7 +229,6 @@ def guessed_second_stage(data, per_pile: int, budget: int) -> dict[str, tuple[in
     """Per cell, the rows a pilot's second stage would add to each pile (PASSED, FAILED) if the judge were right
     :data:`PLAN_GUESS` of the time either way: the pilot's rater passes at the shares that accuracy implies
     (``theta`` solved from the judge's rate p = theta q1 + (1 - theta)(1 - q0), clipped to [0, 1])."""
-    from vocab.sampling.sample import allocate
 
     out = {}
     q = PLAN_GUESS
@@ -247,7 +248,6 @@ def guessed_second_stage(data, per_pile: int, budget: int) -> dict[str, tuple[in
 def pilot_pending(d: Path, stages: list[dict] | None = None) -> dict | None:
     """The record of a pilot drawn by `vocab audit --allocation pilot` whose second stage is not drawn yet
     (``stages``: the sample's record as the caller read it; by default read here)."""
-    from vocab.sampling.sample import sample_stages
 
     stages = sample_stages(d) if stages is None else stages
     if len(stages) == 1 and stages[0].get("allocation") == "pilot" and stages[0].get("stage") == "draw":
@@ -257,7 +257,6 @@ def pilot_pending(d: Path, stages: list[dict] | None = None) -> dict | None:
 
 def pilot_people(d: Path) -> list[str]:
     """The people handed a packet of this sample (``packets/NAME/packet.json``; not a later stage's folder)."""
-    from vocab.raters.packet import STAGE
 
     packets = RunDir(d).packets
     if not packets.is_dir():
@@ -270,10 +269,6 @@ def extend_pilot(d: Path, record: dict, seed: int, people: list[str] = (), loade
     ``people`` were handed packets) has rated every pilot row: the rest of the recorded budget drawn by `vocab
     sample --allocation pilot`'s function. Returns whether it was drawn and what to tell the user (the last line,
     when it was not, says what it waits for). ``loaded``: the dataset, sample and ratings as the audit read them."""
-    from vocab.raters.blind import blind_raters
-    from vocab.raters.chain import _sample_step
-    from vocab.raters.loaded import load
-    from vocab.sampling.sample import sample_stages
 
     loaded = loaded or load(d)
     key = loaded.drawn.key
@@ -312,12 +307,8 @@ def first_call_checks(d: Path, data, first: bool, *, by, strata, allocation, bud
     """What `vocab audit` checks before it draws or reads a sample (CalibrationError, one line; the caller keeps no
     directory it created): the slices' column, an allocation kept, and what a first call's sample is drawn by
     (:func:`strata_of_first_call`), which it returns."""
-    from vocab import stats
-    from vocab.sampling.strata import SCORE, check_slicing, check_strata, sample_strata
 
     if by is not None:  # the slices' column, checked before a sample is drawn
-        from vocab.estimates.slices import check_column
-
         check_column(data, by, d)
     draw_by = strata_of_first_call(data, strata, by, first)
     if draw_by is not None:

@@ -1,7 +1,10 @@
 """The ``vocab`` command line: each command parses its options and calls one library function. Every user error
 (a bad config, level range, file or argument; the library's typed :class:`vocab.errors.InputError`) ends in
 :func:`main` as one line on stderr (``vocab: error: ...``), exit code 2, nothing written. A command that writes into
-a run or dataset directory holds its lock (:func:`vocab.records.dir_lock`): a second one is refused."""
+a run or dataset directory holds its lock (:func:`vocab.records.dir_lock`): a second one is refused.
+
+The command groups' modules (``vocab/cli_*.py``) import a command's library modules inside its body, on purpose:
+``vocab --help`` and each command load only what that command runs."""
 
 from __future__ import annotations
 

@@ -221,6 +221,7 @@ def _seeded(sampling, loop: LoopConfig, level: int, attempt: int, role: str):
 
 
 def design_levels(loop: LoopConfig) -> list[Level]:
+    # deferred: the level generator and its word list load only when levels are made
     from vocab.levels import design_numbers, iter_levels
 
     return list(iter_levels(design_numbers(loop.levels, loop.tiers, loop.per_tier, loop.design_seed)))
@@ -414,6 +415,7 @@ def run(
     progress: bool = True,
 ) -> RunSummary:
     """:func:`run_design` with the config's own clients (one call budget), from synchronous code."""
+    # deferred: the model client (openai, httpx) loads only when a model is called
     from vocab.serving.client import Clients
 
     if max_calls is not None and max_calls < 0:

@@ -361,6 +361,7 @@ def logged_dtype(log: Path) -> str | None:
 def model_records(cfg: Config, names: list[str], deployments: dict[str, dict]) -> dict[str, Any]:
     """Each model's record for a manifest; ``deployments``: what each model's endpoint said it serves (its caller
     asked: storage never calls the network)."""
+    # deferred: the serving stack loads only when a model is served or recorded
     from vocab.serving.models import prepared_dir, weight_checksums
 
     out = {}
@@ -373,6 +374,7 @@ def model_records(cfg: Config, names: list[str], deployments: dict[str, dict]) -
         elif m.kind == "vllm":
             rec["model"] = m.model
         if m.served:  # what `vocab serve` starts for it here: the dtype, and the recipe that chose it if any
+            # deferred: the serving stack loads only when a model is served or recorded
             from vocab.serving.recipes import cpu_recipe, served_dtype
 
             rec["serve"] = {"profile": cfg.profile, "dtype": served_dtype(m.serve.dtype, cfg.profile)}

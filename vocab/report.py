@@ -19,9 +19,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from vocab import stats
+from vocab import figures, stats
 from vocab.errors import InputError
+from vocab.estimates import correct
+from vocab.estimates import scores as sc
+from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
+from vocab.estimates.compare import cell_label, comparisons
+from vocab.estimates.compare_text import rank_line
 from vocab.layout import RunDir
+from vocab.raters.blind import PEOPLE
+from vocab.records import dir_lock, versions, write_bytes_atomic, write_text_atomic
 from vocab.report_page import (  # noqa: F401 (importable here)
     CSP,
     CSS,
@@ -31,6 +38,9 @@ from vocab.report_page import (  # noqa: F401 (importable here)
     to_html,
     to_markdown,
 )
+from vocab.sampling.labelled import labels_note
+from vocab.sampling.quotes import quotes_text
+from vocab.sampling.strata import strata_notes
 
 FLAG_MEANINGS = {
     "unstable": "the interval of q1 or q0 spans more than half of [0, 1]: too few rows in a pile",
@@ -89,8 +99,6 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
     """The report's headline, a line per cell, from a correction (:func:`vocab.estimates.correct.corrected`): the
     judge's rate and the corrected one with its interval, by the lead rater and the others; what `vocab audit`
     prints without building the rest of the report."""
-    from vocab.raters.blind import PEOPLE
-    from vocab.sampling.labelled import labels_note
 
     corr, lead, n_rows = c.table, c.lead, c.n_rows
     names = [*c.ratings, *([PEOPLE] if c.raters.pooled else [])]
@@ -117,7 +125,6 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
         )
     if labelled:  # said at the top, before any number is quoted without it
         headline.append(NOT_BLIND)
-    from vocab.sampling.strata import strata_notes
 
     headline += strata_notes(run_dir, c.key, c.passes.get(lead), lead, stages)
     return headline
@@ -131,13 +138,6 @@ def build(
     n_boot: int = 4000,
     population: str = stats.DEFAULT_POPULATION,
 ) -> Report:
-    from vocab.estimates import correct
-    from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
-    from vocab.raters.blind import PEOPLE
-    from vocab.records import versions
-    from vocab.sampling.labelled import labels_note
-    from vocab.sampling.quotes import quotes_text
-
     run_dir = Path(run_dir)
     c = correct.corrected(run_dir, raters, seed=seed, n_boot=n_boot, population=population)
     data, ratings, script, n_rows, corr = c.data, c.ratings, c.script, c.n_rows, c.table
@@ -287,8 +287,6 @@ def _source_text(source: dict) -> str:
 def comparisons_section(rep: Report, c, study: bool) -> None:
     """Every pair of cells the lead rater corrects (`vocab compare`'s numbers, the same draws): the difference with
     its interval, the judge's own gap, how much more it inflates one than the other, and the rank sets."""
-    from vocab.estimates.compare import cell_label, comparisons
-    from vocab.estimates.compare_text import rank_line
 
     found = comparisons(
         c.data, c.key, c.passes, raters=[c.lead], seed=c.seed, n_boot=c.n_boot, population=c.population
@@ -341,7 +339,6 @@ def scores_section(rep: Report, c) -> None:
     """Where the judge logged a number beside its verdicts (:mod:`vocab.estimates.scores`): per cell, people's pass
     share at each score with its isotonic fit and band, and the score at which the judge would pass the corrected
     share."""
-    from vocab.estimates import scores as sc
 
     got = sc.sample_scores(c.data, c.key)
     if got.dropna().empty:
@@ -393,8 +390,6 @@ def scores_section(rep: Report, c) -> None:
 def _score_figure(curves: dict[str, pd.DataFrame]) -> bytes:
     import matplotlib.pyplot as plt
 
-    from vocab import figures
-
     figures.style()
     fig, ax = plt.subplots(figsize=(6, 3.6))
     for cell, cur in curves.items():
@@ -410,8 +405,6 @@ def _score_figure(curves: dict[str, pd.DataFrame]) -> bytes:
 
 
 def _figure(corr: pd.DataFrame, judge: str = "critic") -> bytes:
-    from vocab import figures
-
     figures.style()
     fig = figures.raw_vs_corrected_figure(corr, judge)
     buf = io.BytesIO()
@@ -442,7 +435,6 @@ def write(
     ``out_dir`` (default ``<run_dir>/report``, remade on every call); returns the paths. A named ``out_dir`` that
     already holds a report (perhaps another dataset's) is refused unless ``force``; the directory is locked while
     it is written, and each file is written whole or not at all."""
-    from vocab.records import dir_lock, write_bytes_atomic, write_text_atomic
 
     out = Path(out_dir) if out_dir is not None else RunDir(run_dir).report
     if out.exists() and not out.is_dir():

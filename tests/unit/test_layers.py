@@ -167,3 +167,21 @@ def test_the_formatter_decides_the_layout():
     ]
     assert marked == []
 
+
+def test_a_function_imports_vocab_only_when_deferring_on_purpose():
+    """A library function that imports a module of vocab says why it defers it (a heavy dependency: a comment on the
+    import or the line above); the command line's bodies defer by design (`vocab --help` loads no command)."""
+    unexplained = []
+    for p in PACKAGE.rglob("*.py"):
+        if p.name.startswith("cli") or p.name == "demo.py":
+            continue
+        lines = p.read_text().splitlines()
+        for fn in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("vocab"):
+                    said = lines[node.lineno - 1] + (lines[node.lineno - 2] if node.lineno >= 2 else "")
+                    if "deferred" not in said and "only when" not in said:
+                        unexplained.append(f"{p.relative_to(PACKAGE.parent)}:{node.lineno}")
+    assert sorted(set(unexplained)) == []

@@ -20,6 +20,8 @@ from vocab.config.types import (
     ServeOptions,
     chat_template_path,
 )
+from vocab.files import read_bytes
+from vocab.machine import memory_gib as machine_memory
 
 
 class _Reader:
@@ -278,7 +280,6 @@ MAX_CONFIG_BYTES = 1_000_000
 def load_config(path: str | Path) -> Config:
     """Read and validate a config file. Raises :class:`ConfigError` naming the file and key."""
     path = Path(path)
-    from vocab.files import read_bytes
 
     data = read_bytes(path, MAX_CONFIG_BYTES, "config", ConfigError)  # a FIFO or /dev/zero: refused, never read
     try:
@@ -337,7 +338,6 @@ def load_config(path: str | Path) -> Config:
             else (cfg_path.parent / cache).resolve()
         )
     cfg = Config(path=path, cache_dir=cache, profile=profile, max_calls=max_calls, models=models, loop=loop)
-    from vocab.machine import memory_gib as machine_memory
 
     memory_gib = machine_memory()
     for m in models.values():
@@ -396,6 +396,7 @@ def loop_with_overrides(
     explicit level range (given both, they are refused); writers and critics are comma-separated model names."""
     import dataclasses
 
+    # deferred: the level generator and its word list load only when levels are made
     from vocab.levels import LevelError, design_numbers
 
     loop = cfg.loop or LoopConfig(writers=tuple(sorted(cfg.models)), critics=tuple(sorted(cfg.models)))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from vocab import stats
+from vocab.coverage.clustered import clustered_piles, population_theta, simulate_clustered
 from vocab.coverage.simulate import check_sizes, simulate_studies, study_piles
 from vocab.stats.differences import difference_interval, rank_sets, true_ranks
 
@@ -175,7 +176,6 @@ def clustered_pair_coverage(
     pass rate counted over the same attempts. With ``population`` finite (`vocab compare`'s default) each cell's
     draws are the finite piles' (p known, each pile completed over its attempts) and the truth is each study's own:
     its share of good attempts, and the critic's pass rate over them minus that share."""
-    from vocab.coverage.clustered import clustered_piles, population_theta, simulate_clustered
 
     check_sizes(sims=sims, n_boot=2 * n_boot, attempts=levels * max_attempts, piles=piles)
     parts = []

@@ -21,7 +21,10 @@ import pandas as pd
 from vocab import stats
 from vocab.cluster import CHECKED_PACKAGES, dask_client
 from vocab.coverage.clustered import ORACLES, POINT_METHODS, clustered_point
+from vocab.coverage.simulate import check_sizes
 from vocab.errors import InputError
+from vocab.machine import machine
+from vocab.records import dir_lock, git_commit, versions, write_text_atomic
 
 # the committed grid's methods: seed 000's, Jeffreys, PPI, fiducial (03's default), and the two yardsticks that
 # know the truth
@@ -146,7 +149,6 @@ class GridSpec:
                 raise ValueError(f"{name} must be positive, got {v}")
         if self.seed < 0:
             raise ValueError(f"seed must be non-negative, got {self.seed}")
-        from vocab.coverage.simulate import check_sizes
 
         check_sizes(
             sims=self.sims, n_boot=self.n_boot, attempts=self.levels * self.max_attempts, piles=int(max(self.piles))
@@ -263,8 +265,6 @@ def run_grid(
     on a Dask cluster (``scheduler``: its address, or ``local`` for a local one of ``jobs`` workers). Every point
     has its own seed, so the result depends on neither. Refuses to replace an existing file unless ``force``;
     validated before any work starts."""
-    from vocab.machine import machine
-    from vocab.records import dir_lock, git_commit, versions, write_text_atomic
 
     out = Path(out)
     meta_path = out.with_suffix(".json")

@@ -13,6 +13,10 @@ import numpy as np
 
 from vocab import stats
 from vocab.coverage.plan import PilotPlan, PlanError, check_plan, plan
+from vocab.estimates import correct
+from vocab.raters.blind import blind_raters
+from vocab.raters.loaded import load
+from vocab.sampling.strata import sample_strata
 from vocab.stats import DEFAULT_INTERVAL
 
 
@@ -33,10 +37,6 @@ def plan_from_pilot(
     default the lead rater, as the report's headline: people before any LLM or script rater). ``allocation``
     ``pilot``: Neyman's split at the spreads of the lead rater's verdicts in each pile, never below its rows.
     ``loaded``: the pilot as the caller read it (:func:`vocab.raters.loaded.load`; by default read here)."""
-
-    from vocab.estimates import correct
-    from vocab.raters.blind import blind_raters
-    from vocab.raters.loaded import load
 
     check_plan(theta=0.5, q1=0.5, q0=0.5, attempts=2, half_width=half_width, method=method, sims=sims, n_boot=n_boot)
     run_dir = Path(run_dir)
@@ -151,8 +151,6 @@ def plan_request(
                 raise PlanError(f"{', '.join(given)}: a pilot ({pilot}) gives these; leave them out")
             if not Path(pilot).is_dir():
                 raise PlanError(f"{pilot}: not a directory (a run or dataset with some blind ratings)")
-            from vocab.raters.loaded import load
-            from vocab.sampling.strata import sample_strata
 
             loaded = load(pilot)  # once: the checks and the plan are handed it
             if (by := sample_strata(pilot, loaded.stages)) is not None:

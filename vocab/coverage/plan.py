@@ -35,7 +35,7 @@ import numpy as np
 from vocab import stats
 from vocab.coverage.simulate import METHODS, check_point, finite_totals, piles_interval, simulate_studies
 from vocab.errors import InputError
-from vocab.sampling.sample import ALLOCATIONS
+from vocab.sampling.sample import ALLOCATIONS, allocate
 from vocab.stats import DEFAULT_INTERVAL, Piles
 
 NO_PILOT = (
@@ -297,7 +297,6 @@ def plan(
 def _splitter(allocation: str, theta: float, q1: float, q0: float, piles, pilot):
     """An allocated plan's split of a cell's labels between its piles, and the smallest request it takes (4, or a
     pilot's rows and 2 more). ``piles``: the piles' expected sizes (their shares: the judge's rate)."""
-    from vocab.sampling.sample import allocate
 
     total = float(piles[0] + piles[1])
     p = float(piles[0]) / total if total else 0.5

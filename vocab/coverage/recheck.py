@@ -15,8 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from vocab.coverage.choice import choose_interval, recheck_bar
+from vocab.coverage.simulate import MAX_ROWS
 from vocab.errors import InputError
-from vocab.files import sha256_file
+from vocab.files import check_writable, read_bytes, read_json, sha256_file
+from vocab.machine import machine
+from vocab.records import dir_lock, git_commit, versions, write_text_atomic
 
 RECHECK_SIMS, RECHECK_SEED = 8000, 1
 
@@ -36,10 +40,6 @@ def run_recheck(
     command: str | None = None,
 ) -> Path:
     """Recheck the grid's chosen interval (:func:`vocab.coverage.choose_interval`) and write the two files."""
-    from vocab.coverage.choice import choose_interval, recheck_bar
-    from vocab.files import check_writable
-    from vocab.machine import machine
-    from vocab.records import dir_lock, git_commit, versions, write_text_atomic
 
     grid_csv = Path(grid_csv)
     meta_path = grid_csv.with_suffix(".json")
@@ -93,9 +93,6 @@ def read_grid(grid_csv: Path, meta_path: Path, sims: int = RECHECK_SIMS) -> tupl
     :data:`vocab.coverage.simulate.MAX_ROWS` studies x attempts or x piles) and its rates are rates.
     Anything else is one line naming the file and the first bad row."""
     import io
-
-    from vocab.coverage.simulate import MAX_ROWS
-    from vocab.files import read_bytes, read_json
 
     data = read_bytes(grid_csv, MAX_GRID_BYTES, "grid CSV", InputError)
     meta = read_json(meta_path, 2**20, "grid's JSON", InputError)

@@ -19,6 +19,7 @@ from typing import Any
 
 import pandas as pd
 
+from vocab import stats
 from vocab.datasets.items import COLUMNS, DIGESTED
 
 # what the items' numbers depend on: a worker whose versions differ is refused before a task is sent
@@ -60,8 +61,6 @@ def summarize(frame) -> dict[str, Any]:
     """:func:`vocab.datasets.items.summarize` of the items in the Dask DataFrame ``frame``, computed on its
     cluster (the client's default)."""
     import dask
-
-    from vocab import stats
 
     v = frame.verdict
     marked = frame.assign(

@@ -36,10 +36,13 @@ from typing import Any
 import pandas as pd
 
 from vocab import rubric as vocab_rubric
+from vocab import stats
+from vocab.datasets import items
 from vocab.datasets.errors import CalibrationError
-from vocab.datasets.items import CELL_JOIN, cell_of  # noqa: F401 - a cell's name, named here too
+from vocab.datasets.items import CELL_JOIN, cell_of, flatten  # noqa: F401 - a cell's name, named here too
 from vocab.datasets.names import unprintable
-from vocab.records import read_json_object
+from vocab.files import sha256_file
+from vocab.records import load_run, read_json_object, read_jsonl
 
 CLASSES = ("PASSED", "FAILED", "UNSCORED")
 DATASET_FILE, JUDGMENTS_FILE = "dataset.json", "judgments.jsonl"
@@ -172,8 +175,6 @@ class Dataset:
     _cells: pd.DataFrame | None = None
 
     def _all(self) -> None:
-        from vocab.datasets.items import flatten
-
         frame = flatten(self.items.all(), self.rubric, self.visible)
         scored = frame.verdict != "UNSCORED"
         cols = ["cell", "level", "attempt", "id", "system", "judge", "verdict", "checks", *self.visible]
@@ -260,7 +261,6 @@ def cells_table(attempts: pd.DataFrame) -> pd.DataFrame:
     """Per cell of a frame of attempts (each with a verdict): passed, failed, groups, failed_groups and deff, as
     :attr:`Dataset.cells` holds them (the level counts as :func:`vocab.estimates.correct.level_counts` makes
     them, so the design effect is the same number)."""
-    from vocab import stats
 
     rows = {}
     for cell, a in attempts.groupby("cell", sort=True):
@@ -301,8 +301,6 @@ def read_meta(run_dir: str | Path) -> dict[str, Any]:
 
 
 def _file_sha256(path: Path) -> str | None:
-    from vocab.files import sha256_file
-
     return sha256_file(path) if path.is_file() else None
 
 
@@ -320,8 +318,6 @@ def read_rubric(run_dir: str | Path) -> JudgeRubric:
 def _legacy_items(run_dir: Path, meta: dict[str, Any]):
     """A dataset written before 2026-12 (``judgments.jsonl``): its items in memory, in the items' columns, with
     the summary an import keeps today."""
-    from vocab.datasets import items
-    from vocab.records import read_jsonl
 
     path = run_dir / JUDGMENTS_FILE
     if not _judgments_match(path, meta["judgments_sha256"]):
@@ -343,7 +339,6 @@ def load_dataset(run_dir: str | Path) -> Dataset:
 def run_dataset(run_dir: str | Path) -> Dataset:
     """A Vocabscapes run (:func:`vocab.records.load_run`) as the chain's dataset: its attempts are the judged items,
     a level is a group, its critic the judge."""
-    from vocab.records import load_run
 
     run = load_run(run_dir)
     m = run.manifest
@@ -365,7 +360,6 @@ def run_dataset(run_dir: str | Path) -> Dataset:
 def imported_dataset(run_dir: str | Path) -> Dataset:
     """An imported dataset: ``dataset.json`` and its items, queried where they lie (the items file is checked against
     the SHA-256 ``dataset.json`` keeps: a read of the file, not of its rows into memory)."""
-    from vocab.datasets import items
 
     run_dir = Path(run_dir)
     meta = read_meta(run_dir)
@@ -384,7 +378,6 @@ def item_files(run_dir: str | Path, held: dict[str, Any]) -> list[Path]:
     """An imported dataset's items files (``dataset.json``'s ``items``: ``items.parquet``, or the parts of a table
     imported on Dask), each checked against the SHA-256 ``dataset.json`` keeps of it (a read of the file, not of
     its rows into memory)."""
-    from vocab.datasets import items
 
     parts = held.get("parts")
     if isinstance(parts, list):
@@ -410,7 +403,6 @@ def item_files(run_dir: str | Path, held: dict[str, Any]) -> list[Path]:
 
 def _items_source(run_dir: Path, held: dict[str, Any]) -> str:
     """The dataset's items for DuckDB: its items files (:func:`item_files`) read as one table."""
-    from vocab.datasets import items
 
     paths = item_files(run_dir, held)
     if "parts" not in held:

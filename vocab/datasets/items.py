@@ -34,6 +34,8 @@ from typing import Any
 
 import pandas as pd
 
+from vocab import stats
+
 COLUMNS = ("row", "id", "level", "attempt", "system", "judge", "cell", "verdict", "criteria", "visible", "hidden")
 ITEMS_FILE = "items.parquet"
 MEMORY_LIMIT = "512MB"  # DuckDB's own bound; the command's Python and its sample come on top (<= 1 GiB in all)
@@ -122,7 +124,6 @@ def summarize(con, src: str) -> dict[str, Any]:
     """What ``dataset.json`` keeps of the items at ``src`` (a table or ``read_parquet(...)``), from one pass: per
     cell its pile counts, groups and the design effect of its pass rate over groups, the unscored items' reasons,
     and the digests."""
-    from vocab import stats
 
     per_cell, digest, rows = {}, 0, 0
     got = con.execute(SUMMARY.format(src=src, digested=_DIGESTED_SQL)).fetchall()

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from vocab.datasets import items
 from vocab.datasets.names import check_cell_names
 from vocab.datasets.write import write_items
 
@@ -18,8 +19,6 @@ def write_dataset(run_dir: str | Path, rows: Iterable[dict[str, Any]], meta: dic
     no more are held, then :func:`write_items`."""
     import shutil
     import tempfile
-
-    from vocab.datasets import items
 
     con = items.connect()
     staging = Path(tempfile.mkdtemp(prefix="vocab-rows-"))

@@ -26,7 +26,6 @@ from vocab.files import check_writable, make_dir, write_text_atomic
 
 def name_dataset(run_dir: str | Path, name: str) -> None:
     """An imported dataset's name (its report's title), written into ``dataset.json``."""
-    from vocab.files import write_text_atomic
 
     path = Path(run_dir) / DATASET_FILE
     meta = read_meta(run_dir)

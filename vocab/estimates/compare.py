@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
-from vocab.estimates.correct import _cell, _estimate, cell_counts
+from vocab.estimates.correct import _cell, _estimate, cell_counts, corrected
+from vocab.estimates.paired import STRATA, paired_comparison, rated_strata, shared_outputs
 from vocab.sampling.sample import CalibrationError
 from vocab.stats.differences import difference_interval, pairs_of
 from vocab.stats.differences import rank_sets as stats_rank_sets
@@ -299,7 +300,6 @@ def _paired(data, key, verdicts, a, b, rater, n_boot, seed, confidence, populati
     outputs)."""
     if population != stats.FINITE or isinstance(data, pd.DataFrame) or "stratum" in key.columns:
         return None  # a sample drawn by strata: its rows are no simple random sample of each pile, as pairing needs
-    from vocab.estimates.paired import paired_comparison, shared_outputs
 
     shared = shared_outputs(data, a, b, key)
     if shared is None:
@@ -373,8 +373,6 @@ def compare_dir(
     (CalibrationError, one line, when the pair cannot be)."""
     from pathlib import Path
 
-    from vocab.estimates.correct import corrected
-
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
@@ -406,8 +404,6 @@ def compare_dir(
 
 
 def _check_paired(run_dir, c, rater: str, pairs, population: str) -> None:
-    from vocab.estimates.paired import STRATA, rated_strata, shared_outputs
-
     if not pairs:
         raise CalibrationError("--paired compares one pair: name it with --a and --b")
     if population != stats.FINITE:

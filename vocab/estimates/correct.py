@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
-from vocab.datasets.dataset import JudgeRubric
+from vocab.datasets.dataset import JudgeRubric, cells_table
 from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE, BlindRaters, blind_raters, pooled_passes
 from vocab.raters.loaded import Loaded, load
-from vocab.raters.raters import rater_passes
+from vocab.raters.raters import rater_error_vs_script, rater_passes
 from vocab.sampling.sample import CalibrationError
 from vocab.stats.strata import stratified_correction
 
@@ -101,8 +101,6 @@ def cell_counts(attempts) -> pd.DataFrame:
     if not isinstance(attempts, pd.DataFrame):  # a Dataset
         return attempts.cells
     if "verdict" in attempts.columns:
-        from vocab.datasets.dataset import cells_table
-
         c = cells_table(attempts)
         return c.assign(attempts=c.passed + c.failed)
     return attempts
@@ -401,7 +399,6 @@ def inverted_rater_error_table(run_dir, correction: pd.DataFrame | None = None) 
     (:func:`invert_rater_error`; a sensitivity analysis). ``correction``: the correction table (by default the
     report's, :func:`corrected`: the library reads no table a notebook wrote). Without a script rater (an imported
     dataset) there is nothing to measure the error against: empty."""
-    from vocab.raters.raters import rater_error_vs_script
 
     layout = RunDir(run_dir)
     if not layout.script_ratings.exists():

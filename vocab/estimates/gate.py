@@ -12,6 +12,10 @@ from pathlib import Path
 
 from vocab import stats
 from vocab.datasets.errors import CalibrationError
+from vocab.estimates.compare import cell_label, compare_dir
+from vocab.estimates.correct import corrected
+from vocab.estimates.stopping import stopping
+from vocab.sampling.labelled import labels_note
 
 
 @dataclass(frozen=True)
@@ -112,7 +116,6 @@ def gate(
     with no rated row) does not hold: the gate cannot vouch for what it could not measure. ``anytime``: the rate's
     floor is held by the confidence sequence's lower bound (:mod:`vocab.estimates.stopping`), so a gate run after
     every batch of ratings keeps its error rate however often it runs."""
-    from vocab.estimates.correct import corrected
 
     bounds = check_thresholds(min_rate=min_rate, min_q1=min_q1, min_q0=min_q0, max_unscored=max_unscored)
     if anytime and set(bounds) - {"min_rate", "max_unscored"}:
@@ -124,7 +127,6 @@ def gate(
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
-    from vocab.sampling.labelled import labels_note
 
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot, population=population)
     name = c.rater(rater, run_dir)
@@ -132,8 +134,6 @@ def gate(
     # has no row in the table, and its bounds are undefined: they do not hold
     table = c.table[c.table.rater == name].set_index("cell")
     if anytime:
-        from vocab.estimates.stopping import stopping
-
         seq = {s.cell: s.low for s in stopping(c, 0.5, name)}
     shares = lost_shares(c.data)
     floors = (("min_rate", "ci_low", "rate"), ("min_q1", "q1_low", "q1"), ("min_q0", "q0_low", "q0"))
@@ -179,8 +179,6 @@ class DifferenceGate:
         return all(c.holds for c in self.checks)
 
     def line(self) -> str:
-        from vocab.estimates.compare import cell_label
-
         what = {n: text for _, n, _, text in DIFFERENCE_CHECKS}
         parts = []
         for c in self.checks:
@@ -232,7 +230,6 @@ def difference_gate(
     """`vocab gate DIR --a OLD --b NEW --min-difference M`: holds when the lower end of NEW − OLD's 95 % interval
     (:func:`vocab.estimates.compare.compare_dir`, the report's draws) is at least M; likewise for the judge's q1
     and q0 differences. An undefined bound does not hold."""
-    from vocab.estimates.compare import compare_dir
 
     margins = check_margins(
         min_difference=min_difference, min_q1_difference=min_q1_difference, min_q0_difference=min_q0_difference

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from vocab.datasets.items import SCORE_SQL
+from vocab.sampling.strata import SCORE, sample_strata
 
 
 def sample_scores(data, key: pd.DataFrame) -> pd.Series:
@@ -108,7 +109,6 @@ def curve(scores: pd.Series, people: pd.Series, confidence: float = 0.95) -> pd.
 def curve_refused(run_dir) -> str | None:
     """Why the report draws no score curve for this sample (None: it does): rows drawn by strata of a column were
     drawn at different rates within a score, so people's pass share at a score is not read from them."""
-    from vocab.sampling.strata import SCORE, sample_strata
 
     by = sample_strata(run_dir)
     if by is None or by == SCORE:

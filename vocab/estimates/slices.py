@@ -28,7 +28,9 @@ import pandas as pd
 from vocab import stats
 from vocab.datasets.slicing import MAX_SLICES, TIER_BAND, Sliced, check_column, natural, slice_data
 from vocab.estimates.compare import CellDraws, cell_draws, cell_label, compare_cells
+from vocab.estimates.correct import corrected
 from vocab.sampling.sample import CalibrationError
+from vocab.sampling.strata import check_slicing
 from vocab.stats.differences import pairs_of, rank_sets, simultaneous_bands
 
 MIN_LABELS = 3  # rated rows a slice's pile needs before it gets a number (or the whole pile rated)
@@ -305,14 +307,11 @@ def slices_dir(
     """`vocab compare DIR --by COLUMN`: the slices of one rater's correction (by default the report's lead)."""
     from pathlib import Path
 
-    from vocab.estimates.correct import corrected
-
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise CalibrationError(f"{run_dir}: not a directory (a run or an imported dataset)")
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot, population=population)
     name = c.rater(rater, run_dir)
-    from vocab.sampling.strata import check_slicing
 
     check_slicing(run_dir, column)
     s = slice_data(c.data, c.key, column, run_dir)

@@ -39,7 +39,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from vocab import stats
+from vocab.coverage.simulate import finite_totals, piles_interval, simulate_studies
 from vocab.datasets.errors import CalibrationError
+from vocab.raters.blind import PEOPLE
+from vocab.raters.packet import rater_order
+from vocab.sampling.sample import stage_ids
+from vocab.stats import Piles
 
 ALPHA = 0.05
 C = 0.5  # the cap on a bet, as a share of the most it may stake without going below 0
@@ -174,9 +179,6 @@ class Stop:
 def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
     """Per cell ``rater`` corrects (by default the lead rater; ``c``: :func:`vocab.estimates.correct.corrected`),
     the confidence sequence after every label so far and whether it meets ``target``."""
-    from vocab.raters.blind import PEOPLE
-    from vocab.raters.packet import rater_order
-    from vocab.sampling.sample import stage_ids
 
     check_target(target)
     lead = rater or c.lead
@@ -262,8 +264,6 @@ def simulate_stopping(
     reads the report's fixed-sample interval (``method``) at every look. At each one's stop: does the interval it
     read hold the cell's own rate (the finite population)? With the labels used and the widths. The streams derive
     from the seed and the point."""
-    from vocab.coverage.simulate import finite_totals, piles_interval, simulate_studies
-    from vocab.stats import Piles
 
     names = ("stopping", theta, q1, q0, attempts, looks, batch, target)
     st = simulate_studies(theta, q1, q0, attempts, attempts, sims, stats.stream(seed, *names, "studies"))

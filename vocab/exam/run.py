@@ -30,12 +30,20 @@ from typing import Any
 import pandas as pd
 
 from vocab import prompts, rubric
+from vocab.config import ConfigError
 from vocab.exam import metrics, pairwise, planted
 from vocab.exam.jobs import Job, now, prompt_seed, prompt_sha, run_identity
 from vocab.exam.pairwise import PAIRWISE_MAX_TOKENS
-from vocab.exam.tournament import tournament_jobs, tournament_pairs, writer_answers
+from vocab.exam.registry import find, register, verify
+from vocab.exam.tournament import (
+    TOURNAMENT_METRICS,
+    tournament_jobs,
+    tournament_pairs,
+    tournament_params,
+    writer_answers,
+)
 from vocab.loop import call_seed, parse_critic
-from vocab.records import JsonlWriter, machine, read_jsonl, write_json_atomic
+from vocab.records import JsonlWriter, load_run, machine, read_jsonl, versions, write_json_atomic
 from vocab.serving.client import RETRY_KINDS, BudgetExhausted, ModelCallError
 
 PLANTED_METRICS = {
@@ -89,8 +97,6 @@ def pairwise_params(run_dir, judges, n_pairs, seed, max_calls, reference_answers
 
 
 def source_pool(run_dir: str | Path, reference_answers: bool) -> list[planted.Source]:
-    from vocab.records import load_run
-
     run_dir = Path(run_dir)
     levels = {lv["level"]: lv for lv in read_jsonl(run_dir / "levels.jsonl")}
     pool = planted.run_sources(load_run(run_dir).attempts, levels)
@@ -212,7 +218,6 @@ async def run_jobs(out_dir: Path, entry: dict, jobs: list[Job], clients, kind: s
 
 async def run_exam(kind: str, run_dir, entry: dict, clients, judges: list[str], params: dict) -> Path:
     """Run (or resume) one registered exam on ``run_dir``; returns its directory."""
-    from vocab.records import versions
 
     run_dir = Path(run_dir)
     out = run_dir / "exams" / entry["id"]
@@ -337,8 +342,6 @@ class ExamRequest:
 
 def exam_params(req: ExamRequest, cfg) -> dict:
     """The registered parameters of ``req`` (validated; :class:`~vocab.exam.metrics.ExamError` on bad input)."""
-    from vocab.config import ConfigError
-    from vocab.exam.tournament import tournament_params
 
     if not (Path(req.run_dir) / "manifest.json").exists():
         raise metrics.ExamError(f"{req.run_dir}: not a run directory (no manifest.json)")
@@ -366,8 +369,6 @@ def exam_params(req: ExamRequest, cfg) -> dict:
 
 def register_exam(registry_path, exam_id: str, kind: str, params: dict, prediction: str, corrects=None) -> dict:
     """Register an exam's parameters, thresholds, metrics and prediction before it runs."""
-    from vocab.exam.registry import register
-    from vocab.exam.tournament import TOURNAMENT_METRICS
 
     named = {"planted": PLANTED_METRICS, "pairwise": PAIRWISE_METRICS, "tournament": TOURNAMENT_METRICS}[kind]
     return register(
@@ -384,7 +385,7 @@ def register_exam(registry_path, exam_id: str, kind: str, params: dict, predicti
 
 def run_registered(kind: str, cfg, run_dir, params: dict, registry_path) -> Path:
     """Run an exam whose parameters equal one registered entry for every judge (else RegistryError/ExamError)."""
-    from vocab.exam.registry import find, verify
+    # deferred: the model client (openai, httpx) loads only when a model is called
     from vocab.serving.client import Clients
 
     entries = {find(registry_path, params, j)["id"] for j in params["judges"]}

@@ -13,7 +13,7 @@ from vocab import stats
 from vocab.exam import metrics, pairwise, planted
 from vocab.exam.jobs import Job, prompt_seed, run_identity
 from vocab.exam.pairwise import PAIRWISE_MAX_TOKENS
-from vocab.records import read_jsonl
+from vocab.records import load_run, read_jsonl
 
 TOURNAMENT_METRICS = {
     "bradley_terry": "maximum-likelihood Bradley-Terry ratings (ties = half a win), Elo scale, level bootstrap",
@@ -44,7 +44,6 @@ def tournament_params(run_dir, judges, n_levels, seed, max_calls, reference_answ
 def writer_answers(run_dir: str | Path) -> dict[tuple[str, int], planted.Source]:
     """Each writer's first attempt per level. The writer's first call does not depend on the critic (same
     prompt, same seed), so it is the same sentence in every cell; it is taken from the first cell by name."""
-    from vocab.records import load_run
 
     run = load_run(run_dir)
     levels = {lv["level"]: lv for lv in read_jsonl(Path(run_dir) / "levels.jsonl")}

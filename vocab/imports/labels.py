@@ -17,10 +17,22 @@ from pathlib import Path
 import pandas as pd
 
 from vocab import stats
+from vocab.datasets.dataset import load_dataset, read_rubric
 from vocab.datasets.errors import CalibrationError
+from vocab.datasets.items import flatten
 from vocab.datasets.names import check_name
 from vocab.layout import RunDir
+from vocab.raters.raters import store_ratings, validate_ratings
 from vocab.sampling.labelled import ASSUMPTION, LABELS_ALLOCATION
+from vocab.sampling.sample import (
+    _blind,
+    blind_ids,
+    data_id,
+    read_key,
+    sample_stages,
+    write_sample,
+    write_sample_manifest,
+)
 
 
 def check_labels_fit(run_dir: str | Path, labels: dict[str, dict[str, str]]) -> None:
@@ -41,19 +53,6 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     that changed in the source replace it, the earlier file kept in ``calibration/history/`` and the rows that
     changed counted (:func:`vocab.raters.raters.store_ratings`)."""
     import hashlib
-
-    from vocab.datasets.dataset import load_dataset, read_rubric
-    from vocab.datasets.items import flatten
-    from vocab.raters.raters import store_ratings, validate_ratings
-    from vocab.sampling.sample import (
-        _blind,
-        blind_ids,
-        data_id,
-        read_key,
-        sample_stages,
-        write_sample,
-        write_sample_manifest,
-    )
 
     data = load_dataset(run_dir)
     if labels and all(isinstance(k, tuple) for k in labels):  # a table's rows: (cell, id, epoch), ids repeat

@@ -24,10 +24,12 @@ from typing import Any
 
 from vocab import files
 from vocab.datasets.dataset import single_verdict
+from vocab.datasets.rows import write_dataset
 from vocab.datasets.values import as_text
 from vocab.files import sha256_file
 from vocab.imports import common
 from vocab.imports.common import JudgmentImportError, first_line
+from vocab.imports.labels import check_labels_fit, write_labels
 from vocab.layout import RunDir
 
 MLFLOW_PASS = ("yes", "true", "pass", "passed", "correct")
@@ -419,8 +421,6 @@ def import_mlflow(
     """`vocab import mlflow`: a file of traces, or a tracking store's experiment, to a judgments dataset; the human
     labels among them to its sample and ratings (:func:`vocab.imports.labels.write_labels`; what it did
     to people's files is added to ``notes``)."""
-    from vocab.datasets.rows import write_dataset
-    from vocab.imports.labels import check_labels_fit, write_labels
 
     if (path is None) == (tracking_uri is None):
         raise JudgmentImportError("give a traces file, or --tracking-uri with --experiment-id, not both")

@@ -25,9 +25,13 @@ from pathlib import Path
 from typing import Any
 
 from vocab import files
-from vocab.datasets import items
+from vocab.datasets import dask_items, items
+from vocab.datasets.dataset import CLASSES, DATASET_FILE, DEFAULT_QUESTION, FORMAT_VERSION, item_files, read_meta
 from vocab.datasets.errors import CalibrationError
+from vocab.files import check_writable, make_dir, write_text_atomic
 from vocab.imports.common import JudgmentImportError, first_line
+from vocab.imports.labels import check_labels_fit, write_labels
+from vocab.imports.table import stage_table
 from vocab.layout import RunDir
 
 PARTS_DIR = "items"  # the dataset's parts, in its folder
@@ -94,7 +98,6 @@ def stage_part(path: str, offset: int, out: str, options: dict[str, Any]) -> dic
     """One part, on a worker: checked and staged by :func:`~vocab.imports.table.stage_table`, and
     written to ``out`` with its rows numbered from ``offset``. Returns its rubric, visible fields, people's labels
     (and which of them the judge scored) and the SHA-256 of the part read."""
-    from vocab.imports.table import stage_table
 
     labels: dict = {}
     scored: set = set()
@@ -167,11 +170,7 @@ def import_parts(
     :func:`~vocab.imports.table.import_table`'s, to its sample and ratings. Refused before anything is
     kept: a part that is not Parquet or has other columns, a refused row (by its part and row), a repeat across
     parts, a folder that holds a run or another dataset."""
-    from vocab.cluster import dask_client
-    from vocab.datasets import dask_items
-    from vocab.datasets.dataset import CLASSES, DATASET_FILE, DEFAULT_QUESTION, FORMAT_VERSION, read_meta
-    from vocab.files import check_writable, make_dir, write_text_atomic
-    from vocab.imports.labels import check_labels_fit, write_labels
+    from vocab.cluster import dask_client  # deferred: Dask loads only when a cluster is asked for
 
     folder, run_dir = Path(folder), Path(run_dir)
     if run_dir.resolve() == folder.resolve() or folder.resolve() in run_dir.resolve().parents:
@@ -308,7 +307,6 @@ def import_parts(
 
 def _intact(run_dir: Path, held: list) -> bool:
     """Whether a dataset's parts are the files its dataset.json names."""
-    from vocab.datasets.dataset import item_files
 
     try:
         item_files(run_dir, {"parts": held})

@@ -18,9 +18,10 @@ from vocab.datasets.errors import CalibrationError
 from vocab.datasets.names import check_cell_names
 from vocab.datasets.values import as_text
 from vocab.datasets.write import write_items
-from vocab.files import sha256_file
+from vocab.files import check_writable, sha256_file
 from vocab.imports import common
 from vocab.imports.common import JudgmentImportError, first_line
+from vocab.imports.labels import check_labels_fit, write_labels
 from vocab.imports.table_rows import (
     RESERVED,
     TABLE_FAIL,
@@ -422,9 +423,6 @@ def import_table(
     verdict) to its sample and ratings, as MLflow's people's feedback (:func:`vocab.imports.labels.
     write_labels`: the labelled rows are the sample, allocation ``labels``)."""
     import shutil
-
-    from vocab.files import check_writable
-    from vocab.imports.labels import check_labels_fit, write_labels
 
     labels: dict = {}
     scored_labels: set = set()

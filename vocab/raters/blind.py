@@ -13,6 +13,7 @@ import pandas as pd
 from vocab.datasets.dataset import JudgeRubric
 from vocab.datasets.names import PEOPLE
 from vocab.layout import RunDir
+from vocab.raters.packet import llm_raters
 from vocab.raters.raters import coverage_text, rater_passes, read_ratings
 from vocab.sampling.sample import CalibrationError
 
@@ -23,7 +24,6 @@ def rater_kind(run_dir: str | Path, name: str, machines: set[str] | None = None)
     """``script``, ``llm`` (a model vocab ran as a rater here: its log ``rater_<name>.jsonl``) or ``person`` (any
     other file of ratings: a hand-in, a form's, Label Studio's, people's labels found in the source). ``machines``:
     :func:`vocab.raters.packet.llm_raters` of ``run_dir``, as the caller read them (by default read here)."""
-    from vocab.raters.packet import llm_raters
 
     if name == "script":
         return "script"
@@ -100,7 +100,6 @@ def blind_raters(
             f"{layout.ratings(PEOPLE)}: {PEOPLE} is the pooled rater of everyone's labels, "
             "computed from their files; rename this rater's file (and name) to keep it"
         )
-    from vocab.raters.packet import llm_raters
 
     machines = llm_raters(run_dir)  # their logs read once, not once a rater
     kinds = {n: rater_kind(run_dir, n, machines) for n in found if n != "script"}

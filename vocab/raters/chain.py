@@ -7,8 +7,13 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
+from vocab.datasets import dask_items
+from vocab.datasets.dataset import is_imported, item_files, load_dataset, read_meta
+from vocab.datasets.errors import CalibrationError
 from vocab.layout import RunDir
+from vocab.raters.blind import blind_raters
 from vocab.raters.raters import rate_until_complete, write_script_ratings
+from vocab.sampling import sample as sm
 from vocab.sampling.sample import draw, read_sheet, write_sample
 
 SAMPLE_PER_PILE, SAMPLE_SEED = 10, 0  # notebook 02's defaults: the chain draws the same sample
@@ -26,7 +31,7 @@ def calibrate_run(
     """Draw the sample, rate it with the script (where the dataset's rubric has one) and with every model in
     ``raters``; returns the raters whose ratings are complete (a rater with rows still unanswered after its
     tries is reported and left out). ``run_dir``: a run or an imported judgments dataset."""
-    from vocab.datasets.dataset import load_dataset
+    # deferred: the model client (openai, httpx) loads only when a model is called
     from vocab.serving.client import Clients
 
     data = load_dataset(run_dir)
@@ -70,13 +75,10 @@ def sample_step(
     ``calibration/sample.json``. With ``scheduler``, an imported dataset's items are read and its piles numbered on
     that Dask cluster (:class:`vocab.datasets.dask_items.DaskItems`): the same rows. Returns what to tell the
     user."""
-    from vocab.datasets.errors import CalibrationError
 
     if scheduler is None:
         return _sample_step(run_dir, per_pile, budget, allocation, rater, seed, None)
-    from vocab.cluster import dask_client
-    from vocab.datasets import dask_items
-    from vocab.datasets.dataset import is_imported, item_files, read_meta
+    from vocab.cluster import dask_client  # deferred: Dask loads only when a cluster is asked for
 
     meta = read_meta(run_dir) if is_imported(run_dir) else {}
     if "items" not in meta:
@@ -95,10 +97,6 @@ def sample_step(
 def _sample_step(run_dir, per_pile, budget, allocation, rater, seed, on_dask) -> list[str]:
     import dataclasses
 
-    from vocab.datasets.dataset import load_dataset
-    from vocab.datasets.errors import CalibrationError
-    from vocab.sampling import sample as sm
-
     if budget is not None and per_pile is not None:
         raise CalibrationError("--budget and --per-pile: give one (a budget is split between the piles)")
     if allocation is not None and budget is None:
@@ -113,8 +111,6 @@ def _sample_step(run_dir, per_pile, budget, allocation, rater, seed, on_dask) ->
     record = {"seed": seed, "allocation": allocation, "budget": budget}
     said = []
     if allocation == "pilot":
-        from vocab.raters.blind import blind_raters
-
         b = blind_raters(run_dir, [rater] if rater else None, purpose="there is no pilot to allocate from")
         rater = rater or b.lead
         key, sheet = sm.read_key(run_dir), sm.read_sheet(run_dir)

@@ -26,6 +26,7 @@ import pandas as pd
 
 from vocab.datasets.dataset import JudgeRubric
 from vocab.raters.packet import KEYS, check_rater_name, read_packet_meta
+from vocab.records import JsonlWriter, read_jsonl, write_text_atomic
 from vocab.rubric import VERDICTS, guide_of
 from vocab.sampling.quotes import judge_quotes
 from vocab.sampling.sample import CalibrationError
@@ -49,8 +50,6 @@ class RatingSession:
     (that session can then no longer save)."""
 
     def __init__(self, packet: str | Path, *, takeover: bool = False, clock=time.monotonic):
-        from vocab.records import read_jsonl
-
         self.packet = Path(packet)
         if not (self.packet / "packet.json").exists():
             raise CalibrationError(f"{self.packet}: not a rater's packet (make one: vocab packet)")
@@ -98,7 +97,6 @@ class RatingSession:
             and other.get("host") == socket.gethostname()
         ):
             lock.write_text(json.dumps({**other, "session": self.session, "started": _now()}))
-            from vocab.records import read_jsonl
 
             # what the other session saved meanwhile is this one's to show: rated rows stay rated
             self.history = read_jsonl(self.packet / "ratings.jsonl")
@@ -216,7 +214,6 @@ class RatingSession:
             "session": self.session,
             "edit": row["blind_id"] in self.latest,
         }
-        from vocab.records import JsonlWriter
 
         w = JsonlWriter(self.packet / "ratings.jsonl")
         w.write(record)
@@ -232,7 +229,6 @@ class RatingSession:
         """``ratings.csv``: the latest rating of every rated row (any number of them), in the ratings format.
         Made from the append-only ``ratings.jsonl`` on disk, never from this session's memory, and only while this
         session owns the packet: a stale tab cannot write an older ``ratings.csv`` over a newer one."""
-        from vocab.records import read_jsonl, write_text_atomic
 
         self._check_still_mine()
         self.history = read_jsonl(self.packet / "ratings.jsonl")

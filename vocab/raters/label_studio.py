@@ -21,9 +21,14 @@ from xml.sax.saxutils import escape, quoteattr
 
 import pandas as pd
 
+from vocab.datasets.dataset import read_rubric
 from vocab.datasets.errors import CalibrationError
 from vocab.datasets.values import as_text
+from vocab.files import parse_json
 from vocab.layout import RunDir
+from vocab.raters.packet import check_packet_folder, check_rater_name, rater_order, rubric_text
+from vocab.records import write_text_atomic
+from vocab.sampling.sample import read_sheet, sheet_sha256
 
 FORMATS = ("form", "label-studio")
 VERDICT_CHOICES = ("PASSED", "FAILED")
@@ -65,10 +70,6 @@ def label_config(rubric, visible: tuple[str, ...]) -> str:
 def make_label_studio_packet(run_dir: str | Path, rater: str, *, seed: int = 0) -> Path:
     """``packets/NAME-label-studio/``: tasks.json, label_config.xml and README.txt for one rater (rows in their own
     order, :func:`vocab.raters.packet.rater_order`). A folder already there for another sample is refused."""
-    from vocab.datasets.dataset import read_rubric
-    from vocab.raters.packet import check_packet_folder, check_rater_name, rater_order, rubric_text
-    from vocab.records import write_text_atomic
-    from vocab.sampling.sample import read_sheet, sheet_sha256
 
     run_dir = Path(run_dir)
     check_rater_name(rater, run_dir)
@@ -128,7 +129,6 @@ def parse_label_studio_export(data: bytes, path: str | Path) -> pd.DataFrame:
     within its bounds), as a ratings table (strings): ``blind_id``, one column per criterion annotated, and ``rater``
     and ``sample_sha256`` from the tasks (the packet put them there). An export of another shape is one line naming
     the task."""
-    from vocab.files import parse_json
 
     tasks = parse_json(data, path, CalibrationError)
     if not isinstance(tasks, list) or not all(isinstance(t, dict) and isinstance(t.get("data"), dict) for t in tasks):

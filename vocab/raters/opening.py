@@ -11,7 +11,7 @@ from pathlib import Path
 
 from vocab.layout import RunDir
 from vocab.machine import salted
-from vocab.raters.packet import checkout
+from vocab.raters.packet import checkout, read_packet_zip, unpack_packet_zip, unpack_target
 from vocab.raters.packet_zip import read_packet_meta
 from vocab.sampling.sample import CalibrationError
 
@@ -49,7 +49,6 @@ def open_packet(packet: Path, into: Path | None, *, same_machine: bool = False) 
     """`vocab form`'s argument as a packet directory: a zip is unpacked (into ``into``, by default beside it); a
     damaged or missing packet is one line. A packet whose run (its key) is on this machine is refused unless
     ``same_machine``: the form's kernel could read the key. Returns the packet and the notes for the rater."""
-    from vocab.raters.packet import read_packet_zip, unpack_packet_zip, unpack_target
 
     notes, checked = [], None
     if packet.suffix == ".zip" and packet.exists():

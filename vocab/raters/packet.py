@@ -42,7 +42,7 @@ import numpy as np
 
 from vocab.datasets.dataset import JudgeRubric, read_rubric
 from vocab.datasets.names import STAGE, check_name  # noqa: F401 (STAGE: importable here)
-from vocab.files import make_dir
+from vocab.files import check_writable, make_dir
 from vocab.layout import RunDir
 from vocab.machine import salted
 from vocab.raters.packet_zip import (  # noqa: F401 (importable here)
@@ -58,7 +58,8 @@ from vocab.raters.packet_zip import (  # noqa: F401 (importable here)
     write_packet_zip,
 )
 from vocab.raters.page import rate_page
-from vocab.records import git_commit, write_bytes_atomic, write_text_atomic
+from vocab.records import git_commit, read_jsonl, write_bytes_atomic, write_text_atomic
+from vocab.rubric import CHECK1_AUTO_PASS, GUIDE, MISSING_WORD_RULE
 from vocab.sampling.sample import CalibrationError, Drawn, earlier_sheet_hashes, read_drawn, stage_ids
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "notebooks" / "rate.ipynb"
@@ -108,7 +109,6 @@ def rubric_text(rubric: JudgeRubric) -> str:
     """The rubric as the rater reads it in ``rubric.txt``: the judge's instructions, each criterion once (the
     criteria are listed after them only when the instructions do not already ask every question), and check 1
     worded as the form shows it (n/a, not "passes automatically", which is how the judge is told)."""
-    from vocab.rubric import CHECK1_AUTO_PASS
 
     text = rubric.instructions.replace(CHECK1_AUTO_PASS, AS_THE_FORM_SAYS)
     if text and all(c.question in text for c in rubric.criteria):
@@ -117,8 +117,6 @@ def rubric_text(rubric: JudgeRubric) -> str:
         lines = [text, "", "Criteria:"] if text else ["Criteria:"]
         lines += [f"- {c.id}. {c.name}: {c.question}" for c in rubric.criteria]
     if rubric.name == "vocabscapes":  # the same checks in plain words, with the form's examples and missing-word rule
-        from vocab.rubric import GUIDE, MISSING_WORD_RULE
-
         lines += ["", "The checks in plain words, as the form shows them:"]
         lines += [f"- {i}. {g.plain} Passes: {g.passing} Fails: {g.failing}" for i, g in GUIDE.items()]
         lines += ["", f"A listed word missing: {MISSING_WORD_RULE}"]
@@ -271,7 +269,6 @@ def readme_text(rater: str, rows: int, wheel: str | None, stage: int | None = No
 def check_packet_folder(out: Path, run_dir: Path | None = None) -> None:
     """Before a packet is written: its folder, and the packets/ folder above it, are folders (not files), inside the
     run (no link out of it) and writable, each said in one line naming it."""
-    from vocab.files import check_writable
 
     for d in (out.parent, out):
         if d.exists() and not d.is_dir():
@@ -359,8 +356,6 @@ def _packet(
         if check_only:
             return out
         if not (out / "rate.html").exists():  # a packet made before the page: its page, from its own files
-            from vocab.records import read_jsonl
-
             rub = JudgeRubric.from_dict(meta["rubric_full"])
             page = rate_page(meta, read_jsonl(out / "sheet.jsonl"), PAGE_KEYS, rubric_text(rub))
             write_text_atomic(out / "rate.html", page, run_dir, CalibrationError)

@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from vocab.datasets.names import NAME, STAGE
-from vocab.files import check_writable
+from vocab.files import check_file, check_writable, read_bytes
 from vocab.records import read_json_object, write_bytes_atomic
 from vocab.sampling.sample import CalibrationError
 
@@ -37,7 +37,6 @@ def write_packet_zip(packet: Path) -> Path:
     """``packets/NAME.zip``: the hand-out files under ``NAME/`` and nothing else (no ratings, no session), with
     fixed timestamps so the same packet always makes the same bytes. A folder missing one of them, or whose wheel is
     not the one packet.json names (name and sha256), is refused: the zip would be one the form refuses."""
-    from vocab.files import read_bytes
 
     meta = read_packet_meta(packet)
     fix = "move the packet's folder away and make it again"
@@ -80,7 +79,6 @@ def read_packet_zip(path: Path) -> tuple[str, dict[str, bytes], dict]:
     """A packet's zip read and checked whole, nothing written: its folder's name, its files and its packet.json. A
     zip that is not a packet's (other names, a path outside its folder, an oversized member, a wheel other than
     the one packet.json names) is one line."""
-    from vocab.files import check_file
 
     check_file(path, "packet's zip", CalibrationError)
     try:

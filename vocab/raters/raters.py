@@ -17,11 +17,23 @@ from pathlib import Path
 
 import pandas as pd
 
-from vocab import rubric, script
+from vocab import prompts, rubric, script
 from vocab.datasets.dataset import VOCABSCAPES, JudgeRubric, declared_criteria, read_rubric
+from vocab.files import (
+    check_csv_shape,
+    check_inside,
+    check_writable,
+    make_dir,
+    read_bytes,
+    read_text,
+    write_text_atomic,
+)
 from vocab.layout import RunDir
+from vocab.raters.label_studio import parse_label_studio_export
+from vocab.raters.packet import check_rater_name
+from vocab.records import JsonlWriter, read_jsonl
 from vocab.rubric import VERDICTS
-from vocab.sampling.sample import CalibrationError, earlier_sheet_hashes, read_sheet, sheet_sha256
+from vocab.sampling.sample import CalibrationError, earlier_sheet_hashes, read_sheet, sheet_sha256, stage_ids
 
 RATING_COLUMNS = ["blind_id", *VOCABSCAPES.columns]
 
@@ -92,8 +104,6 @@ MAX_RATINGS_CELLS = 2_000_000
 def read_ratings_file(path: str | Path) -> pd.DataFrame:
     """A rater's CSV (or a Label Studio JSON export of their packet's project) as strings, or one line saying why
     not: missing, not a regular file, too large, too wide, not UTF-8, not a table."""
-    from vocab.files import check_csv_shape, read_bytes
-    from vocab.raters.label_studio import parse_label_studio_export
 
     path = Path(path)
     data = read_bytes(path, MAX_RATINGS_BYTES, "ratings file", CalibrationError)
@@ -186,7 +196,6 @@ def import_ratings(
 
     A later hand-in of the same rater keeps the earlier file in ``calibration/history/`` (named by its hash), and
     one that would drop rows the earlier file rated is refused unless ``replace`` says so."""
-    from vocab.raters.packet import check_rater_name
 
     check_rater_name(rater, run_dir)
     df = read_ratings_file(path)
@@ -213,7 +222,6 @@ def _other_stages(run_dir, rater: str, df: pd.DataFrame) -> pd.DataFrame | None:
     """A sample grown by a pilot's extension is rated in stages, each from its own packet: a hand-in whose rows all
     lie in one stage replaces the earlier file's rows of that stage only. The earlier file's rows of the other
     stages (None when there are none to keep: one stage, no earlier file, or a hand-in that spans stages)."""
-    from vocab.sampling.sample import stage_ids
 
     if not RunDir(run_dir).ratings(rater).exists() or "blind_id" not in df.columns:
         return None
@@ -234,7 +242,6 @@ def store_ratings(
     nothing; different ones keep the earlier file in ``calibration/history/`` (named by its hash) before it is
     replaced, and one that would drop rows the earlier file rated is refused unless ``replace``. Every place is
     checked before anything is written."""
-    from vocab.files import check_writable, make_dir, read_text, write_text_atomic
 
     out = RunDir(run_dir).ratings(rater)
     body = valid.to_csv(index=False)
@@ -273,7 +280,6 @@ def read_ratings(
     """``calibration/ratings_<rater>.csv``, checked against the sheet under the dataset's rubric (a partial
     file, imported with ``--partial``, is read as it is: :func:`coverage_text` says how much it covers).
     ``sheet_ids`` and ``rubric``: the sheet's ids and the rubric as the caller read them (by default read here)."""
-    from vocab.files import check_inside
 
     path = RunDir(run_dir).ratings(rater)
     if not path.exists():
@@ -325,7 +331,6 @@ class RaterProgress:
 def _rater_lines(path: Path, keys: tuple[str, ...]) -> list[dict]:
     """A rater's log, each line an object with ``keys`` (a damaged one is one line naming the file, never a
     KeyError later)."""
-    from vocab.records import read_jsonl
 
     rows = read_jsonl(path)
     for i, r in enumerate(rows, 1):
@@ -352,8 +357,7 @@ async def rate_with_model(
     import asyncio
     from datetime import UTC, datetime
 
-    from vocab import prompts
-    from vocab.records import JsonlWriter
+    # deferred: the model client (openai, httpx) loads only when a model is called
     from vocab.serving.client import ModelCallError
 
     sheet, rub = read_sheet(run_dir), read_rubric(run_dir)
@@ -483,6 +487,7 @@ def rate_with_config(cfg, run_dir, model: str, rater: str, *, max_tokens, max_ca
     ``max_calls`` calls."""
     import asyncio
 
+    # deferred: the model client (openai, httpx) loads only when a model is called
     from vocab.serving.client import Clients
 
     cfg.model(model)

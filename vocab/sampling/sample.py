@@ -31,9 +31,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from vocab import stats
 from vocab.datasets.dataset import FORMAT_VERSION
 from vocab.datasets.errors import CalibrationError
+from vocab.datasets.items import flatten
+from vocab.files import make_dir
 from vocab.layout import RunDir
+from vocab.records import write_text_atomic
 from vocab.sampling.allocation import ALLOCATIONS, allocate, cell_sizes, fit, pile_sizes  # noqa: F401 (importable here)
 from vocab.sampling.drawn import (  # noqa: F401 (the sample's readers, importable here)
     KEY_COLUMNS,
@@ -78,7 +82,6 @@ def _pick(rng, a: pd.DataFrame, n_passed: int, n_failed: int, taken: set | None 
 def _pick_items(rng, data, cell: str, n_passed: int, n_failed: int, taken: set | None = None) -> list[tuple]:
     """:func:`_pick` on a dataset's stored items (:class:`vocab.datasets.items.Items`): the same calls on ``rng``
     in the same order, each pile numbered in the order :func:`_pick` sorts a frame in, so the same rows."""
-    from vocab.datasets.items import flatten
 
     taken = taken or set()
     store, flat = data.items, (lambda f: flatten(f, data.rubric, data.visible))
@@ -210,7 +213,6 @@ def extend_sample(
     rater's verdict per blind id, every pilot row rated) allocates ``budget`` rows (:func:`allocate`), and the rows
     each pile lacks are drawn from the ones not yet in the sample, from a stream of the seed and the cell's name.
     Returns the new rows only (fresh blind ids, none of ``used_ids``; the sheet in random order) and the sizes."""
-    from vocab import stats
 
     data = None
     if not isinstance(attempts, pd.DataFrame):  # a Dataset
@@ -280,7 +282,6 @@ def stage_ids(run_dir: str | Path, drawn: Drawn | None = None) -> list[list[str]
 def write_sample_manifest(run_dir: str | Path, record: dict) -> Path:
     """``calibration/sample.json``: how the sample was drawn (seed, allocation, budget, rows per pile and cell, and
     for a pilot's second stage the rater whose ratings allocated it), one record per stage."""
-    from vocab.records import write_text_atomic
 
     path = RunDir(run_dir).sample_meta
     # a new draw starts the record afresh (a sample moved away may have left its record behind)
@@ -303,7 +304,6 @@ def write_extension(extra: Sample, before: pd.DataFrame, run_dir: str | Path) ->
         layout.sheet: layout.sheet.read_text() + rows,
         layout.key: key.to_csv(index=False),  # last: the key names the rows the sheet holds
     }
-    from vocab.records import write_text_atomic
 
     # the first stage's sheet stays valid for its rows: a hand-in stamped with its hash is still this sample's
     before_hash = sheet_sha256(run_dir)
@@ -361,8 +361,6 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
             if sorted(old.splitlines()) == sorted(key_csv.splitlines()):
                 existing.write_text(key_csv)  # the same rows in the sheet's order (before 2026-12): re-sorted
         return out
-    from vocab.files import make_dir
-    from vocab.records import write_text_atomic
 
     make_dir(out, run_dir, CalibrationError)
     rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in sample.sheet.to_dict(orient="records"))

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from vocab.datasets.items import CELL_JOIN
+from vocab.datasets.items import CELL_JOIN, SCORE_SQL, flatten
+from vocab.datasets.slicing import check_column, natural, value_sql
 from vocab.datasets.slicing import natural as natural_key
 from vocab.sampling.sample import CalibrationError, Sample, _blind, data_id, sample_stages
 
@@ -73,8 +74,6 @@ def score_bands(scores) -> list[str]:
 def _strata_sql(data, by: str, where) -> str:
     """The SQL of a stored item's stratum source: its score (``by`` = :data:`SCORE`, banded afterwards) or its value
     in the column (checked as `--by` checks it: known, whole groups, few values). CalibrationError (one line)."""
-    from vocab.datasets.items import SCORE_SQL
-    from vocab.datasets.slicing import check_column, value_sql
 
     if by == SCORE:
         store = data.items
@@ -125,8 +124,6 @@ def draw_strata(data, per_pile: int, seed: int, by: str, where, *, per_stratum: 
     call: each slice a cell of its own) ``per_pile`` rows a stratum; each stratum's rows drawn at random among its
     items (the failed pile by item, as the passed one: weight 1); each key row records its stratum and the
     stratum's items in all."""
-    from vocab.datasets.items import flatten
-    from vocab.datasets.slicing import natural
 
     if per_pile < 1:
         raise CalibrationError(f"per_pile must be positive, got {per_pile}")
