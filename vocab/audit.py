@@ -200,7 +200,6 @@ def audit_locked(
     if max_calls is not None and max_calls < 0:
         raise CalibrationError(f"--max-calls must be non-negative, got {max_calls}")
     cfg = load_config(config) if llm_raters else None
-    check_request(raters, llm_raters, cfg)
     target = source if source.is_dir() else out
     if target is None:
         raise CalibrationError(f"{source} is a file: name a new directory for its dataset with --out")
@@ -209,6 +208,7 @@ def audit_locked(
             raise CalibrationError(
                 f"{source} is a directory: --scorer, --assertion, --feedback and --metric are for an imported file"
             )
+        check_request(raters, llm_raters, cfg)
         kw = {
             "inspect": {"scorer": scorer},
             "promptfoo": {"assertion": assertion},

@@ -51,8 +51,9 @@ COUNT = textwrap.dedent(
 
 def _opened(d: Path, *argv: str) -> dict:
     """The files of ``d`` that ``vocab ARGV`` opened for reading, each with how often; and its exit status."""
-    out = subprocess.run([sys.executable, "-c", COUNT, str(d), *argv], capture_output=True, text=True, cwd=ROOT,
-                         check=True)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", COUNT, str(d), *argv], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     return json.loads(out.stdout.splitlines()[-1])
 
 
@@ -99,8 +100,10 @@ def test_a_command_opens_each_file_of_a_run_once(reference, command):
 
 @pytest.mark.parametrize("command", ["audit --raters ann,bob", "report", "gate", "plan", "compare"])
 def test_a_command_opens_each_file_of_an_imported_dataset_once(imported, command):
-    argv = {"audit --raters ann,bob": ["audit", str(imported), "--raters", "ann,bob"],
-            "compare": ["compare", str(imported)]}.get(command) or COMMANDS[command](imported)  # fmt: skip
+    argv = {
+        "audit --raters ann,bob": ["audit", str(imported), "--raters", "ann,bob"],
+        "compare": ["compare", str(imported)],
+    }.get(command) or COMMANDS[command](imported)
     found = _opened(imported, *argv)
     opened = found["opened"]
     assert {"dataset.json", "calibration/key.csv", "calibration/ratings_ann.csv"} <= set(opened), found
@@ -108,8 +111,16 @@ def test_a_command_opens_each_file_of_an_imported_dataset_once(imported, command
 
 
 # the order the data flows in `vocab audit`: a call into an earlier room than the one before is a climb back up
-FLOW = ("vocab.imports", "vocab.datasets", "vocab.audit_sample", "vocab.sampling", "vocab.audit_rate", "vocab.raters",
-        "vocab.estimates", "vocab.report")  # fmt: skip
+FLOW = (
+    "vocab.imports",
+    "vocab.datasets",
+    "vocab.audit_sample",
+    "vocab.sampling",
+    "vocab.audit_rate",
+    "vocab.raters",
+    "vocab.estimates",
+    "vocab.report",
+)
 
 
 def _walk(argv: list[str]) -> list[tuple[str, str]]:
@@ -142,7 +153,60 @@ def test_the_audit_enters_each_module_once_down_the_stages(imported, capsys):
     climbs = [(stays[i - 1], stays[i]) for i in range(1, len(rooms)) if rooms[i] < rooms[i - 1]]
     assert climbs == [], climbs
     # it did walk the whole way: the import, the dataset, the sample, the raters, the correction, the headline
-    assert [stays[0], stays[1], stays[2], stays[3]] == ["vocab.imports.sniff", "vocab.datasets.dataset",
-                                                        "vocab.audit_sample", "vocab.audit_rate"]  # fmt: skip
+    assert [stays[0], stays[1], stays[2], stays[3]] == [
+        "vocab.imports.sniff",
+        "vocab.datasets.dataset",
+        "vocab.audit_sample",
+        "vocab.audit_rate",
+    ]
     assert {"vocab.estimates.correct", "vocab.report"} <= set(stays)
     assert "the pass rate is" in capsys.readouterr().out
+
+
+def test_a_refused_audit_never_removes_a_directory_that_held_something(imported, tmp_path, capsys):
+    """A file audited into an --out that already holds a sample (but no dataset.json) is refused, and the directory,
+    ratings included, stays as it was (a refusal removes only a directory this call made)."""
+    d = tmp_path / "held"
+    shutil.copytree(imported / "calibration", d / "calibration")
+    before = sorted(p.relative_to(d) for p in d.rglob("*"))
+    table = tmp_path / "t.csv"
+    pd.DataFrame(
+        {
+            "id": ["a", "b"],
+            "system": "s",
+            "judge": "j",
+            "verdict": ["PASSED", "FAILED"],
+            "input": "q",
+            "output": ["x", "y"],
+        }
+    ).to_csv(table, index=False)
+    argv = ["audit", str(table), "--out", str(d), "--allocation", "proportional", "--budget", "50"]
+    assert main(argv) == 2  # the sample there is kept, drawn with another allocation
+    assert "vocab: error:" in capsys.readouterr().err
+    assert (
+        sorted(p.relative_to(d) for p in d.rglob("*") if p.name != "dataset.json" and "items" not in p.name) == before
+    )
+
+
+def test_a_command_that_needs_no_stages_does_not_read_the_samples_record(imported, tmp_path, capsys):
+    """`vocab compare` reads the sheet and key, not sample.json: a damaged record stops only what reads it."""
+    d = tmp_path / "d"
+    shutil.copytree(imported, d)
+    (d / "calibration" / "sample.json").write_text("{")
+    main(["compare", str(d)])
+    assert "sample.json" not in capsys.readouterr().err
+
+
+def test_a_key_of_digit_blind_ids_reads_as_names(imported, tmp_path, capsys):
+    """Blind ids are names: a key whose ids are all digits (a hand-made sample) is read as text, as the sheet is."""
+    from vocab.sampling.drawn import read_drawn
+
+    d = tmp_path / "d"
+    shutil.copytree(imported, d)
+    key = pd.read_csv(d / "calibration" / "key.csv", dtype=str, keep_default_na=False)
+    ids = {b: f"{i:04d}" for i, b in enumerate(key.blind_id)}
+    key.assign(blind_id=key.blind_id.map(ids)).to_csv(d / "calibration" / "key.csv", index=False)
+    rows = [json.loads(x) for x in (d / "calibration" / "blind_sheet.jsonl").read_text().splitlines()]
+    lines = [json.dumps({**r, "blind_id": ids[r["blind_id"]]}) + "\n" for r in rows]
+    (d / "calibration" / "blind_sheet.jsonl").write_text("".join(lines))
+    assert sorted(read_drawn(d).key.blind_id) == sorted(ids.values())

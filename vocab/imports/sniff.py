@@ -80,7 +80,7 @@ def import_source(source: Path, out: Path | None, import_kw: dict, kind: str | N
         return Imported(source, False, None)
     if out is None:
         raise CalibrationError(f"{source} is a file: name a new directory for its dataset with --out")
-    fresh = not is_imported(out)
+    fresh = not out.exists() or not any(out.iterdir())  # nothing there before: a refusal may remove it whole
     check_file(source, "file", CalibrationError)
     suffix = source.suffix.lower()
     if kind is None and suffix == ".json":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -39,9 +39,17 @@ class Drawn:
     root: Path
     sheet: pd.DataFrame
     key: pd.DataFrame
-    stages: list[dict]
     sheet_sha256: str
     key_sha256: str
+    _held: dict = field(default_factory=dict, repr=False, compare=False)  # the stages, once read
+
+    @property
+    def stages(self) -> list[dict]:
+        """``sample.json``'s record, read the first time it is asked for (a command that needs no stages never
+        opens it, so a damaged record stops only what reads it)."""
+        if "stages" not in self._held:
+            self._held["stages"] = sample_stages(self.root)
+        return self._held["stages"]
 
     @property
     def ids(self) -> list[str]:
@@ -63,7 +71,7 @@ def read_drawn(run_dir: str | Path, stages: list[dict] | None = None) -> Drawn:
         rows = [json.loads(line) for line in sheet_bytes.decode("utf-8").splitlines() if line.strip()]
         # an imported dataset's groups are names ("12", "q-07"), a run's levels numbers; keep_default_na=False: an
         # item named "NA" or "null" is a name, not a gap
-        dtype = {"level": str, QUOTES: str, "stratum": str} if is_imported(run_dir) else {QUOTES: str}
+        dtype = {"blind_id": str, QUOTES: str} | ({"level": str, "stratum": str} if is_imported(run_dir) else {})
         key = pd.read_csv(io.BytesIO(key_bytes), dtype=dtype, keep_default_na=False)
         required = key.reindex(columns=KEY_REQUIRED)
         if (required.isna() | required.astype(str).eq("")).any(axis=None):
@@ -89,14 +97,9 @@ def read_drawn(run_dir: str | Path, stages: list[dict] | None = None) -> Drawn:
     sheet = pd.DataFrame(rows, columns=list(rows[0]) if rows else SHEET_COLUMNS)
     if QUOTES not in key.columns:  # a key drawn before the column existed: from the sheet
         key[QUOTES] = flag_rows(sheet).reindex(key.blind_id).to_numpy()
-    stages = sample_stages(run_dir) if stages is None else stages
+    held = {} if stages is None else {"stages": stages}
     return Drawn(
-        Path(run_dir),
-        sheet,
-        key,
-        stages,
-        hashlib.sha256(sheet_bytes).hexdigest(),
-        hashlib.sha256(key_bytes).hexdigest(),
+        Path(run_dir), sheet, key, hashlib.sha256(sheet_bytes).hexdigest(), hashlib.sha256(key_bytes).hexdigest(), held
     )
 
 
