@@ -106,8 +106,13 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
     stages = c.loaded.stages if c.loaded is not None else None  # as the command read them
     labelled = labels_note(run_dir, stages) is not None  # people's labels found in the source, not a draw of vocab's
     kind = "labels in the source (not drawn by vocab)" if labelled else "blind ratings"
+    rated = set(c.passes[lead].dropna().index) if c.passes is not None and lead in c.passes else None
     for r in corr[corr.rater == lead].itertuples():
         writer, _, judge = r.cell.partition("__")
+        # the cell's own rows: those its rate reads, of those sampled from it (not the whole sheet's)
+        mine = c.key.blind_id[c.key.cell == r.cell] if c.key is not None else None
+        of = (int(mine.isin(rated).sum()), len(mine)) if mine is not None and rated is not None else None
+        of = of or (c.raters.rows(lead), n_rows)
         others = [o for o in corr[(corr.cell == r.cell) & corr.rater.isin(names) & (corr.rater != lead)].itertuples()]
         headline.append(
             f"{writer} judged by {judge}: the judge says {_pct(r.p)}; against "
@@ -117,7 +122,7 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
                 if lead == PEOPLE
                 else f"{lead}'s {kind} ("
             )
-            + f"{c.raters.rows(lead)} of {n_rows} {'labelled' if labelled else 'sampled'} rows) the pass rate is "
+            + f"{of[0]} of {of[1]} {'labelled' if labelled else 'sampled'} rows) the pass rate is "
             f"{_pct(r.theta)} "
             f"({_interval(r.ci_low, r.ci_high)}, 95 %)"
             + "".join(f"; against {o.rater}'s, {_pct(o.theta)} ({_interval(o.ci_low, o.ci_high)})" for o in others)

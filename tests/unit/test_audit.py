@@ -88,6 +88,31 @@ def test_a_table_source_with_a_known_rater_reports_at_once(tmp_path, capsys):
     assert "blind sample: 10 rows" in capsys.readouterr().out
 
 
+def test_each_cells_headline_counts_its_own_rows(tmp_path, capsys):
+    """#76: three systems under one judge, 5 rows a pile each; ann rates all of one cell's rows and 4 of another's.
+    Each headline counts the rows its own rate reads, of the rows sampled from that cell (counted from key.csv),
+    not the whole sheet's."""
+    t = tmp_path / "t.csv"
+    rows = [{"id": f"i{i}", "system": f"s{i % 3}", "judge": "j", "verdict": "PASSED" if i % 2 else "FAILED",
+             "input": "q", "output": f"o{i}"} for i in range(90)]  # fmt: skip
+    pd.DataFrame(rows).to_csv(t, index=False)
+    d = tmp_path / "d"
+    assert main(["audit", str(t), "--out", str(d), "--raters", "ann", "--per-pile", "5"]) == 0
+    key = pd.read_csv(d / "calibration" / "key.csv", dtype=str)
+    cells = {c: list(k.sort_values(["pile", "blind_id"]).blind_id) for c, k in key.groupby("cell")}
+    assert sorted(cells) == ["s0__j", "s1__j", "s2__j"] and all(len(v) == 10 for v in cells.values())
+    mine = cells["s0__j"] + cells["s1__j"][:4] + cells["s1__j"][-4:]  # s1: 4 rows of each pile; s2: none
+    rated = tmp_path / "ann.csv"
+    pd.DataFrame({"blind_id": mine, "verdict": "PASSED"}).to_csv(rated, index=False)
+    assert main(["ratings", "import", str(rated), "--run-dir", str(d), "--rater", "ann", "--partial"]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d)]) == 0
+    out = capsys.readouterr().out
+    assert "s0 judged by j: the judge says 50 %; against ann's blind ratings (10 of 10 sampled rows)" in out, out
+    assert "s1 judged by j: the judge says 50 %; against ann's blind ratings (8 of 10 sampled rows)" in out, out
+    assert "(18 of 30 sampled rows)" not in out
+
+
 @pytest.mark.parametrize(
     "argv, words",
     [

@@ -386,9 +386,13 @@ def test_one_persons_partial_sheet_leads_over_complete_llm_raters(tmp_path, caps
     assert main(["audit", str(run)]) == 0
     out = capsys.readouterr().out
     heads = [line for line in out.splitlines() if " judged by " in line]
-    assert heads and all(
-        f"against jane-doe's blind ratings ({handed} of {len(sheet)} sampled rows)" in h for h in heads
-    )
+    # each cell's headline counts its own rows (#76): the hand-in's rows of that cell, of the cell's sampled rows
+    key = pd.read_csv(run / "calibration" / "key.csv", dtype=str)
+    counts = {c.replace("__", " judged by "): (k.blind_id.isin(rows).sum(), len(k)) for c, k in key.groupby("cell")}
+    own = {h: f"against jane-doe's blind ratings ({n} of {of} sampled rows)" for h, (n, of) in counts.items()}
+    # (a cell with a pile she rated none of has no rate, so no headline)
+    assert len(own) == 4 and heads and all(own[h.split(":")[0]] in h for h in heads), (heads, own)
+    assert sum(key.blind_id.isin(rows)) == handed
     assert main(["gate", str(run), "--min-rate", "0", "--json"]) in (0, 1)
     gated = json.loads(capsys.readouterr().out)
     assert {c["rater"] for c in gated["cells"]} == {"jane-doe"}
@@ -396,4 +400,4 @@ def test_one_persons_partial_sheet_leads_over_complete_llm_raters(tmp_path, caps
     assert json.loads(capsys.readouterr().out)["rater"] == "jane-doe"
     assert main(["report", str(run), "--out", str(tmp_path / "r")]) == 0
     md = (tmp_path / "r" / "report.md").read_text()
-    assert f"jane-doe's blind ratings ({handed} of {len(sheet)} sampled rows)" in md
+    assert all(said in md for head, said in own.items() if any(h.startswith(head) for h in heads))

@@ -4,6 +4,8 @@ pile labelled whole is known, optional stopping keeps the sequence's coverage, a
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 
 import numpy as np
@@ -131,3 +133,110 @@ def test_no_sequence_for_pooled_people_or_a_superpopulation(tmp_path, capsys):
     assert main(["gate", str(d), "--min-rate", "0.1", "--anytime", "--population", "superpopulation"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--anytime holds the finite population's rate" in err[0], err
+
+
+def _sequence_line(d, order: list[str], verdict: dict[str, str], n_passed: int, n_failed: int) -> tuple[float, float]:
+    """The anytime-valid interval of the labels in ``order`` (the sequence's arithmetic is checked by hand above;
+    here the order is what is tested): each pile's labels in that order, the piles' sizes counted from the table."""
+    key = pd.read_csv(d / "calibration" / "key.csv", dtype=str).set_index("blind_id")
+    x = {p: [float(verdict[b] == "PASSED") for b in order if b in verdict and key.pile[b] == p] for p in key.pile}
+    at = cell_sequence(np.array(x["passed"]), np.array(x["failed"]), n_passed, n_failed, stats.FINITE)
+    return at(len(x["passed"]), len(x["failed"]))
+
+
+def _shown(packet) -> list[str]:
+    """The rows in the order the packet shows them: its sheet.jsonl's, line by line."""
+    return [json.loads(line)["blind_id"] for line in (packet / "sheet.jsonl").read_text().splitlines()]
+
+
+def _said(out: str) -> str:
+    return next(x for x in out.splitlines() if x.startswith("stopping s → j"))
+
+
+def test_the_rule_reads_labels_in_the_packets_order_for_the_samples_own_seed(tmp_path, capsys):
+    """#76: a sample drawn with --seed 1 shows ann her rows in her order for seed 1 (packet.json's order_seed, its
+    sheet.jsonl); she rates them in that order and hands them in 10 at a time. `vocab audit DIR --target-half-width`
+    (the correction's seed 0) and `vocab gate --anytime` read the sequence in that order, not re-sorted by seed 0."""
+    d = tmp_path / "d"
+    argv = ["audit", str(_table(tmp_path, 300)), "--out", str(d), "--raters", "ann", "--per-pile", "30", "--seed", "1"]
+    assert main(argv) == 0
+    assert json.loads((d / "packets" / "ann" / "packet.json").read_text())["order_seed"] == 1
+    shown = _shown(d / "packets" / "ann")
+    rng = np.random.default_rng(11)
+    verdict = {b: "PASSED" if rng.random() < 0.6 else "FAILED" for b in shown}
+    for t in (10, 20, 30, 40, 50):  # her hand-ins so far, each the rows she has rated, in the packet's order
+        f = tmp_path / f"ann{t}.csv"
+        pd.DataFrame({"blind_id": shown[:t], "verdict": [verdict[b] for b in shown[:t]]}).to_csv(f, index=False)
+        assert main(["ratings", "import", str(f), "--run-dir", str(d), "--rater", "ann", "--partial"]) == 0
+    handed = {b: verdict[b] for b in shown[:50]}
+    lo, hi = _sequence_line(d, shown, handed, 200, 100)  # 200 PASSED items (i % 3 != 0) and 100 FAILED
+    resorted = _sequence_line(d, _seed0_order(shown), handed, 200, 100)
+    assert f"{resorted[0]:.3f}–{resorted[1]:.3f}" != f"{lo:.3f}–{hi:.3f}"  # the order matters for these labels
+    capsys.readouterr()
+    assert main(["audit", str(d), "--target-half-width", "0.01"]) == 0
+    line = _said(capsys.readouterr().out)
+    assert "(ann, 50 labels): keep labelling" in line and f"interval {lo:.3f}–{hi:.3f}," in line, (line, lo, hi)
+    assert main(["gate", str(d), "--min-rate", f"{lo - 0.0005:.4f}", "--anytime"]) == 0
+    assert f"rate's anytime-valid lower bound {lo:.3f}" in capsys.readouterr().out
+
+
+def _seed0_order(ids: list[str]) -> list[str]:
+    """The order the rule read before #76: ann's order for seed 0 (sha256('0:ann') seeding numpy's permutation of
+    the sorted ids, as packet.json's "order" field spells it)."""
+    rng = np.random.default_rng(int.from_bytes(hashlib.sha256(b"0:ann").digest()[:8], "little"))
+    s = sorted(ids)
+    return [s[i] for i in rng.permutation(len(s))]
+
+
+def test_a_person_handed_no_packet_is_read_in_the_order_of_their_hand_in(tmp_path, capsys):
+    """Labels imported for a person who was handed no packet: the sequence reads them in their file's order."""
+    d = tmp_path / "d"
+    assert main(["audit", str(_table(tmp_path, 300)), "--out", str(d), "--per-pile", "30"]) == 0
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv", dtype=str)
+    rng = np.random.default_rng(12)
+    order = [sheet.blind_id[i] for i in rng.permutation(len(sheet))][:45]
+    verdict = {b: "PASSED" if rng.random() < 0.6 else "FAILED" for b in order}
+    f = tmp_path / "ann.csv"
+    pd.DataFrame({"blind_id": order, "verdict": [verdict[b] for b in order]}).to_csv(f, index=False)
+    assert main(["ratings", "import", str(f), "--run-dir", str(d), "--rater", "ann", "--partial"]) == 0
+    lo, hi = _sequence_line(d, order, verdict, 200, 100)
+    resorted = _sequence_line(d, _seed0_order(list(sheet.blind_id)), verdict, 200, 100)
+    assert f"{resorted[0]:.3f}–{resorted[1]:.3f}" != f"{lo:.3f}–{hi:.3f}"
+    capsys.readouterr()
+    assert main(["audit", str(d), "--target-half-width", "0.01"]) == 0
+    line = _said(capsys.readouterr().out)
+    assert "(ann, 45 labels)" in line and f"interval {lo:.3f}–{hi:.3f}," in line, (line, lo, hi)
+
+
+def test_a_spent_sample_says_how_to_draw_more_and_the_next_stage_is_read_after_the_first(tmp_path, capsys):
+    """Every sampled row rated and the interval still too wide: the line gives the command that draws more rows
+    (a pilot's extension); that command works, the new rows get a packet of their own, and the sequence reads the
+    first packet's rows, then the second's, each in the order its packet shows them."""
+    d = tmp_path / "d"
+    assert main(["audit", str(_table(tmp_path, 300)), "--out", str(d), "--raters", "ann", "--per-pile", "5"]) == 0
+    first = _shown(d / "packets" / "ann")
+    verdict = {b: ("PASSED", "FAILED")[i % 2] for i, b in enumerate(first)}
+    f = tmp_path / "ann1.csv"
+    pd.DataFrame({"blind_id": first, "verdict": [verdict[b] for b in first]}).to_csv(f, index=False)
+    assert main(["ratings", "import", str(f), "--run-dir", str(d), "--rater", "ann"]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d), "--target-half-width", "0.1"]) == 0
+    line = _said(capsys.readouterr().out)
+    half = float(line.split("keep labelling: ±")[1].split(" ")[0])
+    budget = math.ceil(10 * (half / 0.1) ** 2)  # ten labels times the square of how much too wide
+    command = f"vocab sample --run-dir {d} --allocation pilot --budget {budget} --rater ann"
+    assert "every sampled row of this cell is rated, so more must be drawn" in line and f"`{command}`" in line, line
+    assert main(command.split()[1:]) == 0
+    assert len(pd.read_csv(d / "calibration" / "blind_sheet.csv")) == budget
+    assert main(["audit", str(d), "--raters", "ann"]) == 0
+    second = _shown(d / "packets" / "ann-stage2")
+    assert len(second) == budget - 10
+    verdict.update({b: ("FAILED", "PASSED", "PASSED")[i % 3] for i, b in enumerate(second)})
+    f = tmp_path / "ann2.csv"
+    pd.DataFrame({"blind_id": second, "verdict": [verdict[b] for b in second]}).to_csv(f, index=False)
+    assert main(["ratings", "import", str(f), "--run-dir", str(d), "--rater", "ann", "--partial"]) == 0
+    lo, hi = _sequence_line(d, first + second, verdict, 200, 100)
+    capsys.readouterr()
+    assert main(["audit", str(d), "--target-half-width", "0.01"]) == 0
+    line = _said(capsys.readouterr().out)
+    assert f"(ann, {budget} labels)" in line and f"interval {lo:.3f}–{hi:.3f}," in line, (line, lo, hi)

@@ -20,11 +20,13 @@ For a superpopulation the candidates are a grid of 1,001 shares and m_t = m.
 
 The cell's rate is θ = (N_a a + N_b b) / N: a pair of shares (a, b) is ruled out once the product of the two
 piles' capitals reaches 1/α (a test martingale of all the labels, however they interleave), and θ's interval spans
-N_a a + N_b b over the pairs left. The order of the labels is the order they were given: a person's is their
-packets' (a random order fixed before any rating, :func:`vocab.raters.packet.rater_order`, stage by stage
-after a pilot's extension), anyone else's the blind sheet's (random too). Outside this rule, and said so: rows that
-weigh unlike (the study's FAILED pile, drawn a level at a time), pooled people (a tie counts 1/2), and the
-superpopulation (the judge's rate p is uncertain there, and the sequence holds it known).
+N_a a + N_b b over the pairs left. The order of the labels is the order they were given (:func:`arrival_order`): a
+person's is their packets' (a random order fixed before any rating, :func:`vocab.raters.packet.rater_order`, for the
+seed each packet was made with, stage by stage after a pilot's extension), or their hand-in's where they were handed
+no packet; anyone else's the blind sheet's (random too). The guarantee holds for the labels in the order they
+arrived, so they are never re-sorted by another seed. Outside this rule, and said so: rows that weigh unlike (the
+study's FAILED pile, drawn a level at a time), pooled people (a tie counts 1/2), and the superpopulation (the judge's
+rate p is uncertain there, and the sequence holds it known).
 
 Its coverage under optional stopping (the first of 20 looks that meets a target half-width) is simulated by
 :func:`simulate_stopping` beside the fixed-sample interval's under the same stopping
@@ -42,7 +44,7 @@ from vocab import stats
 from vocab.coverage.simulate import finite_totals, piles_interval, simulate_studies
 from vocab.datasets.errors import CalibrationError
 from vocab.raters.blind import PEOPLE
-from vocab.raters.packet import rater_order
+from vocab.raters.packet import shown_order
 from vocab.sampling.sample import stage_ids
 from vocab.stats import Piles
 
@@ -136,6 +138,7 @@ class Stop:
     target: float
     fixed: tuple[float, float]  # the report's fixed-sample interval, for comparison
     why_none: str = ""
+    more: str = ""  # every sampled row rated and still too wide: how to draw more rows
 
     @property
     def half_width(self) -> float:
@@ -158,7 +161,7 @@ class Stop:
         return (
             f"{head}{verdict} (anytime-valid 95 % interval {self.low:.3f}–{self.high:.3f}, valid however often it is "
             f"looked at; the fixed-sample interval {self.fixed[0]:.3f}–{self.fixed[1]:.3f} holds only at a size "
-            "fixed in advance)"
+            "fixed in advance)" + (f"; {self.more}" if self.more else "")
         )
 
     def as_dict(self) -> dict:
@@ -173,7 +176,44 @@ class Stop:
             "stop": self.stop,
             "fixed_ci": list(self.fixed),
             "why_none": self.why_none or None,
+            "more": self.more or None,
         }
+
+
+def arrival_order(c, rater: str) -> list[str]:
+    """The order ``rater``'s labels came in (``c``: :func:`vocab.estimates.correct.corrected`). A person's: the order
+    their packets showed them the rows (:func:`vocab.raters.packet.shown_order`: each packet's own seed, never the
+    seed this command was given), then any row they rated outside a packet in the order of their hand-in; one handed
+    no packet, their hand-in's order (the rows of their ratings file). Anyone else's: the blind sheet's (random),
+    stage by stage."""
+    stages = stage_ids(c.data.run_dir, c.loaded.drawn if c.loaded is not None else None)
+    kinds = c.raters.kinds if c.raters is not None else {}
+    if kinds.get(rater) != "person":
+        return [b for st in stages for b in st]
+    shown = shown_order(c.data.run_dir, rater, stages)
+    seen = set(shown)
+    handed = [str(b) for b in c.ratings[rater].blind_id] if rater in c.ratings else []
+    return shown + [b for b in handed if b not in seen]
+
+
+def more_rows(c, rater: str, cell: str, labels: int, half_width: float, target: float) -> str:
+    """What to say when every sampled row of ``cell`` is rated and the interval is still wider than ``target``: how
+    to draw more (a pilot's extension of the sample, then the new rows rated), with a rough budget: the rows a cell
+    ``labels`` times (half_width / target)², as if the width fell as 1/√n (the sequence's falls a little slower)."""
+    n_items = int(c.data.cells.attempts[cell])
+    budget = min(n_items, max(labels + 1, math.ceil(labels * (half_width / target) ** 2)))
+    d = c.data.run_dir
+    kinds = c.raters.kinds if c.raters is not None else {}
+    rate = (
+        f"`vocab audit {d} --raters {rater}` (a packet of the new rows)"
+        if kinds.get(rater) == "person"
+        else f"`vocab audit {d} --llm-raters {rater} --config CONFIG`"
+    )
+    return (
+        f"every sampled row of this cell is rated, so more must be drawn: `vocab sample --run-dir {d} --allocation "
+        f"pilot --budget {budget} --rater {rater}` (about {budget} rows a cell, if the width falls as 1/√n), then "
+        f"{rate}"
+    )
 
 
 def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
@@ -183,14 +223,7 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
     check_target(target)
     lead = rater or c.lead
     passes = c.passes[lead].dropna()
-    kinds = c.raters.kinds if c.raters is not None else {}
-    # the order the labels came in: the blind sheet's (random), stage by stage; a person's, their packets' orders,
-    # the pilot's packet first (each stage's rows are their own packet, in the rater's order)
-    stages = stage_ids(c.data.run_dir, c.loaded.drawn if c.loaded is not None else None)
     base = lead.split("+")[0]  # a variant (ann+script) is rated in its rater's order
-    person = kinds.get(base) == "person"
-    order = [b for st in stages for b in (rater_order(st, lead, c.seed) if person else st)]
-    pos = {b: i for i, b in enumerate(order)}
     why = ""
     if c.population != stats.FINITE:
         why = (
@@ -207,6 +240,7 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
             "no anytime-valid interval for pooled labels (a tie between people counts 1/2, and each person rated "
             "in an order of their own): name one rater with --rater"
         )
+    pos = {} if why else {b: i for i, b in enumerate(arrival_order(c, base))}
     rows = c.table[c.table.rater == lead].set_index("cell")
     unit = "level" if c.data.kind == "run" else "group"  # what a judge's own dataset calls its units
     out = []
@@ -240,7 +274,9 @@ def stopping(c, target: float, rater: str | None = None) -> list[Stop]:
             seqs[pile] = passes[ids].to_numpy(dtype=float)
         at = cell_sequence(seqs["passed"], seqs["failed"], n_a, n_b, c.population)
         lo, hi = at(len(seqs["passed"]), len(seqs["failed"]))
-        out.append(Stop(cell, lead, len(k), lo, hi, target, fixed))
+        spent = len(k) == int((c.key.cell == cell).sum()) and (hi - lo) / 2 > target
+        more = more_rows(c, base, cell, len(k), (hi - lo) / 2, target) if spent else ""
+        out.append(Stop(cell, lead, len(k), lo, hi, target, fixed, more=more))
     return out
 
 

@@ -102,6 +102,29 @@ def rater_order(blind_ids: list[str], rater: str, seed: int = 0) -> list[str]:
     return [ids[i] for i in rng.permutation(len(ids))]
 
 
+def shown_order(run_dir: str | Path, rater: str, stages: list[list[str]]) -> list[str]:
+    """The order ``rater``'s packets showed them the sample's rows (``stages``: each stage's blind ids,
+    :func:`vocab.sampling.sample.stage_ids`): each packet's rows in :func:`rater_order` for the seed it was made with
+    (its packet.json's ``order_seed``, whatever seed a later command is given), the first packet's rows (the whole
+    sheet, or the pilot's) then each later stage's packet; a stage with no packet ends it. Empty when the rater was
+    handed no packet, or the first holds rows no prefix of the stages does (another sample's)."""
+    first = RunDir(run_dir).packet(rater)
+    if not (first / "packet.json").exists():
+        return []
+    meta = read_packet_meta(first)
+    held = int(meta.get("rows", 0))
+    done = next((k for k in range(1, len(stages) + 1) if sum(map(len, stages[:k])) == held), None)
+    if done is None:
+        return []
+    order = rater_order([b for st in stages[:done] for b in st], rater, int(meta.get("order_seed", 0)))
+    for k in range(done, len(stages)):
+        at = stage_packet(run_dir, rater, k + 1)
+        if not (at / "packet.json").exists():
+            break
+        order += rater_order(stages[k], rater, int(read_packet_meta(at).get("order_seed", 0)))
+    return order
+
+
 AS_THE_FORM_SAYS = "Check 1 is n/a (not graded) on a row whose level does not require the seed word: the form says so."
 
 
