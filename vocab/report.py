@@ -25,7 +25,7 @@ from vocab.estimates import correct
 from vocab.estimates import scores as sc
 from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
 from vocab.estimates.compare import cell_label, comparisons
-from vocab.estimates.compare_text import rank_line
+from vocab.estimates.compare_text import rank_line, unrated_text
 from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE
 from vocab.records import dir_lock, versions, write_bytes_atomic, write_text_atomic
@@ -322,11 +322,19 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
         table.loc[p.paired.to_numpy(), ["difference (95 %), points", "resolved"]] = ["the same outputs (paired)", "—"]
         for q, name in (("q1", "sensitivity"), ("q0", "specificity")):
             table[f"{name} b − a (95 %), paired"] = [
-                f"{pts(d)} [{pts(lo)}, {pts(hi)}]" if pr else ""
-                for pr, d, lo, hi in zip(
-                    p.paired, p[f"{q}_difference"], p[f"{q}_ci_low"], p[f"{q}_ci_high"], strict=True
+                ("undefined (below)" if (a, b) in found.unrated else f"{pts(d)} [{pts(lo)}, {pts(hi)}]") if pr else ""
+                for a, b, pr, d, lo, hi in zip(
+                    p.a, p.b, p.paired, p[f"{q}_difference"], p[f"{q}_ci_low"], p[f"{q}_ci_high"], strict=True
                 )
             ]
+    undefined = "".join(
+        f" {cell_label(b)} − {cell_label(a)}: "
+        + unrated_text(a.split("__", 1)[-1], b.split("__", 1)[-1], short, c.lead).replace(
+            "sensitivity", "Sensitivity", 1
+        )
+        + "."
+        for (a, b), short in found.unrated.items()
+    )
     ranks = "; ".join(rank_line(r) for r in found.ranks.itertuples())
     rep.sections.append(
         (
@@ -334,7 +342,8 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
             f"Against {c.lead}'s ratings, every pair of cells: the corrected difference with its 95 % interval "
             f"(resolved "
             f"when it excludes 0), the {judge}'s own gap, and how many points more the {judge} inflates b than a "
-            f"(p − θ, differenced). Ranks as sets, from simultaneous 95 % intervals over every pair: {ranks}.",
+            f"(p − θ, differenced). Ranks as sets, from simultaneous 95 % intervals over every pair: {ranks}."
+            + undefined,
             table,
         )
     )

@@ -180,8 +180,18 @@ def test_an_unrated_stratum_is_named(tmp_path, capsys):
     )
     rc, _, err = _run(["compare", d, "--a", "A", "--b", "B", "--paired"], capsys)
     assert rc == 2 and f"the {len(pf)} outputs passed by A and failed by B have no output ann rated" in err[0]
-    rc, out, _ = _run(["compare", d, "--json"], capsys)  # without --paired: the independent comparison
-    assert rc == 0 and json.loads(out[0])["comparisons"][0]["paired"] is False
+    # without --paired (#76): never the independent comparison, which would difference one rate with itself; one
+    # rate, the known gap, and q1 and q0 undefined, with the stratum that leaves them so and what would define them
+    rc, out, _ = _run(["compare", d, "--json"], capsys)
+    r = json.loads(out[0])["comparisons"][0]
+    assert rc == 0 and r["paired"] is True and r["resolved"] is False and r["difference"] == 0
+    assert r["q1_difference"] is None and r["q0_difference"] is None and r["unrated_strata"] == {"PF": len(pf)}
+    assert r["raw_difference"] == pytest.approx(((both.B == "PASSED").sum() - (both.A == "PASSED").sum()) / len(both))
+    rc, out, _ = _run(["compare", d], capsys)
+    line = next(x for x in out if x.startswith("B − A on S's same outputs (paired): one rate for both"))
+    assert (f"sensitivity and specificity undefined: ann rated none of the {len(pf)} outputs passed by A and failed "
+            "by B") in line and "rate one output of it to define them" in line, line  # fmt: skip
+    assert not any(x.startswith("S → B − S → A") for x in out)  # no difference of the one rate with itself
 
 
 def test_the_paired_differences_hold_the_truth_and_are_narrower():
@@ -252,3 +262,61 @@ def test_an_undefined_paired_difference_has_no_interval():
     r = paired_comparison(shared, key, pd.Series(1.0, index=key.blind_id), rater="ann", n_boot=500)
     assert not np.isfinite(r["q0_difference"]) and np.isnan(r["q0_ci_low"]) and np.isnan(r["q0_ci_high"])
     assert r["q1_difference"] == pytest.approx((5 - 5) / 50) and r["q1_ci_low"] == r["q1_ci_high"]
+
+
+def test_two_judges_that_mostly_agree_are_never_compared_as_independent(tmp_path, capsys):
+    """#76: two judges whose verdicts differ on 6 of 400 outputs, 10 labels a pile: no output where they disagree
+    is in the sample, so the paired q1 and q0 differences are undefined. `vocab compare` says so in one line, naming
+    the strata (counted from the table) whose labels would define them, prints no difference of the one rate, and
+    never ranks the two cells apart."""
+    rng = np.random.default_rng(3)
+    good = rng.random(400) < 0.5
+    a_pass = good.copy()
+    b_pass = good.copy()
+    b_pass[np.flatnonzero(good)[:3]] = False  # B fails 3 good outputs A passes
+    b_pass[np.flatnonzero(~good)[:3]] = True  # and passes 3 bad ones A fails
+    rows = [{"id": f"o{i}", "system": "S", "judge": j, "verdict": "PASSED" if v[i] else "FAILED", "input": f"q{i}",
+             "output": f"answer {i}"} for i in range(400) for j, v in (("A", a_pass), ("B", b_pass))]  # fmt: skip
+    pd.DataFrame(rows).to_csv(tmp_path / "t.csv", index=False)
+    d = tmp_path / "d"
+    assert main(["import", "table", str(tmp_path / "t.csv"), "--run-dir", str(d), "--visible", "input,output"]) == 0
+    assert main(["audit", str(d), "--raters", "ann", "--per-pile", "10"]) == 0
+    key = pd.read_csv(d / "calibration" / "key.csv")
+    verdict = np.where(good[key.level.str[1:].astype(int)], "PASSED", "FAILED")
+    pd.DataFrame({"blind_id": key.blind_id, "verdict": verdict}).to_csv(tmp_path / "ann.csv", index=False)
+    assert main(["ratings", "import", str(tmp_path / "ann.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
+    sampled = set(key.level)
+    pf = {f"o{i}" for i in range(400) if a_pass[i] and not b_pass[i]}
+    fp = {f"o{i}" for i in range(400) if b_pass[i] and not a_pass[i]}
+    assert len(pf) == len(fp) == 3 and not (pf | fp) & sampled  # this seed's sample holds none of them
+    rc, out, _ = _run(["compare", d], capsys)
+    assert rc == 0
+    line = next(x for x in out if x.startswith("B − A on S's same outputs (paired): one rate for both"))
+    said = ("sensitivity and specificity undefined: ann rated none of the 3 outputs passed by A and failed by B nor of "
+            "the 3 outputs failed by A and passed by B")  # fmt: skip
+    assert said in line and "rate one output of each" in line, line
+    assert "B passes 0 points more than A" in line  # 200 − 200 passes of 400: known
+    assert not any("resolved" in x for x in out), out
+    ranks = next(x for x in out if x.startswith("ranks: "))
+    assert ranks.count("rank 1–2") == 2, ranks  # one rate: never ranked apart
+    # the gate on their q1 difference does not hold, and says why; the report says it under its table
+    rc, out, _ = _run(["gate", d, "--a", "A", "--b", "B", "--min-q1-difference", "-0.5"], capsys)
+    assert rc == 1 and "the q1 difference's lower bound undefined ≥ -0.5: does not hold" in out[0], out
+    assert said in out[0], out
+    assert main(["report", str(d), "--out", str(tmp_path / "r")]) == 0
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "S → B − S → A: Sensitivity and specificity undefined: ann rated none" in md
+    assert "| the same outputs (paired) | — |" in md and "undefined (below)" in md
+
+
+def test_cells_known_to_share_one_rate_are_never_ranked_apart():
+    """By hand: cell 0's draws all near 0.2, cell 1's near 0.8; apart they rank 2 and 1; tied (one rate), each
+    may rank 1 or 2."""
+    from vocab.stats.differences import rank_sets
+
+    draws = np.stack([np.linspace(0.15, 0.25, 400), np.linspace(0.75, 0.85, 400)])[None]
+    est = np.array([[0.2, 0.8]])
+    apart = rank_sets(est, draws)
+    assert apart.low.tolist() == [[2, 1]] and apart.high.tolist() == [[2, 1]]
+    tied = rank_sets(est, draws, tied=[True])
+    assert tied.low.tolist() == [[1, 1]] and tied.high.tolist() == [[2, 2]] and np.isnan(tied.pair_low).all()

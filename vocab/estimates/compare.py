@@ -23,6 +23,7 @@ person's label serves both judges' rows; ``paired`` true); every other pair as i
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,15 @@ import pandas as pd
 
 from vocab import stats
 from vocab.estimates.correct import _cell, _estimate, cell_counts, corrected
-from vocab.estimates.paired import STRATA, paired_comparison, rated_strata, shared_outputs
+from vocab.estimates.paired import (
+    STRATA,
+    Shared,
+    paired_comparison,
+    rated_strata,
+    shared_outputs,
+    undefined_comparison,
+    unrated,
+)
 from vocab.sampling.sample import CalibrationError
 from vocab.stats.differences import difference_interval, pairs_of
 from vocab.stats.differences import rank_sets as stats_rank_sets
@@ -160,15 +169,17 @@ def compare_cells(a: CellDraws, b: CellDraws, confidence: float = 0.95) -> dict:
     }
 
 
-def rank_sets(draws: dict[str, CellDraws], confidence: float = 0.95) -> pd.DataFrame:
+def rank_sets(draws: dict[str, CellDraws], confidence: float = 0.95, same=frozenset()) -> pd.DataFrame:
     """Each cell's rank set (1 the highest corrected rate) from simultaneous intervals over every pairwise
-    difference at family-wise ``confidence``; without the rater name (:data:`RANK_COLUMNS` but it)."""
+    difference at family-wise ``confidence``; without the rater name (:data:`RANK_COLUMNS` but it). ``same``: pairs
+    (a, b) of cells on the same outputs, whose rate is one: never ranked apart."""
     cells = sorted(draws)
     if not cells:
         return pd.DataFrame(columns=RANK_COLUMNS[1:])
     est = np.array([[draws[c].theta for c in cells]])
     joint = np.stack([draws[c].theta_draws for c in cells])[None]
-    r = stats_rank_sets(est, joint, confidence)
+    tied = [(cells[i], cells[j]) in same or (cells[j], cells[i]) in same for i, j in pairs_of(len(cells))]
+    r = stats_rank_sets(est, joint, confidence, tied)
     rows = [
         {
             "cell": c,
@@ -232,6 +243,9 @@ class Comparisons:
     pairs: pd.DataFrame  # COMPARISON_COLUMNS
     ranks: pd.DataFrame  # RANK_COLUMNS
     self_preference: pd.DataFrame  # SELF_PREFERENCE_COLUMNS
+    # two judges on the same outputs whose q1 and q0 differences are undefined: (a, b) -> each stratum (PP, PF, FP,
+    # FF) with outputs and no rated output, with its outputs (one rated output of each defines them)
+    unrated: dict = dataclasses.field(default_factory=dict)
 
     def as_dict(self) -> dict:
         """The JSON object `vocab compare --json` prints (every float as it is, NaN as None)."""
@@ -243,10 +257,13 @@ class Comparisons:
             ]
 
         pairs = [c for c in COMPARISON_COLUMNS if c not in ("rater", "theta_a", "theta_b")]
+        found = records(self.pairs, pairs)
+        for r in found:  # an undefined paired comparison: the strata a rater must label one output of
+            r["unrated_strata"] = self.unrated.get((r["a"], r["b"])) or None
         return {
             "rater": self.rater,
             "interval": self.interval,
-            "comparisons": records(self.pairs, pairs),
+            "comparisons": found,
             "ranks": records(self.ranks, ["cell", "theta", "rank_low", "rank_high"]),
             "self_preference": records(self.self_preference, SELF_PREFERENCE_COLUMNS[1:]),
         }
@@ -269,6 +286,7 @@ def comparisons(
     ``pairs`` given, as (a, b): b − a), its rank sets and self-preference. The draws are the correction table's
     (:func:`cell_draws`), so a difference's two rates are the table's."""
     out = {}
+    same = same_outputs(counts, key)
     for rater in sorted(raters or passes):
         draws = cell_draws(
             counts, key, passes[rater], rater=rater, interval=interval, n_boot=n_boot, seed=seed, population=population
@@ -278,34 +296,52 @@ def comparisons(
             if pairs is not None
             else [(a, b) for a, b in ((sorted(draws)[i], sorted(draws)[j]) for i, j in pairs_of(len(draws)))]
         )
-        rows = []
+        rows, unrated_by_pair = [], {}
         for a, b in wanted:
             if a not in draws or b not in draws:
                 continue
-            row = _paired(counts, key, passes[rater], a, b, rater, n_boot, seed, confidence, population)
+            shared = same.get((a, b)) or (shared_outputs(counts, a, b, key) if (b, a) in same else None)
+            row, short = _paired(shared, key, passes[rater], rater, n_boot, seed, confidence, population)
             rows.append({"rater": rater, **(row or compare_cells(draws[a], draws[b], confidence))})
+            if short:
+                unrated_by_pair[a, b] = short
         ranks = (
-            rank_sets(draws, confidence).assign(rater=rater)[RANK_COLUMNS]
+            rank_sets(draws, confidence, set(same)).assign(rater=rater)[RANK_COLUMNS]
             if draws
             else pd.DataFrame(columns=RANK_COLUMNS)
         )
         sp = self_preference_intervals(draws, confidence).assign(rater=rater)[SELF_PREFERENCE_COLUMNS]
-        out[rater] = Comparisons(rater, interval, pd.DataFrame(rows, columns=COMPARISON_COLUMNS), ranks, sp)
+        pairs_found = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
+        out[rater] = Comparisons(rater, interval, pairs_found, ranks, sp, unrated_by_pair)
     return out
 
 
-def _paired(data, key, verdicts, a, b, rater, n_boot, seed, confidence, population) -> dict | None:
-    """Two judges' cells on the same outputs, compared paired (:mod:`vocab.estimates.paired`), or None: cells that
-    are not paired, a stratum with no rated output, or the superpopulation (the paired comparison is of these
-    outputs)."""
-    if population != stats.FINITE or isinstance(data, pd.DataFrame) or "stratum" in key.columns:
-        return None  # a sample drawn by strata: its rows are no simple random sample of each pile, as pairing needs
+def same_outputs(data, key: pd.DataFrame) -> dict[tuple[str, str], Shared]:
+    """Every pair (a, b), a < b, of the sample's cells that hold the same outputs judged by two judges
+    (:func:`~vocab.estimates.paired.shared_outputs`), with what they share; none on a study run's attempts."""
+    if isinstance(data, pd.DataFrame):
+        return {}
+    cells = sorted(key.cell.unique())
+    found = {(cells[i], cells[j]): shared_outputs(data, cells[i], cells[j], key) for i, j in pairs_of(len(cells))}
+    return {pair: s for pair, s in found.items() if s is not None}
 
-    shared = shared_outputs(data, a, b, key)
-    if shared is None:
-        return None
-    row = paired_comparison(shared, key, verdicts, rater=rater, n_boot=n_boot, seed=seed, confidence=confidence)
-    return {k: v for k, v in row.items() if k in COMPARISON_COLUMNS} if row else None
+
+def _paired(
+    shared: Shared | None, key, verdicts, rater, n_boot, seed, confidence, population
+) -> tuple[dict | None, dict[str, int]]:
+    """Two judges' cells on the same outputs (``shared``), compared paired (:mod:`vocab.estimates.paired`), and the
+    strata with outputs and no rated output (then the row is
+    :func:`~vocab.estimates.paired.undefined_comparison`'s: one rate, q1 and q0 undefined); (None, {}) for cells
+    that are not paired (``shared`` None), a sample drawn by strata, or the superpopulation (the paired comparison is
+    of these outputs)."""
+    if shared is None or population != stats.FINITE or "stratum" in key.columns:
+        return None, {}  # a sample drawn by strata: its rows are no simple random sample of each pile, as pairing needs
+    short = unrated(shared, rated_strata(shared, key, verdicts))
+    if short:
+        row = undefined_comparison(shared)
+    else:
+        row = paired_comparison(shared, key, verdicts, rater=rater, n_boot=n_boot, seed=seed, confidence=confidence)
+    return {k: v for k, v in row.items() if k in COMPARISON_COLUMNS}, short
 
 
 def comparison_tables(found: dict[str, Comparisons]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:

@@ -15,8 +15,21 @@ def _points(x: float, signed: bool = True) -> str:
     return (f"{v:+.0f}" if signed else f"{v:.0f}").replace("-", "−")  # a minus sign, not a hyphen
 
 
-def paired_line(r: dict) -> str:
-    """Two judges on the same outputs in words: their pass rates' known gap, then sensitivity and specificity."""
+def unrated_text(a: str, b: str, unrated: dict[str, int], rater: str) -> str:
+    """Why two judges' paired q1 and q0 differences are undefined, and what labels define them: ``unrated`` the
+    strata (PP, PF, FP, FF) with outputs and none rated, each with its outputs."""
+    verb = {"P": "passed", "F": "failed"}
+    parts = [f"the {n} outputs {verb[s[0]]} by {a} and {verb[s[1]]} by {b}" for s, n in unrated.items()]
+    return (
+        f"sensitivity and specificity undefined: {rater} rated none of {' nor of '.join(parts)} (a stratum of the "
+        f"outputs the pairing weighs by its size); rate one output of {'each' if len(parts) > 1 else 'it'} to "
+        "define them (the independent comparison would difference one rate with itself)"
+    )
+
+
+def paired_line(r: dict, unrated: dict[str, int] | None = None, rater: str = "") -> str:
+    """Two judges on the same outputs in words: their pass rates' known gap, then sensitivity and specificity (or,
+    with ``unrated`` strata, why they are undefined: :func:`unrated_text`)."""
     a, b = (x.split("__", 1)[-1] for x in (r["a"], r["b"]))
     system = r["a"].split("__", 1)[0]
 
@@ -27,18 +40,19 @@ def paired_line(r: dict) -> str:
         state = "resolved" if lo > 0 or hi < 0 else "not resolved"
         return f"{name} {_points(r[f'{key}_difference'])} points [{_points(lo)}, {_points(hi)}], {state}"
 
+    qs = unrated_text(a, b, unrated, rater) if unrated else f"{part('sensitivity', 'q1')}; {part('specificity', 'q0')}"
     return (
         f"{b} − {a} on {system}'s same outputs (paired): one rate for both; {b} passes "
         f"{_points(abs(r['raw_difference']), False)} points {'more' if r['raw_difference'] >= 0 else 'fewer'} than "
-        f"{a} (known: both judged every output); "
-        f"{part('sensitivity', 'q1')}; {part('specificity', 'q0')}"
+        f"{a} (known: both judged every output); {qs}"
     )
 
 
-def comparison_line(r: dict) -> str:
-    """One pair in words: ``b − a: +9 points [−6, +24], not resolved; the judge inflates b 15 points more [2, 28]``."""
+def comparison_line(r: dict, unrated: dict[str, int] | None = None, rater: str = "") -> str:
+    """One pair in words: ``b − a: +9 points [−6, +24], not resolved; the judge inflates b 15 points more [2, 28]``
+    (two judges on the same outputs: :func:`paired_line`)."""
     if r.get("paired"):
-        return paired_line(r)
+        return paired_line(r, unrated, rater)
     a, b = cell_label(r["a"]), cell_label(r["b"])
     if not np.isfinite(r["difference"]):
         return f"{b} − {a}: undefined"
@@ -62,7 +76,7 @@ def rank_line(r) -> str:
 def lines(c: Comparisons) -> list[str]:
     """What `vocab compare` prints: whose ratings, every pair, the rank sets and any self-preference."""
     out = [f"comparisons against {c.rater}'s ratings ({c.interval} intervals, 95 %; ranks family-wise 95 %):"]
-    out += [comparison_line(r) for r in c.pairs.to_dict("records")]
+    out += [comparison_line(r, c.unrated.get((r["a"], r["b"])), c.rater) for r in c.pairs.to_dict("records")]
     if len(c.ranks) >= 2:
         out.append("ranks: " + "; ".join(rank_line(r) for r in c.ranks.itertuples()))
     for r in c.self_preference.itertuples():

@@ -13,6 +13,7 @@ from pathlib import Path
 from vocab import stats
 from vocab.datasets.errors import CalibrationError
 from vocab.estimates.compare import cell_label, compare_dir
+from vocab.estimates.compare_text import unrated_text
 from vocab.estimates.correct import corrected
 from vocab.estimates.stopping import stopping
 from vocab.sampling.labelled import labels_note
@@ -173,6 +174,9 @@ class DifferenceGate:
     rater: str
     checks: tuple[Check, ...]
     comparison: dict  # the comparison's row (vocab.estimates.compare.compare_cells)
+    why: str = (
+        ""  # two judges on the same outputs whose q1 and q0 differences are undefined: why, and what defines them
+    )
 
     @property
     def holds(self) -> bool:
@@ -186,7 +190,7 @@ class DifferenceGate:
             parts.append(f"{what[c.name]} {shown} ≥ {c.bound:+g}: {'holds' if c.holds else 'does not hold'}")
         pair = f"{cell_label(self.b)} − {cell_label(self.a)}"
         head = f"{'PASS' if self.holds else 'FAIL'} {pair} ({self.rater}'s ratings): "
-        return head + "; ".join(parts)
+        return head + "; ".join(parts) + (f" ({self.why})" if self.why else "")
 
     def as_dict(self) -> dict:
         checks = [
@@ -241,4 +245,7 @@ def difference_gate(
         if key in margins:
             v = float(row[column])
             checks.append(Check(name, margins[key], v, not math.isnan(v) and v >= margins[key] - 1e-12))
-    return DifferenceGate(row["a"], row["b"], found.rater, tuple(checks), row)
+    short = found.unrated.get((row["a"], row["b"]))
+    judges = (row["a"].split("__", 1)[-1], row["b"].split("__", 1)[-1])
+    why = unrated_text(*judges, short, found.rater) if short else ""
+    return DifferenceGate(row["a"], row["b"], found.rater, tuple(checks), row, why)

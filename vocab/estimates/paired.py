@@ -21,7 +21,8 @@ two cells. Then, with N_h the stratum's outputs and N their sum::
 
 and q1_b − q1_a, q0_b − q0_a with the percentile intervals of their draws. The difference of the judges' pass
 rates is known (both judged every output): it is their leniency difference, with no sampling error. A stratum with
-outputs and no rated one leaves the comparison undefined. The coverage is measured in
+outputs and no rated one leaves the q1 and q0 differences undefined (:func:`undefined_comparison`: still one rate,
+never the independent comparison, which would difference one rate with itself). The coverage is measured in
 :func:`vocab.coverage.paired.paired_coverage` (``benchmarks/results/paired.json``).
 """
 
@@ -189,6 +190,43 @@ def _parts(sizes, tau):
         q1a, q1b = (pp + pf) / (n * theta), (pp + fp) / (n * theta)
         q0a, q0b = (bad_fp + bad_ff) / (n * (1 - theta)), (bad_pf + bad_ff) / (n * (1 - theta))
     return theta, q1a, q1b, q0a, q0b
+
+
+def unrated(shared: Shared, rated: dict[str, tuple[float, int]]) -> dict[str, int]:
+    """The strata with outputs and no rated output (each with its outputs): what leaves the paired comparison
+    undefined, and what a rater must label (one output of each) to define it."""
+    return {s: shared.sizes[s] for s in STRATA if shared.sizes[s] and not rated[s][1]}
+
+
+def undefined_comparison(shared: Shared) -> dict:
+    """b − a of two judges on the same outputs when a stratum with outputs has no rated output: still one rate for
+    both (never a difference of two), their pass rates' gap known, and q1 and q0 differences undefined (NaN) — not
+    the independent comparison, which would call the difference of one rate with itself resolved."""
+    n = shared.outputs
+    gap = (shared.sizes["FP"] - shared.sizes["PF"]) / n  # p_b − p_a: both judged every output
+    nan = float("nan")
+    return {
+        "a": shared.a,
+        "b": shared.b,
+        "theta_a": nan,
+        "theta_b": nan,
+        "difference": 0.0,  # the same outputs have one rate
+        "ci_low": 0.0,
+        "ci_high": 0.0,
+        "raw_difference": gap,
+        "leniency_difference": gap,
+        "leniency_ci_low": gap,
+        "leniency_ci_high": gap,
+        "q1_difference": nan,
+        "q1_ci_low": nan,
+        "q1_ci_high": nan,
+        "q0_difference": nan,
+        "q0_ci_low": nan,
+        "q0_ci_high": nan,
+        "paired": True,
+        "resolved": False,
+        "outputs": n,
+    }
 
 
 def paired_comparison(

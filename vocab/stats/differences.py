@@ -122,11 +122,13 @@ class RankSets:
     gamma: np.ndarray  # (S,)
 
 
-def rank_sets(est, draws, confidence: float = 0.95) -> RankSets:
+def rank_sets(est, draws, confidence: float = 0.95, tied=None) -> RankSets:
     """Rank sets of K cells per study from their estimates (S, K) and independent draws (S, K, D): simultaneous
     intervals over every theta_j − theta_i at family-wise ``confidence`` (:func:`simultaneous_bands`); cell i's
     set is [1 + #{j resolved above i}, K − #{j resolved below i}]. An undefined cell's set is [1, K] and it
-    resolves nothing."""
+    resolves nothing. ``tied``: per pair of :func:`pairs_of` (P,), whether the two cells are known to share one
+    theta (two judges on the same outputs): such a pair is never resolved, and is left out of the family (its
+    interval NaN)."""
     est = np.asarray(est, dtype=float)
     draws = np.asarray(draws, dtype=float)
     if draws.ndim != 3 or draws.shape[:2] != est.shape:
@@ -137,9 +139,16 @@ def rank_sets(est, draws, confidence: float = 0.95) -> RankSets:
         return RankSets(
             np.ones((s, k), int), np.ones((s, k), int), np.empty((s, 0)), np.empty((s, 0)), np.full(s, np.nan)
         )
-    pd_est = np.stack([est[:, j] - est[:, i] for i, j in pairs], axis=1)
-    pd_draws = np.stack([draws[:, j] - draws[:, i] for i, j in pairs], axis=1)
-    lo, hi, gamma = simultaneous_bands(pd_est, pd_draws, confidence)
+    tied = np.zeros(len(pairs), bool) if tied is None else np.asarray(tied, dtype=bool)
+    if tied.shape != (len(pairs),):
+        raise ValueError(f"tied: one flag per pair of the {k} cells ({len(pairs)}), got {tied.shape}")
+    lo, hi = np.full((s, len(pairs)), np.nan), np.full((s, len(pairs)), np.nan)
+    gamma = np.full(s, np.nan)
+    tested = [n for n in range(len(pairs)) if not tied[n]]
+    if tested:
+        pd_est = np.stack([est[:, pairs[n][1]] - est[:, pairs[n][0]] for n in tested], axis=1)
+        pd_draws = np.stack([draws[:, pairs[n][1]] - draws[:, pairs[n][0]] for n in tested], axis=1)
+        lo[:, tested], hi[:, tested], gamma = simultaneous_bands(pd_est, pd_draws, confidence)
     above = np.zeros((s, k), int)  # cells resolved above (higher rate than) each cell
     below = np.zeros((s, k), int)
     for n, (i, j) in enumerate(pairs):
