@@ -25,7 +25,7 @@ from vocab.estimates import correct
 from vocab.estimates import scores as sc
 from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
 from vocab.estimates.compare import cell_label, comparisons
-from vocab.estimates.compare_text import rank_line, unrated_text
+from vocab.estimates.compare_text import degenerate_text, rank_line, unrated_text
 from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE
 from vocab.records import dir_lock, versions, write_bytes_atomic, write_text_atomic
@@ -130,6 +130,12 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
         )
     if labelled:  # said at the top, before any number is quoted without it
         headline.append(NOT_BLIND)
+    for name in [lead, *(n for n in names if n != lead)]:  # a rater whose every verdict is one: named, not followed
+        v = c.passes[name].dropna() if c.passes is not None and name in c.passes else None
+        kind = c.raters.kinds.get(name.split("+")[0], "person") if c.raters is not None else ""
+        flag = degenerate_text(name, len(v), float(v.sum()), kind == "person") if v is not None else ""
+        if flag and name in set(corr.rater):
+            headline.append(flag + ".")
 
     headline += strata_notes(run_dir, c.key, c.passes.get(lead), lead, stages)
     return headline

@@ -362,3 +362,36 @@ def test_audit_and_report_state_every_pair(audited, capsys, tmp_path):
     assert main(["report", str(audited), "--out", str(tmp_path / "r")]) == 0
     md = (tmp_path / "r" / "report.md").read_text()
     assert "## Comparisons" in md and "| best → J − base → J | +100 [" in md
+
+
+def test_a_rater_who_passes_nothing_is_named_not_followed(tmp_path, capsys):
+    """#76: on the reference run gemma3 passes none of the 67 rows it rated (counted from its ratings file: no row
+    with every check PASSED), so every rate it corrects is 0 by construction. The audit's headline and `vocab
+    compare` say so in a line; smollm2, who passes some, gets none. A person who passes every row is named too."""
+    import shutil
+
+    run = tmp_path / "reference"
+    shutil.copytree(REFERENCE, run, ignore=shutil.ignore_patterns("notebooks", "figures"))
+    files = {n: pd.read_csv(run / "calibration" / f"ratings_{n}.csv", dtype=str) for n in ("gemma3", "smollm2")}
+    passed = {n: int((f.filter(regex=r"^c\d+$") == "PASSED").all(axis=1).sum()) for n, f in files.items()}
+    assert passed["gemma3"] == 0 and passed["smollm2"] > 0 and len(files["gemma3"]) == 67
+    said = "gemma3 passed none of its 67 rows: its rates are 0 by construction, every difference between cells +0"
+    capsys.readouterr()
+    assert main(["audit", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "against gemma3's blind ratings" in out and sum(said in x for x in out.splitlines()) == 2, out
+    assert main(["compare", str(run), "--rater", "smollm2"]) == 0
+    assert "by construction" not in capsys.readouterr().out
+    t = tmp_path / "t.csv"
+    rows = [{"id": f"i{i}", "system": f"s{i % 2}", "judge": "j", "verdict": "PASSED" if i % 3 else "FAILED",
+             "input": "q", "output": f"o{i}"} for i in range(60)]  # fmt: skip
+    pd.DataFrame(rows).to_csv(t, index=False)
+    d = tmp_path / "d"
+    assert main(["audit", str(t), "--out", str(d), "--raters", "ann", "--per-pile", "4"]) == 0
+    sheet = pd.read_csv(d / "calibration" / "blind_sheet.csv")
+    pd.DataFrame({"blind_id": sheet.blind_id, "verdict": "PASSED"}).to_csv(tmp_path / "ann.csv", index=False)
+    assert main(["ratings", "import", str(tmp_path / "ann.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
+    capsys.readouterr()
+    assert main(["audit", str(d)]) == 0
+    out = capsys.readouterr().out
+    assert f"ann passed every one of their {len(sheet)} rows: their rates are 100 % by construction" in out, out

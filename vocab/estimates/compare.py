@@ -246,6 +246,7 @@ class Comparisons:
     # two judges on the same outputs whose q1 and q0 differences are undefined: (a, b) -> each stratum (PP, PF, FP,
     # FF) with outputs and no rated output, with its outputs (one rated output of each defines them)
     unrated: dict = dataclasses.field(default_factory=dict)
+    tally: tuple[int, float] | None = None  # the rows the rater gave a verdict, and how many of them passed
 
     def as_dict(self) -> dict:
         """The JSON object `vocab compare --json` prints (every float as it is, NaN as None)."""
@@ -312,7 +313,9 @@ def comparisons(
         )
         sp = self_preference_intervals(draws, confidence).assign(rater=rater)[SELF_PREFERENCE_COLUMNS]
         pairs_found = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
-        out[rater] = Comparisons(rater, interval, pairs_found, ranks, sp, unrated_by_pair)
+        rated = passes[rater].dropna()
+        tally = (len(rated), float(rated.sum()))
+        out[rater] = Comparisons(rater, interval, pairs_found, ranks, sp, unrated_by_pair, tally)
     return out
 
 

@@ -8,6 +8,23 @@ import numpy as np
 from vocab.estimates.compare import Comparisons, cell_label
 
 
+def degenerate_text(rater: str, rows: int, passed: float, person: bool = False) -> str:
+    """One line naming a rater who gave every row they rated one verdict (``rows`` rated, ``passed`` of them passed):
+    every rate corrected by them is then 0 (or 100 %) by construction, not a finding; "" for any other rater."""
+    its = "their" if person else "its"
+    if not rows or 0 < passed < rows:
+        return ""
+    if passed == 0:
+        return (
+            f"{rater} passed none of {its} {rows} rows: {its} rates are 0 by construction, every difference between "
+            "cells +0 and every leniency the judge's own pass rate — not findings: read another rater's"
+        )
+    return (
+        f"{rater} passed every one of {its} {rows} rows: {its} rates are 100 % by construction and every difference "
+        "between cells +0 — not findings: read another rater's"
+    )
+
+
 def _points(x: float, signed: bool = True) -> str:
     if not np.isfinite(x):
         return "undefined"
@@ -76,6 +93,8 @@ def rank_line(r) -> str:
 def lines(c: Comparisons) -> list[str]:
     """What `vocab compare` prints: whose ratings, every pair, the rank sets and any self-preference."""
     out = [f"comparisons against {c.rater}'s ratings ({c.interval} intervals, 95 %; ranks family-wise 95 %):"]
+    flag = degenerate_text(c.rater, *c.tally) if c.tally else ""
+    out += [flag] if flag else []
     out += [comparison_line(r, c.unrated.get((r["a"], r["b"])), c.rater) for r in c.pairs.to_dict("records")]
     if len(c.ranks) >= 2:
         out.append("ranks: " + "; ".join(rank_line(r) for r in c.ranks.itertuples()))
