@@ -4,6 +4,7 @@ draws, the counts of the files, and simulations with a known truth."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -18,7 +19,14 @@ from vocab.estimates import comparisons, correction_table
 from vocab.estimates.compare import cell_draws
 from vocab.estimates.correct import corrected
 from vocab.stats import holding
-from vocab.stats.differences import difference_interval, rank_sets, simultaneous_bands, true_ranks
+from vocab.stats.differences import (
+    difference_interval,
+    draws_for_family,
+    pairs_of,
+    rank_sets,
+    simultaneous_bands,
+    true_ranks,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "data" / "runs" / "reference"
@@ -154,6 +162,35 @@ def test_rank_sets_hold_every_true_rank_at_once():
     many = rank_coverage(cells, attempts=200, piles=40, sims=400, seed=5, n_boot=800)
     assert few.coverage >= 0.95 and many.coverage >= 0.95
     assert many.mean_set_size < few.mean_set_size
+
+
+def test_a_family_of_many_pairs_gets_the_draws_its_tail_needs():
+    """#76: simultaneous bands over P pairs reach Bonferroni's tail share 0.05 / (2 P); at 6 equal cells (15 pairs)
+    and 300 draws a cell that tail holds half a draw, the bands' ends rest on the most extreme draw, and the rank sets
+    hold every (tied) true rank in well under 95 % of 600 studies — 20 cells' 190 pairs at 4,000 draws are the same
+    regime. With the draws the family needs (5 in that tail: 5 · 2 · 15 / 0.05 = 3,000, by hand), they hold."""
+    assert [draws_for_family(len(pairs_of(k))) for k in (4, 6, 10, 20)] == [1200, 3000, 9000, 38000]
+    cells = [Cell(0.5, 0.8, 0.8)] * 6
+    kw = {"attempts": 200, "piles": 10, "sims": 600, "seed": 3, "n_boot": 300}
+    before = rank_coverage(cells, **kw, family=False)
+    after = rank_coverage(cells, **kw)
+    assert before.coverage < 0.93 and after.coverage >= 0.94, (before, after)
+
+
+def test_the_ranks_draw_more_where_the_family_needs_them():
+    """`vocab compare`'s ranks keep each cell's own draws (its line's) first and add the rest from a stream of their
+    own: 4 draws a cell for 3 cells' 3 pairs at 95 % need 5 · 2 · 3 / 0.05 = 600."""
+    from vocab.estimates.compare import CellDraws, family_draws
+
+    own = {
+        c: CellDraws(c, 0.5, 0.5, 0.9, 0.9, (0.4, 0.6), np.full(4, i), *[np.zeros(4)] * 3) for i, c in enumerate("abc")
+    }
+    got = family_draws(
+        own, 3, lambda n: {c: dataclasses.replace(d, theta_draws=np.full(n, 9.0)) for c, d in own.items()}
+    )
+    assert all(len(d.theta_draws) == 600 for d in got.values())
+    assert all((got[c].theta_draws[:4] == i).all() and (got[c].theta_draws[4:] == 9).all() for i, c in enumerate("abc"))
+    assert family_draws(own, 0, lambda n: None) is own  # enough already: nothing drawn
 
 
 # --- the documented flow: a table of three systems under one judge, a person's ratings ----------------------------

@@ -19,8 +19,8 @@ import numpy as np
 
 from vocab import stats
 from vocab.coverage.clustered import clustered_piles, population_theta, simulate_clustered
-from vocab.coverage.simulate import check_sizes, simulate_studies, study_piles
-from vocab.stats.differences import difference_interval, rank_sets, true_ranks
+from vocab.coverage.simulate import MAX_DRAWS, check_sizes, simulate_studies, study_piles
+from vocab.stats.differences import difference_interval, draws_for_family, pairs_of, rank_sets, true_ranks
 
 
 @dataclass(frozen=True)
@@ -40,12 +40,35 @@ class Cell:
         return self.pass_rate - self.theta
 
 
-def _cell_draws(cell: Cell, *, attempts: int, piles: int, sims: int, n_boot: int, method: str, seed: int, place: int):
-    """One cell's simulated studies: (theta estimate, theta draws, p, p draws, defined), from its own stream."""
-    rng = stats.stream(seed, "compare-coverage", place)
+def _cell_draws(
+    cell: Cell,
+    *,
+    attempts: int,
+    piles: int,
+    sims: int,
+    n_boot: int,
+    method: str,
+    seed: int,
+    place: int,
+    population: str = stats.SUPERPOPULATION,
+    batch: int = 0,
+    extra: int = 0,
+):
+    """One cell's simulated studies: (theta estimate, theta draws, p, p draws, defined, truth), from its own stream
+    (of its place, and of the batch of studies after the first); the truth is the cell's theta, or for the finite
+    population each study's own share of good attempts. ``extra``: that many more theta draws of the same studies
+    from a stream of their own, after the ``n_boot`` (as :func:`vocab.estimates.compare.family_draws` adds them)."""
+    names = (seed, "compare-coverage", place, *([batch] if batch else []))
+    rng = stats.stream(*names)
     st = simulate_studies(cell.theta, cell.q1, cell.q0, attempts, piles, sims, rng)
-    r = stats.correction_intervals(method, study_piles(st), n_draws=n_boot, rng=rng)
-    return r.theta, r.draws, st.p, r.p_draws, st.defined & np.isfinite(r.theta)
+    piles_ = study_piles(st, population)
+    r = stats.correction_intervals(method, piles_, n_draws=n_boot, rng=rng)
+    draws = r.draws
+    if extra:
+        more = stats.correction_intervals(method, piles_, n_draws=extra, rng=stats.stream(*names, "ranks"))
+        draws = np.concatenate([draws, more.draws], axis=1)
+    truth = st.truth if population == stats.FINITE else np.full(sims, cell.theta)
+    return r.theta, draws, st.p, r.p_draws, st.defined & np.isfinite(r.theta), truth
 
 
 @dataclass(frozen=True)
@@ -95,10 +118,10 @@ def pair_coverage(
 ) -> PairCoverage:
     """Coverage and mean width of b − a's interval and of its leniency difference's, over ``sims`` studies."""
     check_sizes(sims=sims, n_boot=2 * n_boot, attempts=attempts, piles=piles)
-    ta, da, pa, pda, oka = _cell_draws(
+    ta, da, pa, pda, oka, _ = _cell_draws(
         a, attempts=attempts, piles=piles, sims=sims, n_boot=n_boot, method=method, seed=seed, place=0
     )
-    tb, db, pb, pdb, okb = _cell_draws(
+    tb, db, pb, pdb, okb, _ = _cell_draws(
         b, attempts=attempts, piles=piles, sims=sims, n_boot=n_boot, method=method, seed=seed, place=1
     )
     ok = oka & okb
@@ -130,20 +153,48 @@ def rank_coverage(
     n_boot: int = 1000,
     method: str = stats.DEFAULT_INTERVAL,
     confidence: float = 0.95,
+    population: str = stats.SUPERPOPULATION,
+    chunk: int = 20,
+    family: bool = True,
 ) -> RankCoverage:
-    """How often the rank sets of ``cells`` (family-wise ``confidence``) hold every cell's true rank at once."""
-    check_sizes(sims=sims, n_boot=len(cells) * n_boot, attempts=attempts, piles=piles)
-    parts = [
-        _cell_draws(c, attempts=attempts, piles=piles, sims=sims, n_boot=n_boot, method=method, seed=seed, place=i)
-        for i, c in enumerate(cells)
-    ]
-    est = np.stack([p[0] for p in parts], axis=1)
-    draws = np.stack([p[1] for p in parts], axis=1)
-    ok = np.all(np.stack([p[4] for p in parts], axis=1), axis=1)
-    r = rank_sets(est, draws, confidence)
-    truth = true_ranks([c.theta for c in cells])[0]
-    held = np.all((r.low <= truth[None, :]) & (truth[None, :] <= r.high), axis=1)
-    size = (r.high - r.low + 1).mean(axis=1)
+    """How often the rank sets of ``cells`` (family-wise ``confidence``) hold every cell's true rank at once: the
+    ranks of the cells' thetas (ties share the best rank), or for the finite population (`vocab compare`'s default)
+    of each study's own shares. The studies are drawn in batches whose draws fit in memory (each batch from streams of
+    its own), and their rank sets computed ``chunk`` studies at a time (20 cells are 190 pairs of draws). ``family``:
+    as `vocab compare` ranks, with the draws the family of pairs needs
+    (:func:`vocab.stats.differences.draws_for_family`); False: the ``n_boot`` draws alone (before #76)."""
+    need = draws_for_family(len(pairs_of(len(cells))), confidence) if family else 0
+    extra = max(0, need - n_boot)
+    per = max(1, min(sims, MAX_DRAWS // (len(cells) * (n_boot + extra))))  # studies a batch: its draws held at once
+    check_sizes(sims=per, n_boot=len(cells) * (n_boot + extra), attempts=attempts, piles=piles)
+    held, size, ok = np.zeros(sims, bool), np.zeros(sims), np.zeros(sims, bool)
+    for b, at in enumerate(range(0, sims, per)):
+        n = min(per, sims - at)
+        parts = [
+            _cell_draws(
+                c,
+                attempts=attempts,
+                piles=piles,
+                sims=n,
+                n_boot=n_boot,
+                method=method,
+                seed=seed,
+                place=i,
+                population=population,
+                batch=b,
+                extra=extra,
+            )
+            for i, c in enumerate(cells)
+        ]
+        est = np.stack([p[0] for p in parts], axis=1)
+        draws = np.stack([p[1] for p in parts], axis=1)
+        ok[at : at + n] = np.all(np.stack([p[4] for p in parts], axis=1), axis=1)
+        truth = true_ranks(np.stack([p[5] for p in parts], axis=1))
+        for c0 in range(0, n, chunk):
+            part = slice(c0, c0 + chunk)
+            r = rank_sets(est[part], draws[part], confidence)
+            held[at + c0 : at + c0 + len(r.low)] = np.all((r.low <= truth[part]) & (truth[part] <= r.high), axis=1)
+            size[at + c0 : at + c0 + len(r.low)] = (r.high - r.low + 1).mean(axis=1)
     nan = float("nan")
     return RankCoverage(
         method,

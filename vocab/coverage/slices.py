@@ -25,7 +25,7 @@ from vocab import stats
 from vocab.coverage.simulate import check_sizes, padded_rows, sample_mask
 from vocab.estimates.slices import MIN_LABELS
 from vocab.stats import Piles
-from vocab.stats.differences import pairs_of, rank_sets, simultaneous_bands
+from vocab.stats.differences import draws_for_family, pairs_of, rank_sets, simultaneous_bands
 
 
 @dataclass(frozen=True)
@@ -63,11 +63,17 @@ def slice_coverage(
     n_boot: int = 1000,
     method: str = stats.DEFAULT_INTERVAL,
     confidence: float = 0.95,
+    family: bool = True,
 ) -> SliceCoverage:
-    """The slices' coverage over ``sims`` studies of one cell (see the module's docstring)."""
+    """The slices' coverage over ``sims`` studies of one cell (see the module's docstring). ``family``: the bands
+    over the slices and their pairs on the draws the family needs, each slice's ``n_boot`` then more from a stream
+    of its own (as :func:`vocab.estimates.compare.family_draws` adds them); False: the ``n_boot`` alone (before
+    #76)."""
     sizes = [s.items for s in slices]
     n = int(sum(sizes))
-    check_sizes(sims=sims, n_boot=len(slices) * n_boot, attempts=n, piles=piles)
+    need = draws_for_family(max(len(slices), len(pairs_of(len(slices)))), confidence) if family else 0
+    extra = max(0, need - n_boot)
+    check_sizes(sims=sims, n_boot=len(slices) * (n_boot + extra), attempts=n, piles=piles)
     rng = stats.stream(seed, "slice-coverage", "population")
     which = np.repeat(np.arange(len(slices)), sizes)  # each item's slice
     theta = np.array([s.theta for s in slices])[which]
@@ -106,7 +112,11 @@ def slice_coverage(
             confidence=confidence,
             rng=stats.stream(seed, "slice-coverage", method, "slice", k),
         )
-        est.append(r.theta), low.append(r.low), high.append(r.high), draws.append(r.draws)
+        more = [r.draws]
+        if extra:
+            rng = stats.stream(seed, "slice-coverage", method, "slice", k, "ranks")
+            more.append(stats.correction_intervals(method, pl, n_draws=extra, confidence=confidence, rng=rng).draws)
+        est.append(r.theta), low.append(r.low), high.append(r.high), draws.append(np.concatenate(more, axis=1))
         truth.append(g.mean(axis=1))
     est, low, high = np.stack(est, 1)[ok], np.stack(low, 1)[ok], np.stack(high, 1)[ok]
     draws, truth = np.stack(draws, 1)[ok], np.stack(truth, 1)[ok]

@@ -36,12 +36,13 @@ from vocab.estimates.paired import (
     Shared,
     paired_comparison,
     rated_strata,
+    same_outputs,
     shared_outputs,
     undefined_comparison,
     unrated,
 )
 from vocab.sampling.sample import CalibrationError
-from vocab.stats.differences import difference_interval, pairs_of
+from vocab.stats.differences import difference_interval, draws_for_family, pairs_of
 from vocab.stats.differences import rank_sets as stats_rank_sets
 
 COMPARISON_COLUMNS = [
@@ -109,16 +110,18 @@ def cell_draws(
     n_boot: int = 4000,
     seed: int = 0,
     population: str = stats.DEFAULT_POPULATION,
+    stream: str = "correction",
 ) -> dict[str, CellDraws]:
     """Every cell the rater's ``verdicts`` can correct, with its draws: the correction table's own (the same
-    stream of ``seed``, ``interval``, ``rater`` and the cell), so each theta and its interval are the table's."""
+    stream of ``seed``, ``interval``, ``rater`` and the cell), so each theta and its interval are the table's;
+    ``stream`` another name draws others (:func:`family_draws`' extra draws)."""
     counts = cell_counts(counts)
     out = {}
     for cell in sorted(key.cell.unique()):
         c = _cell(counts, key, cell, verdicts.index, population)
         if c is None:
             continue
-        rng = stats.stream(seed, "correction", interval, rater, cell)
+        rng = stats.stream(seed, stream, interval, rater, cell)
         bs = _estimate(c, verdicts, interval, n_boot, 0.95, rng)
         pt = bs.point
         out[cell] = CellDraws(
@@ -134,6 +137,22 @@ def cell_draws(
             bs.q0_samples,
         )
     return out
+
+
+def family_draws(draws: dict[str, CellDraws], quantities: int, extra, confidence: float = 0.95) -> dict[str, CellDraws]:
+    """``draws`` with enough theta draws for simultaneous bands over ``quantities``
+    (:func:`~vocab.stats.differences.draws_for_family`): each cell's own draws (its line's), then, where the family
+    needs more, ``extra(n)``'s n more (:func:`cell_draws` from a stream of its own), so a band's end never rests on
+    the one or two most extreme draws. As they are where the draws suffice (up to 6 cells at 4,000 draws)."""
+    have = min((len(d.theta_draws) for d in draws.values()), default=0)
+    need = draws_for_family(quantities, confidence)
+    if not draws or need <= have:
+        return draws
+    more = extra(need - have)
+    return {
+        c: dataclasses.replace(d, theta_draws=np.concatenate([d.theta_draws[:have], more[c].theta_draws]))
+        for c, d in draws.items()
+    }
 
 
 def compare_cells(a: CellDraws, b: CellDraws, confidence: float = 0.95) -> dict:
@@ -306,8 +325,24 @@ def comparisons(
             rows.append({"rater": rater, **(row or compare_cells(draws[a], draws[b], confidence))})
             if short:
                 unrated_by_pair[a, b] = short
+        ranked = family_draws(
+            draws,
+            len(pairs_of(len(draws))),
+            lambda n, r=rater: cell_draws(
+                counts,
+                key,
+                passes[r],
+                rater=r,
+                interval=interval,
+                n_boot=n,
+                seed=seed,
+                population=population,
+                stream="ranks",
+            ),
+            confidence,
+        )
         ranks = (
-            rank_sets(draws, confidence, set(same)).assign(rater=rater)[RANK_COLUMNS]
+            rank_sets(ranked, confidence, set(same)).assign(rater=rater)[RANK_COLUMNS]
             if draws
             else pd.DataFrame(columns=RANK_COLUMNS)
         )
@@ -317,16 +352,6 @@ def comparisons(
         tally = (len(rated), float(rated.sum()))
         out[rater] = Comparisons(rater, interval, pairs_found, ranks, sp, unrated_by_pair, tally)
     return out
-
-
-def same_outputs(data, key: pd.DataFrame) -> dict[tuple[str, str], Shared]:
-    """Every pair (a, b), a < b, of the sample's cells that hold the same outputs judged by two judges
-    (:func:`~vocab.estimates.paired.shared_outputs`), with what they share; none on a study run's attempts."""
-    if isinstance(data, pd.DataFrame):
-        return {}
-    cells = sorted(key.cell.unique())
-    found = {(cells[i], cells[j]): shared_outputs(data, cells[i], cells[j], key) for i, j in pairs_of(len(cells))}
-    return {pair: s for pair, s in found.items() if s is not None}
 
 
 def _paired(

@@ -35,6 +35,7 @@ import pandas as pd
 
 from vocab import stats
 from vocab.datasets.items import CELL_JOIN
+from vocab.stats.differences import pairs_of
 from vocab.stats.intervals import binomial_cd_draws, holding_rows
 
 STRATA = ("PP", "PF", "FP", "FF")
@@ -130,6 +131,16 @@ def shared_outputs(data, a: str, b: str, key: pd.DataFrame) -> Shared | None:
         for lv, at, va, vb in rows
     }
     return Shared(a, b, sizes, stratum)
+
+
+def same_outputs(data, key: pd.DataFrame) -> dict[tuple[str, str], Shared]:
+    """Every pair (a, b), a < b, of the sample's cells that hold the same outputs judged by two judges
+    (:func:`~vocab.estimates.paired.shared_outputs`), with what they share; none on a study run's attempts."""
+    if isinstance(data, pd.DataFrame):
+        return {}
+    cells = sorted(key.cell.unique())
+    found = {(cells[i], cells[j]): shared_outputs(data, cells[i], cells[j], key) for i, j in pairs_of(len(cells))}
+    return {pair: s for pair, s in found.items() if s is not None}
 
 
 def rated_strata(shared: Shared, key: pd.DataFrame, verdicts: pd.Series) -> dict[str, tuple[float, int]]:

@@ -27,7 +27,7 @@ import pandas as pd
 
 from vocab import stats
 from vocab.datasets.slicing import MAX_SLICES, TIER_BAND, Sliced, check_column, natural, slice_data
-from vocab.estimates.compare import CellDraws, cell_draws, cell_label, compare_cells
+from vocab.estimates.compare import CellDraws, cell_draws, cell_label, compare_cells, family_draws
 from vocab.estimates.correct import corrected
 from vocab.sampling.sample import CalibrationError
 from vocab.sampling.strata import check_slicing
@@ -180,8 +180,26 @@ def slice_estimates(
         names = [n for n in labels.index[labels.cell == cell] if n in draws]
         if not names:
             continue
+        own, mine = {n: draws[n] for n in names}, key[key.cell.isin(names)]
+        # the bands over the cell's slices and their pairs rest on enough draws (:func:`family_draws`)
+        ranked = family_draws(
+            own,
+            max(len(names), len(pairs_of(len(names)))),
+            lambda m, ks=mine: cell_draws(
+                s.counts,
+                ks,
+                verdicts,
+                rater=rater,
+                interval=interval,
+                n_boot=m,
+                seed=seed,
+                population=population,
+                stream="ranks",
+            ),
+            confidence,
+        )
         d = [draws[n] for n in names]
-        lo, hi, rlo, rhi, plo, phi = within_cell(d, confidence)
+        lo, hi, rlo, rhi, plo, phi = within_cell([ranked[n] for n in names], confidence)
         for i, n in enumerate(names):
             rates.append(
                 {
