@@ -18,6 +18,7 @@ import itertools
 from common import simulated_points  # benchmarks/common.py (this script's folder is on sys.path)
 
 from vocab.coverage.slices import Slice, slice_coverage
+from vocab.stats.differences import draws_for_family, pairs_of
 
 # name: the slices of one cell, (items, theta, q1, q0) each
 POINTS = {
@@ -36,7 +37,9 @@ KEYS = ("marginal", "simultaneous", "differences", "ranks")
 def run_point(args) -> dict:
     name, piles, sims, seed, draws = args
     slices = [Slice(*s) for s in POINTS[name]]
-    batch = max(1, 3_900_000 // (len(slices) * draws))  # the simulator's bound on one batch's draws
+    # the simulator's bound on one batch's draws, the family's among them (draws_for_family, since #76)
+    family = max(draws, draws_for_family(max(len(slices), len(pairs_of(len(slices))))))
+    batch = max(1, 3_900_000 // (len(slices) * family))
     parts, left, b = [], sims, 0
     while left > 0:
         n = min(batch, left)
