@@ -200,6 +200,11 @@ def _slices(doc: dict) -> str:
     )
 
 
+def _ranks(doc: dict) -> str:
+    s = doc["summary"]
+    return "; ".join(f"{k}: worst {v['worst']}, {v['under_95']} under 0.95" for k, v in s.items())
+
+
 def _paired(doc: dict) -> str:
     s = doc["summary"]
     q1, q0, w1 = s["paired_q1"], s["paired_q0"], s["q1_width_paired_over_independent"]
@@ -316,6 +321,12 @@ ROWS = [
     ),
     Row("two judges on the same outputs, paired", "paired.json", _paired, "python benchmarks/bench_paired.py"),
     Row("slices (`--by`): one cell split 2–4 ways", "slices.json", _slices, "python benchmarks/bench_slices.py"),
+    Row(
+        "rank sets and simultaneous bands over 3–20 cells and 6–20 slices (family-wise)",
+        "ranks.json",
+        _ranks,
+        "python benchmarks/bench_ranks.py",
+    ),
     Row("a sample drawn by strata within the piles", "strata.json", _strata, "python benchmarks/bench_strata.py"),
     Row("the judge's score curve's band", "score_band.json", _score_band, "python benchmarks/bench_score_band.py"),
     Row("`vocab plan` beside `truescore plan`", "plan.json", _plan, "python benchmarks/bench_plan.py"),
