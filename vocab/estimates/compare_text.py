@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from vocab.estimates.compare import Comparisons, cell_label
+from vocab.stats.differences import RESOLVED_TOLERANCE
 
 
 def degenerate_text(rater: str, rows: int, passed: float, person: bool = False) -> str:
@@ -54,7 +55,7 @@ def paired_line(r: dict, unrated: dict[str, int] | None = None, rater: str = "")
         lo, hi = r[f"{key}_ci_low"], r[f"{key}_ci_high"]
         if not np.isfinite(r[f"{key}_difference"]):
             return f"{name} undefined"
-        state = "resolved" if lo > 0 or hi < 0 else "not resolved"
+        state = "resolved" if lo > RESOLVED_TOLERANCE or hi < -RESOLVED_TOLERANCE else "not resolved"
         return f"{name} {_points(r[f'{key}_difference'])} points [{_points(lo)}, {_points(hi)}], {state}"
 
     qs = unrated_text(a, b, unrated, rater) if unrated else f"{part('sensitivity', 'q1')}; {part('specificity', 'q0')}"

@@ -31,7 +31,7 @@ from vocab.estimates.compare import CellDraws, cell_draws, cell_label, compare_c
 from vocab.estimates.correct import corrected
 from vocab.sampling.sample import CalibrationError
 from vocab.sampling.strata import check_slicing
-from vocab.stats.differences import pairs_of, rank_sets, simultaneous_bands
+from vocab.stats.differences import RESOLVED_TOLERANCE, pairs_of, rank_sets, simultaneous_bands
 
 MIN_LABELS = 3  # rated rows a slice's pile needs before it gets a number (or the whole pile rated)
 SLICE_COLUMNS = [
@@ -228,7 +228,7 @@ def slice_estimates(
                     "ci_low": lo_,
                     "ci_high": hi_,
                     "raw_difference": d[j].p - d[i].p,
-                    "resolved": bool(lo_ > 0 or hi_ < 0),
+                    "resolved": bool(lo_ > RESOLVED_TOLERANCE or hi_ < -RESOLVED_TOLERANCE),
                 }
             )
     across = []

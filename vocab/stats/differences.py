@@ -38,7 +38,7 @@ class Difference:
     @property
     def resolved(self) -> np.ndarray:
         """The interval excludes 0."""
-        return (self.low > 0) | (self.high < 0)
+        return (self.low > RESOLVED_TOLERANCE) | (self.high < -RESOLVED_TOLERANCE)
 
 
 def difference_interval(est_a, draws_a, est_b, draws_b, confidence: float = 0.95) -> Difference:
@@ -57,6 +57,9 @@ def difference_interval(est_a, draws_a, est_b, draws_b, confidence: float = 0.95
     return Difference(est, lo, hi)
 
 
+# a difference is resolved when its interval clears 0 by more than this: shares known exactly (piles labelled whole)
+# differ from each other only in the last digits of their sums, which is no difference
+RESOLVED_TOLERANCE = 1e-9
 TAIL_DRAWS = 5  # joint draws beyond a band's end at Bonferroni's tail share, at the least (:func:`draws_for_family`)
 
 
@@ -165,8 +168,8 @@ def rank_sets(est, draws, confidence: float = 0.95, tied=None) -> RankSets:
     above = np.zeros((s, k), int)  # cells resolved above (higher rate than) each cell
     below = np.zeros((s, k), int)
     for n, (i, j) in enumerate(pairs):
-        j_above = lo[:, n] > 0  # theta_j − theta_i resolved positive
-        j_below = hi[:, n] < 0
+        j_above = lo[:, n] > RESOLVED_TOLERANCE  # theta_j − theta_i resolved positive
+        j_below = hi[:, n] < -RESOLVED_TOLERANCE
         above[:, i] += j_above
         below[:, j] += j_above
         above[:, j] += j_below
