@@ -211,8 +211,8 @@ def more_rows(c, rater: str, cell: str, labels: int, half_width: float, target: 
     )
     return (
         f"every sampled row of this cell is rated, so more must be drawn: `vocab sample --run-dir {d} --allocation "
-        f"pilot --budget {budget} --rater {rater}` (about {budget} rows a cell, if the width falls as 1/√n), then "
-        f"{rate}"
+        f"pilot --budget {budget} --rater {rater}` (about {budget} rows a cell, if the width falls as 1/√n; it extends "
+        f"a sample whose every row is rated), then {rate}"
     )
 
 
