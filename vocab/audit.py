@@ -29,6 +29,7 @@ from vocab.estimates.compare_text import lines
 from vocab.estimates.correct import corrected
 from vocab.estimates.stopping import check_target, stopping
 from vocab.imports.sniff import import_source
+from vocab.layout import RunDir
 from vocab.raters.packet import check_rater_name
 from vocab.records import dir_lock
 from vocab.sampling.sample import CalibrationError
@@ -167,7 +168,8 @@ def next_step(d: Path, rated: Rated, population: str) -> str:
         flag, param = f" --population {population}", f" -p population {population}"
     return (
         f"a report to share: `vocab report {d}{flag}`; the full tables: `papermill notebooks/03_correct.ipynb "
-        f"out.ipynb --cwd notebooks -p run_dir {Path(d).resolve()} -p raters {','.join(rated.ratings)}{param}`"
+        f"out/03_correct.ipynb --cwd notebooks -p run_dir {Path(d).resolve()} -p raters {','.join(rated.ratings)}"
+        f"{param} -p output_dir {RunDir(d).analysis.resolve()}`"
     )
 
 
