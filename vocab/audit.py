@@ -169,7 +169,7 @@ def next_step(d: Path, rated: Rated, population: str) -> str:
     return (
         f"a report to share: `vocab report {d}{flag}`; the full tables: `papermill notebooks/03_correct.ipynb "
         f"out/03_correct.ipynb --cwd notebooks -p run_dir {Path(d).resolve()} -p raters {','.join(rated.ratings)}"
-        f"{param} -p output_dir {RunDir(d).analysis.resolve()}`"
+        f" -p output_dir {RunDir(d).analysis.resolve()}{param}`"
     )
 
 

@@ -35,11 +35,11 @@ from typing import Any
 
 import pandas as pd
 
+from vocab import reprs, stats
 from vocab import rubric as vocab_rubric
-from vocab import stats
 from vocab.datasets import items
 from vocab.datasets.errors import CalibrationError
-from vocab.datasets.items import CELL_JOIN, cell_of, flatten  # noqa: F401 - a cell's name, named here too
+from vocab.datasets.items import CELL_JOIN, cell_label, cell_of, flatten  # noqa: F401 - a cell's name, named here too
 from vocab.datasets.names import unprintable
 from vocab.files import sha256_file
 from vocab.records import load_run, read_json_object, read_jsonl
@@ -215,6 +215,16 @@ class Dataset:
             frame.insert(0, "attempts", frame.passed + frame.failed)
             self._cells = frame.sort_index()
         return self._cells
+
+    def __repr__(self) -> str:
+        return (
+            f"<{self.describe()}; {len(self.cells)} cells: {', '.join(cell_label(c) for c in self.cells.index[:6])}"
+            + (" …>" if len(self.cells) > 6 else ">")
+        )
+
+    def _repr_html_(self) -> str:
+        table = self.cells[["attempts", "passed", "failed", "unscored"]].rename(index=cell_label)
+        return reprs.summary_html(self.describe(), [f"rubric: {len(self.rubric.criteria)} checks"], table)
 
     def describe(self) -> str:
         if self.kind == "run":

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from vocab import stats
+from vocab import reprs, stats
+from vocab.datasets.items import cell_label
+from vocab.estimates.compare_text import lines
 from vocab.estimates.correct import _cell, _estimate, cell_counts, corrected
 from vocab.estimates.paired import STRATA, paired_comparison, rated_strata, shared_outputs
 from vocab.sampling.sample import CalibrationError
@@ -233,6 +235,20 @@ class Comparisons:
     ranks: pd.DataFrame  # RANK_COLUMNS
     self_preference: pd.DataFrame  # SELF_PREFERENCE_COLUMNS
 
+    def __repr__(self) -> str:
+        return reprs.text(lines(self), ": .pairs, .ranks and .self_preference hold them all")
+
+    def _repr_html_(self) -> str:
+        shown = self.pairs.assign(
+            pair=[f"{cell_label(b)} − {cell_label(a)}" for a, b in zip(self.pairs.a, self.pairs.b, strict=True)],
+            difference=[
+                f"{100 * d:+.1f} ({100 * lo:+.1f}, {100 * hi:+.1f}) pts"
+                for d, lo, hi in zip(self.pairs.difference, self.pairs.ci_low, self.pairs.ci_high, strict=True)
+            ],
+        )[["pair", "difference", "resolved"]]
+        out = lines(self)
+        return reprs.summary_html(out[0], out[len(self.pairs) + 1 :], shown)
+
     def as_dict(self) -> dict:
         """The JSON object `vocab compare --json` prints (every float as it is, NaN as None)."""
 
@@ -324,11 +340,6 @@ def comparison_tables(found: dict[str, Comparisons]) -> tuple[pd.DataFrame, pd.D
 
 
 # --- naming a cell on the command line ---------------------------------------------------------------------
-
-
-def cell_label(cell: str) -> str:
-    """A cell as the report names it: ``system → judge``."""
-    return cell.replace("__", " → ", 1)
 
 
 def resolve_cell(name: str, cells: list[str], where) -> str:

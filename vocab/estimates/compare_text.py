@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vocab.estimates.compare import Comparisons, cell_label
+from vocab.datasets.items import cell_label
 
 
 def _points(x: float, signed: bool = True) -> str:
@@ -59,7 +59,7 @@ def rank_line(r) -> str:
     return f"{ranks}: {cell_label(r.cell)} ({100 * r.theta:.0f} %)"
 
 
-def lines(c: Comparisons) -> list[str]:
+def lines(c) -> list[str]:  # c: vocab.estimates.compare.Comparisons, which shows itself with these lines
     """What `vocab compare` prints: whose ratings, every pair, the rank sets and any self-preference."""
     out = [f"comparisons against {c.rater}'s ratings ({c.interval} intervals, 95 %; ranks family-wise 95 %):"]
     out += [comparison_line(r) for r in c.pairs.to_dict("records")]

@@ -1,0 +1,85 @@
+"""The Python API a researcher explores with (`vocab.open`): its documented examples executed, every result object
+short as text and a summary as HTML."""
+
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+
+import pytest
+
+import vocab
+from vocab import explore
+from vocab.sampling.sample import CalibrationError
+
+REPO = Path(__file__).resolve().parents[2]
+FLAGS = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
+
+
+@pytest.fixture()
+def at_root(monkeypatch):
+    monkeypatch.chdir(REPO)
+
+
+def test_every_example_in_docs_api_runs_as_printed(at_root):
+    result = doctest.testfile(str(REPO / "docs" / "api.md"), module_relative=False, optionflags=FLAGS)
+    assert result.attempted >= 8 and result.failed == 0
+
+
+def test_every_example_in_the_module_runs_as_printed(at_root):
+    result = doctest.testmod(explore, optionflags=FLAGS, globs={"ref": vocab.open("data/runs/reference")})
+    assert result.attempted >= 4 and result.failed == 0
+
+
+def test_vocab_exposes_open_and_says_what_it_is():
+    assert "open" in vocab.__all__ and vocab.open is explore.open and "vocab.open" in vocab.__doc__
+    assert "open" in dir(vocab)
+    with pytest.raises(AttributeError):
+        vocab.nothing_here  # noqa: B018
+
+
+def test_the_rate_is_the_reports_own(at_root):
+    """The number the API gives is the one `vocab report` wrote (corrected.csv, committed with the run)."""
+    import pandas as pd
+
+    ref = vocab.open("data/runs/reference")
+    committed = pd.read_csv(REPO / "data/runs/reference/analysis/correction.csv")
+    row = committed[(committed.rater == "smollm2") & (committed.cell == "gemma3__smollm2")].iloc[0]
+    got = ref.rate("gemma3__smollm2", rater="smollm2")
+    assert (round(got.theta, 6), round(got.ci_low, 6), round(got.ci_high, 6)) == (
+        round(row.theta, 6),
+        round(row.ci_low, 6),
+        round(row.ci_high, 6),
+    )
+
+
+def _objects():
+    ref = vocab.open(REPO / "data/runs/reference")
+    imported = vocab.open(REPO / "data/format1/labelled")
+    return {
+        "opened run": ref,
+        "opened dataset": imported,
+        "dataset": ref.data,
+        "corrected": ref._corrected(),
+        "comparisons": ref.comparisons("smollm2"),
+        "rate": ref.rate("smollm2 → gemma3", "smollm2"),
+    }
+
+
+def test_every_result_object_is_short_as_text_and_a_summary_as_html():
+    for name, obj in _objects().items():
+        text = repr(obj)
+        assert 1 <= len(text.splitlines()) <= 20, name
+        assert len(text) < 4000, name
+        page = obj._repr_html_()
+        assert page.startswith("<") and len(page) < 20_000, name
+
+
+def test_a_bad_question_is_one_line(at_root):
+    ref = vocab.open("data/runs/reference")
+    with pytest.raises(CalibrationError, match="no blind rater 'human'"):
+        ref.rates("human")
+    with pytest.raises(CalibrationError, match="no cell 'nobody'"):
+        ref.rate("nobody")
+    with pytest.raises(CalibrationError, match="not a directory"):
+        vocab.open("data/runs/nowhere")
