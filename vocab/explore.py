@@ -191,6 +191,20 @@ class Opened:
         """Each cell's rate per value of column ``by`` (an imported dataset's column), with intervals."""
         return slices_dir(self.dir, by, rater=rater, seed=self.seed, n_boot=self.n_boot, population=self.population)
 
+    def headline(self) -> list[str]:
+        """The report's headline, a sentence per cell: the judge's rate and the corrected one, by whose labels."""
+        from vocab import report  # deferred: the report's page and figure are loaded only when one is asked for
+
+        return report.headline_lines(self.dir, self._corrected())
+
+    def report_markdown(self) -> str:
+        """The shareable report as Markdown (what ``report.md`` holds, its provenance left out), to read inline."""
+        from vocab import report, report_page  # deferred: as above
+
+        rep = report.build(self.dir, None, seed=self.seed, n_boot=self.n_boot, population=self.population)
+        text = report_page.to_markdown(rep)
+        return text.split("\n## Provenance")[0]
+
     def report(self, out_dir: str | Path | None = None) -> list[Path]:
         """Write the shareable report (``report.html``, ``report.md``, ``report.png``, ``corrected.csv``) into
         ``out_dir`` (default ``<dir>/report``); returns the paths."""
@@ -230,7 +244,8 @@ class Opened:
         d = self.data
         cells = d.cells
         words = "writer → critic" if d.kind == "run" else "system → judge"
-        head = f"{'run' if d.kind == 'run' else 'dataset'} {d.name} ({self.dir}): {len(cells)} cells ({words})"
+        n = f"{len(cells)} cell{'s' if len(cells) != 1 else ''}"
+        head = f"{'run' if d.kind == 'run' else 'dataset'} {d.name} ({self.dir}): {n} ({words})"
         items = f"{int(cells.attempts.sum())} {'attempts' if d.kind == 'run' else 'items'} with a verdict"
         sample = self.loaded.drawn.key if RunDir(self.loaded.dir).key.exists() else None
         rated = (
@@ -260,3 +275,53 @@ def open(path: str | Path, *, seed: int = 0, n_boot: int = 4000, population: str
     if not d.is_dir():
         raise CalibrationError(f"{d}: not a directory (a run or an imported dataset)")
     return Opened(d, load(d), seed, n_boot, population)
+
+
+def reading(opened: Opened, rater: str | None = None, table: pd.DataFrame | None = None) -> str:
+    """The closing "Reading it" of a notebook, as Markdown written from the computed results: per cell the judge's
+    rate against the corrected one, the direction the judge errs in and whether the interval shows it, and a rater
+    whose labels are all one way named as such. ``table``: a correction table the notebook computed with other
+    settings (its interval method), read instead of the default correction's."""
+    c = opened._corrected()
+    name = c.rater(rater, opened.dir)
+    judge = "critic" if opened.kind == "run" else "judge"
+    t = (c.table if table is None else table).query("rater == @name")
+    verb = "pass" if name == "people" else "passes"
+    verb_f = "fail" if name == "people" else "fails"
+    passes = c.passes.get(name) if c.passes else None
+    out = []
+    if passes is not None and len(passes) and passes.nunique() == 1:
+        said = "passed every one" if passes.iloc[0] else "passed none"
+        out.append(
+            f"- **{name} {said} of its {len(passes)} rated rows**: its corrected rates are "
+            f"{'1' if passes.iloc[0] else '0'} by construction, not a finding; read another rater's instead."
+        )
+    for r in t.itertuples():
+        cell = cell_label(r.cell)
+        if pd.isna(r.theta):
+            out.append(f"- **{cell}**: {name}'s labels leave a pile unrated, so the rate is undefined: label it first.")
+            continue
+        gap = 100 * (r.p - r.theta)
+        if r.p > r.ci_high:
+            verdict = f"the {judge} **inflates** it by {gap:.0f} points (its own rate lies above the interval)"
+        elif r.p < r.ci_low:
+            verdict = f"the {judge} **deflates** it by {-gap:.0f} points (its own rate lies below the interval)"
+        else:
+            verdict = f"the {judge}'s own rate lies inside the interval: these labels show no bias either way"
+        errs = ""
+        if not (pd.isna(r.q1) or pd.isna(r.q0)):
+            worse = "passing what they fail" if (1 - r.q0) > (1 - r.q1) else "failing what they pass"
+            errs = (
+                f" It passes {100 * r.q1:.0f} % of what {name} {verb} (q1) and fails {100 * r.q0:.0f} % of what "
+                f"{name} {verb_f} (q0): it errs more by {worse}."
+            )
+        out.append(
+            f"- **{cell}**: the {judge} passes {100 * r.p:.1f} %; against {name}'s labels the rate is "
+            f"{100 * r.theta:.1f} % ({100 * r.ci_low:.1f}–{100 * r.ci_high:.1f} %, 95 %), so {verdict}.{errs}"
+        )
+    where = "docs/study.md" if opened.kind == "run" else "docs/audit.md"
+    out.append(
+        f"\nThe method and its caveats: [{where}](../{where}); "
+        "the statistics: [docs/statistics.md](../docs/statistics.md)."
+    )
+    return "\n".join(out)
