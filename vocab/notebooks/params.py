@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vocab.files import write_text_atomic
 from vocab.layout import RunDir
 
 REPO = Path(__file__).resolve().parents[2]
@@ -244,6 +245,13 @@ class Setup:
 
     def __repr__(self) -> str:
         return self.text()
+
+    def save(self, frame, name: str, float_format: str | None = "%.6f") -> Path:
+        """Write ``frame`` as ``<tables>/<name>`` (CSV, whole or not at all: a reader never sees half a table)."""
+        path = Path(self.tables) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(path, frame.to_csv(index=False, float_format=float_format))
+        return path
 
     def text(self) -> str:
         where = []
