@@ -30,7 +30,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 PYTEST := $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
 # Both cores: a test's group (tests/suite_plugin.py) keeps the real servers, the browser and the notebooks each on
 # one worker, and every other test file whole on one.
-PARALLEL := -n 2 --dist loadgroup
+PARALLEL := -n 2
 
 .PHONY: help setup system-packages models demo demo-full packet test test-unit test-integration test-notebooks lint bench \
 	clean-venv

@@ -6,7 +6,7 @@ Under ``CI=true`` a skipped test fails the run (a skip there hides a broken inst
 ``benchmarks/results/make_test.json`` from pytest's own reports: every test's node id, time and outcome, the whole
 run's time and the setup's (``VOCAB_TEST_STARTED``, ``VOCAB_TEST_SETUP_SECONDS``, set by ``make test``).
 
-``make test`` runs the suite on both cores (pytest-xdist, ``-n 2 --dist loadgroup``); each test gets a group that
+``make test`` runs the suite on both cores (pytest-xdist, ``-n 2``, scheduled by :class:`_ByGroup`); each test has a group that
 says what it must not share a core's turn with: the real-server tests one group (one set of servers, started once),
 the browser tests one, the notebooks under nbval with the tests that read or compare what they rewrite
 (``figures/``, the reference run's ``analysis/``) one, and every other test file a group of its own (its module
@@ -15,6 +15,7 @@ fixtures made once).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import time
@@ -47,11 +48,17 @@ def group_of(nodeid: str) -> str:
     return path
 
 
-def pytest_collection_modifyitems(config, items):
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(group_of(item.nodeid)))
+if importlib.util.find_spec("xdist") is not None:  # `make test`'s -n 2; without xdist the suite runs on one core
+    from xdist.scheduler import LoadScopeScheduling
+
+    class _ByGroup(LoadScopeScheduling):
+        """xdist's scope scheduling with :func:`group_of` as the scope: a group's tests on one worker, in order."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    def pytest_xdist_make_scheduler(config, log):
+        return _ByGroup(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)
