@@ -6,9 +6,9 @@ Under ``CI=true`` a skipped test fails the run (a skip there hides a broken inst
 ``benchmarks/results/make_test.json`` from pytest's own reports: every test's node id, time and outcome, the whole
 run's time and the setup's (``VOCAB_TEST_STARTED``, ``VOCAB_TEST_SETUP_SECONDS``, set by ``make test``).
 
-``make test`` runs the suite on both cores (pytest-xdist, ``-n 2``, scheduled by :class:`_ByGroup`); each test has a group that
-says what it must not share a core's turn with: the real-server tests one group (one set of servers, started once),
-the browser tests one, the notebooks under nbval with the tests that read or compare what they rewrite
+``make test`` runs the suite on both cores (pytest-xdist, ``-n 2``, scheduled by :class:`_ByGroup`); each test has
+a group, run whole on one worker: the real-server tests one group (one set of servers, started once), the browser
+tests one, the notebooks under nbval with the tests that read or compare what they rewrite
 (``figures/``, the reference run's ``analysis/``) one, and every other test file a group of its own (its module
 fixtures made once).
 """

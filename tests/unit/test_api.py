@@ -83,3 +83,29 @@ def test_a_bad_question_is_one_line(at_root):
         ref.rate("nobody")
     with pytest.raises(CalibrationError, match="not a directory"):
         vocab.open("data/runs/nowhere")
+
+
+def test_the_controls_redraw_the_notebooks_own_table(monkeypatch, at_root):
+    """03's controls run the correction the notebook's cells run: changing the interval shows that table."""
+    import IPython.display
+
+    from vocab.estimates.correct import correction_table, variants
+    from vocab.notebooks.controls import correction_controls
+    from vocab.notebooks.views import rates_view
+
+    ref = vocab.open("data/runs/reference")
+    c = ref._corrected()
+    passes = variants(c.ratings, c.script, ref.data.rubric)
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    box = correction_controls(
+        ref.data.attempts, c.key, passes, n_boot=400, seed=0, interval="fiducial", population="finite"
+    )
+    interval, population, rater = box.children[0].children
+    assert shown == []  # nothing drawn until a control changes
+    rater.value = "smollm2"
+    interval.value = "jeffreys"
+    expected = correction_table(ref.data.attempts, c.key, {"smollm2": passes["smollm2"]}, n_boot=400, seed=0,
+                                interval="jeffreys", population="finite")  # fmt: skip
+    assert shown[-1].equals(rates_view(expected))
+    assert "smollm2" in set(shown[-1].rater) and len(shown) == 2

@@ -13,9 +13,10 @@ and gets back where to write. Three promises:
   declared one).
 - **A rerun never rewrites the record.** The committed values are the notebook's own ``parameters`` cell as
   committed in ``notebooks/``. Tables go to the run's ``analysis/`` and figures to their committed folder only when
-  the analysis parameters are the committed ones; any other analysis writes into ``output_dir`` (default
-  ``../out/<notebook>/``, which git ignores), and an ``output_dir`` or ``figures_dir`` that names a committed place is
-  refused.
+  the analysis parameters are the committed ones; any other analysis of a committed run writes into ``output_dir``
+  (default ``../out/<notebook>/``, which git ignores), and an ``output_dir`` or ``figures_dir`` that names a
+  committed place is refused. A run of the user's own (nothing in it committed) keeps its tables in its own
+  ``analysis/`` whatever the parameters.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from __future__ import annotations
 import ast
 import difflib
 import json
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -349,6 +351,21 @@ def check(namespace: dict, notebook: str, *, writes_tables: bool = False, **spec
     return Setup(notebook, values, not changed and bool(committed), tables, figures, changed)
 
 
+def _committed(path: Path) -> bool:
+    """Whether ``path`` holds files the repository commits (git's index; outside a git checkout, anything inside
+    the repository counts)."""
+    p = Path(path).resolve()
+    if not p.is_relative_to(REPO):
+        return False
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(REPO), "ls-files", "--", str(p.relative_to(REPO))], capture_output=True, text=True
+        )
+    except OSError:
+        return True
+    return listed.returncode != 0 or bool(listed.stdout.strip())
+
+
 def _rated(name: str, value: str, run: str) -> None:
     cal = RunDir(run).calibration
     have = [RunDir.rater_of(p) for p in RunDir(run).ratings_files()]
@@ -371,16 +388,21 @@ def _places(notebook, spec, values, committed, record, data_same, writes_tables)
         if fig_explicit or data_same or not run:
             return tables, Path(fig_dir)
         return tables, RunDir(run).figures  # another run's figures go into that run, never over the committed ones
-    protected = {(REPO / "figures").resolve()}
+    # the record: what the repository commits (the figures, a committed run's tables and figures)
+    places = [REPO / "figures", Path(committed.get("figures_dir") or REPO / "figures")]
     for r in (run, committed.get("run_dir", "")):
         if r:
-            protected |= {RunDir(r).analysis.resolve(), RunDir(r).figures.resolve()}
-    if committed.get("figures_dir"):
-        protected.add(Path(committed["figures_dir"]).resolve())
-    target = Path(out) if out else Path(OUT) / notebook
-    figures = (Path(fig_dir) if fig_explicit else target) if writes_figures else None
-    protected = {p for p in protected if p.is_relative_to(REPO)}  # the record is what the repository holds
-    for name, p in (("output_dir", target), ("figures_dir", figures if fig_explicit else None)):
+            places += [RunDir(r).analysis, RunDir(r).figures]
+    protected = {p.resolve() for p in places if _committed(p)}
+    own = bool(run) and RunDir(run).analysis.resolve() not in protected  # a run of the user's: its tables are its own
+    target = Path(out) if out else RunDir(run).analysis if own else Path(OUT) / notebook
+    if not writes_figures:
+        figures = None
+    elif fig_explicit:
+        figures = Path(fig_dir)
+    else:
+        figures = RunDir(run).figures if own and RunDir(run).figures.resolve() not in protected else target
+    for name, p in (("output_dir", target), ("figures_dir", figures)):
         if p is not None and p.resolve() in protected:
             raise ParameterError(
                 f"{name}={str(p)!r} holds the committed record, which only the committed parameters write "
