@@ -109,3 +109,22 @@ def test_the_controls_redraw_the_notebooks_own_table(monkeypatch, at_root):
                                 interval="jeffreys", population="finite")  # fmt: skip
     assert shown[-1].equals(rates_view(expected))
     assert "smollm2" in set(shown[-1].rater) and len(shown) == 2
+
+
+def test_the_coverage_controls_simulate_the_grids_own_point(monkeypatch):
+    """08's controls run coverage_grid at the grid's seed: a point they simulate is the grid's own row."""
+    import IPython.display
+
+    from vocab.coverage import coverage_grid
+    from vocab.notebooks.controls import coverage_controls
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", shown.append)
+    box = coverage_controls(methods=("fiducial",), levels=20, n_boot=50, seed=3, sims=20)
+    (theta, q), (pile, spread, run) = box.children[0].children, box.children[1].children
+    theta.value, q.value, pile.value, spread.value = 0.3, 0.9, 5, float("inf")
+    assert shown == []  # a click simulates, not a slider
+    run.click()
+    expected = coverage_grid(methods=("fiducial",), piles=(5,), thetas=(0.3,), q1s=(0.9,), q0s=(0.9,),
+                             spreads=(float("inf"),), levels=20, sims=20, seed=3, n_boot=50)  # fmt: skip
+    assert len(shown) == 1 and shown[0].equals(expected.round(3))
