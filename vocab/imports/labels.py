@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from vocab import stats
-from vocab.datasets.dataset import load_dataset, read_rubric
+from vocab.datasets.dataset import Dataset, load_dataset
 from vocab.datasets.errors import CalibrationError
 from vocab.datasets.items import flatten
 from vocab.datasets.names import check_name
@@ -43,7 +43,25 @@ def check_labels_fit(run_dir: str | Path, labels: dict[str, dict[str, str]]) -> 
         check_name(name)
 
 
-def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed: int, source: str) -> list[str]:
+def labels_used(labels: dict, scored) -> dict[str, int]:
+    """Per person, their labels of items the judge scored (``scored``: those items' keys): what the sample and the
+    person's ratings hold, recorded in ``dataset.json`` as ``source.labels_used``
+    (:func:`vocab.datasets.dataset.check_labels_kept`)."""
+    used: dict[str, int] = {}
+    for key in scored:
+        for name in labels.get(key, ()):
+            used[name] = used.get(name, 0) + 1
+    return dict(sorted(used.items()))
+
+
+def write_labels(
+    run_dir: str | Path,
+    labels: dict[str, dict[str, str]],
+    *,
+    seed: int,
+    source: str,
+    data: Dataset | None = None,
+) -> list[str]:
     """The labelled items of the dataset at ``run_dir`` as its sample (key.csv, the blind sheet; blind ids and the
     sheet's order from a stream of ``seed``) and each person's labels as ``ratings_<name>.csv``. ``labels``: item id
     -> rater -> PASSED/FAILED. Returns what was done to people's files, a line each.
@@ -51,10 +69,11 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     A person's file is theirs once written: an import again whose labels of that person are those the last import
     wrote (``sample.json`` keeps their hash) leaves it alone, whatever it holds now (a corrected hand-in, say); labels
     that changed in the source replace it, the earlier file kept in ``calibration/history/`` and the rows that
-    changed counted (:func:`vocab.raters.raters.store_ratings`)."""
+    changed counted (:func:`vocab.raters.raters.store_ratings`). ``data``: the dataset as its import is about to
+    publish it (its ``dataset.json`` not yet written: the labels are part of the import's commit)."""
     import hashlib
 
-    data = load_dataset(run_dir)
+    data = data if data is not None else load_dataset(run_dir)
     if labels and all(isinstance(k, tuple) for k in labels):  # a table's rows: (cell, id, epoch), ids repeat
         found = data.items.where_keys([(c, str(i), int(e)) for c, i, e in labels])
         labels = {"\x1f".join(map(str, k)): v for k, v in labels.items()}
@@ -84,7 +103,7 @@ def write_labels(run_dir: str | Path, labels: dict[str, dict[str, str]], *, seed
     dataset = data_id(data)
     sample = _blind(rows, stats.stream(seed, LABELS_ALLOCATION), data.visible, dataset=dataset)
     item_of = dict(zip(blind_ids(rows, dataset), (r.id for r, _, _ in rows), strict=True))
-    rub = read_rubric(run_dir)
+    rub = data.rubric
     (column,) = rub.columns
     earlier = {}
     if RunDir(run_dir).key.exists():

@@ -13,7 +13,7 @@ from typing import Any
 
 from vocab import files
 from vocab.datasets import items
-from vocab.datasets.dataset import DEFAULT_QUESTION, cell_of, declared_criteria, rows_of, single_verdict
+from vocab.datasets.dataset import DEFAULT_QUESTION, cell_of, dataset_of, declared_criteria, rows_of, single_verdict
 from vocab.datasets.errors import CalibrationError
 from vocab.datasets.names import check_cell_names
 from vocab.datasets.values import as_text
@@ -21,7 +21,7 @@ from vocab.datasets.write import write_items
 from vocab.files import check_writable, sha256_file
 from vocab.imports import common
 from vocab.imports.common import JudgmentImportError, first_line
-from vocab.imports.labels import check_labels_fit, write_labels
+from vocab.imports.labels import check_labels_fit, labels_used, write_labels
 from vocab.imports.table_rows import (
     RESERVED,
     TABLE_FAIL,
@@ -427,21 +427,31 @@ def import_table(
     labels: dict = {}
     scored_labels: set = set()
     con, src, meta, staging = stage_table(path, visible, question, labels=labels, scored_labels=scored_labels, **kw)
+
+    def with_labels(published: dict) -> None:
+        """People's labels written before ``dataset.json`` lands: part of the import's commit."""
+        said = write_labels(
+            run_dir,
+            labels,
+            seed=seed,
+            source="people's labels in the table's label columns",
+            data=dataset_of(run_dir, published),
+        )
+        if notes is not None:
+            notes.extend(said)
+
     try:
         people: dict[str, int] = {}
         for by in labels.values():
             for name in by:
                 people[name] = people.get(name, 0) + 1
         meta["source"]["human_labels"] = dict(sorted(people.items()))
+        meta["source"]["labels_used"] = labels_used(labels, scored_labels)
         check_labels_fit(run_dir, {k: v for k, v in labels.items()})
         if labels:
             check_writable(RunDir(run_dir).key, run_dir, JudgmentImportError)
-        out = write_items(run_dir, con, src, meta)
+        out = write_items(run_dir, con, src, meta, before_publish=with_labels if scored_labels else None)
     finally:
         con.close()
         shutil.rmtree(staging, ignore_errors=True)
-    if scored_labels:
-        said = write_labels(out, labels, seed=seed, source="people's labels in the table's label columns")
-        if notes is not None:
-            notes += said
     return out

@@ -339,6 +339,12 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
     sheet_csv = _sheet_csv(sample.sheet).to_csv(index=False)
     existing = layout.key
     left = sorted(p.name for p in (layout.sheet, layout.sheet_csv, *layout.ratings_files()) if p.exists())
+    rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in sample.sheet.to_dict(orient="records"))
+    if not existing.exists() and left and _holds(layout.sheet_csv, sheet_csv) and _holds(layout.sheet, rows):
+        # the key alone went missing, and the sheets are byte for byte this draw's: the same rows under the same
+        # blind ids, so their ratings stay valid and the key that names them is written again
+        write_text_atomic(existing, key_csv)
+        return out
     if not existing.exists() and left:
         # a sample whose drawing was cut short, or whose key went missing: its sheet may have been handed out and
         # rated, so a new draw over it would leave ratings of rows that are no longer there
@@ -363,13 +369,17 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
         return out
 
     make_dir(out, run_dir, CalibrationError)
-    rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in sample.sheet.to_dict(orient="records"))
     # each file whole or not at all; the key last: a sample is complete when key.csv exists and names the rows
     # both sheets hold (read_sheet checks it, so a sample a kill interrupted is never trusted)
     write_text_atomic(layout.sheet_csv, sheet_csv)
     write_text_atomic(layout.sheet, rows)
     write_text_atomic(existing, key_csv)
     return out
+
+
+def _holds(path: Path, text: str) -> bool:
+    """Whether the file at ``path`` holds ``text`` exactly."""
+    return path.is_file() and path.read_bytes() == text.encode()
 
 
 def earlier_sheet_hashes(run_dir: str | Path) -> set[str]:
