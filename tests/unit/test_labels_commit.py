@@ -91,3 +91,21 @@ def test_an_import_cut_short_in_its_labels_leaves_no_dataset(tmp_path, monkeypat
     import_table(table, d)
     assert (d / "dataset.json").exists() and _ratings_rows(d) == _labelled_scored(table)
 
+
+def test_labels_of_items_the_judge_left_unscored_are_said_to_be_left_out(tmp_path, capsys):
+    """Issue 75, item 8: a label on a row the judge left UNSCORED is in no pile. Every label there: the import says
+    none is used (it said nothing of the 40 labels before); some there: it says how many, counted from the file."""
+    table = _table(tmp_path / "t.csv")
+    rows = list(csv.reader(table.open(newline="")))
+    unscored = tmp_path / "u.csv"
+    with unscored.open("w", newline="") as f:  # each labelled row's verdict emptied: UNSCORED
+        csv.writer(f).writerows([rows[0], *[[*r[:3], "" if r[6] else r[3], *r[4:]] for r in rows[1:]]])
+    capsys.readouterr()
+    assert main(["import", "table", str(unscored), "--run-dir", str(tmp_path / "u")]) == 0
+    out = capsys.readouterr().out
+    n = sum(1 for r in rows[1:] if r[6])
+    assert f"labels from people: ann {n}, every one on an item the judge left UNSCORED" in out and "none is used" in out
+    assert main(["import", "table", str(table), "--run-dir", str(tmp_path / "d")]) == 0
+    out = capsys.readouterr().out
+    left = sum(1 for r in rows[1:] if r[6] and not r[3])
+    assert left == 10 and f"({left} on items the judge left UNSCORED: in no pile, not used)" in out
