@@ -23,6 +23,7 @@ person's label serves both judges' rows; ``paired`` true); every other pair as i
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -232,6 +233,7 @@ class Comparisons:
     pairs: pd.DataFrame  # COMPARISON_COLUMNS
     ranks: pd.DataFrame  # RANK_COLUMNS
     self_preference: pd.DataFrame  # SELF_PREFERENCE_COLUMNS
+    left_out: tuple[tuple[str, str], ...] = ()  # (cell, why): cells of the dataset the rater's ratings cannot correct
 
     def as_dict(self) -> dict:
         """The JSON object `vocab compare --json` prints (every float as it is, NaN as None)."""
@@ -249,6 +251,7 @@ class Comparisons:
             "comparisons": records(self.pairs, pairs),
             "ranks": records(self.ranks, ["cell", "theta", "rank_low", "rank_high"]),
             "self_preference": records(self.self_preference, SELF_PREFERENCE_COLUMNS[1:]),
+            "left_out": [{"cell": cell, "why": why} for cell, why in self.left_out],
         }
 
 
@@ -400,7 +403,40 @@ def compare_dir(
             f"{run_dir}: {name}'s ratings cannot correct {', '.join(map(cell_label, missing))} "
             "(a pile with no rated row): rate it first"
         )
+    if pairs is None:  # every pair: the cells none can hold are named, with why
+        return dataclasses.replace(found, left_out=left_out(c, name, set(found.ranks.cell)))
     return found
+
+
+def dataset_cells(data) -> list[str]:
+    """Every cell of a run or dataset: those with scored units and those whose units were all lost."""
+    cells = set(data.cells.index[data.cells.attempts > 0]) | set(data.lost().cell)
+    if data.kind == "run":
+        cells |= set(data.outcomes.cell)
+    return sorted(cells)
+
+
+def left_out(c, rater: str, held: set[str]) -> tuple[tuple[str, str], ...]:
+    """The cells of ``c``'s dataset not in ``held`` (those ``rater``'s correction holds), each with why: no item with
+    a verdict, or a pile (of those the judge's verdicts fill) with no row ``rater`` rated."""
+    rated = set(c.passes[rater].dropna().index) if rater in c.passes else set()
+    out = []
+    for cell in dataset_cells(c.data):
+        if cell in held:
+            continue
+        counts = c.data.cells.loc[cell] if cell in c.data.cells.index else None
+        if counts is None or int(counts.attempts) == 0:
+            out.append((cell, "no item with a verdict"))
+            continue
+        k = c.key[(c.key.cell == cell) & c.key.blind_id.isin(rated)]
+        empty = [
+            verdict
+            for verdict, pile, n in (("PASSED", "passed", counts.passed), ("FAILED", "failed", counts.failed))
+            if int(n) and not (k.pile == pile).any()
+        ]
+        why = f"no row of its {' or '.join(empty)} pile rated by {rater}" if empty else f"not correctable by {rater}"
+        out.append((cell, why))
+    return tuple(out)
 
 
 def _check_paired(run_dir, c, rater: str, pairs, population: str) -> None:

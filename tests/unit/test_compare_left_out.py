@@ -1,0 +1,35 @@
+"""`vocab compare` names every cell it leaves out, and why (issue 75, item 3): a cell whose pile no person labelled
+cannot be corrected, and the pairs, the ranks and `--json` omitted it without a word (while `--a/--b` and the gate
+refuse it in one line, naming it)."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+from vocab.cli import main
+
+
+def test_a_cell_compare_cannot_correct_is_named_with_why(tmp_path, capsys):
+    """Three systems judged by j; ann labelled every row of s0 and s1, and only the PASSED rows of s2: s2's FAILED
+    pile has no labelled row (counted from the file below)."""
+    path = tmp_path / "t.csv"
+    rows = []
+    for i in range(60):
+        system, verdict = f"s{i % 3}", ("PASSED", "FAILED")[(i // 3) % 2]
+        label = "" if system == "s2" and verdict == "FAILED" else ("PASSED", "FAILED")[i % 5 == 0]
+        rows.append([f"r{i}", system, "j", verdict, f"q{i}", f"a{i}", label])
+    with path.open("w", newline="") as f:
+        csv.writer(f).writerows([["id", "system", "judge", "verdict", "input", "output", "label:ann"], *rows])
+    assert sum(1 for r in rows if r[1] == "s2" and r[3] == "FAILED") == 10  # the pile nobody labelled
+    d = tmp_path / "d"
+    assert main(["import", "table", str(path), "--run-dir", str(d)]) == 0
+    capsys.readouterr()
+    assert main(["compare", str(d)]) == 0
+    out = capsys.readouterr().out
+    assert "left out (cannot be corrected): s2 → j (no row of its FAILED pile rated by ann)" in out, out
+    assert "s1 → j − s0 → j" in out  # the pair that can be compared still is
+    assert main(["compare", str(d), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["left_out"] == [{"cell": "s2__j", "why": "no row of its FAILED pile rated by ann"}]
+    assert {r["cell"] for r in got["ranks"]} == {"s0__j", "s1__j"}
