@@ -33,3 +33,23 @@ def test_a_cell_compare_cannot_correct_is_named_with_why(tmp_path, capsys):
     got = json.loads(capsys.readouterr().out)
     assert got["left_out"] == [{"cell": "s2__j", "why": "no row of its FAILED pile rated by ann"}]
     assert {r["cell"] for r in got["ranks"]} == {"s0__j", "s1__j"}
+
+
+def test_compare_reads_the_samples_record(tmp_path, capsys):
+    """Issue 75, item 5: calibration/sample.json cut in half was never read by `vocab compare`, which answered in
+    full where the gate, the audit and the report refuse it; now it is one line naming the file."""
+    path = tmp_path / "t.csv"
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["id", "system", "judge", "verdict", "input", "output", "label:ann"])
+        for i in range(40):
+            w.writerow([f"r{i}", f"s{i % 2}", "j", ("PASSED", "FAILED")[(i // 2) % 2], "q", "a", "PASSED"])
+    d = tmp_path / "d"
+    assert main(["import", "table", str(path), "--run-dir", str(d)]) == 0
+    record = d / "calibration" / "sample.json"
+    record.write_bytes(record.read_bytes()[: len(record.read_bytes()) // 2])
+    capsys.readouterr()
+    for argv in (["compare", str(d)], ["compare", str(d), "--json"], ["gate", str(d), "--min-rate", "0.1"]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "sample.json" in err, (argv, err)

@@ -382,6 +382,8 @@ def compare_dir(
     if (a is None) != (b is None):
         raise CalibrationError("give both --a and --b (the pair b − a), or neither (every pair)")
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot, population=population)
+    if c.loaded is not None:  # the sample's record read, as the gate, the audit and the report read it: a damaged
+        c.loaded.stages  # noqa: B018 - one (calibration/sample.json cut short) is one line, not an answer in full
     name = c.rater(rater, run_dir)
     cells = sorted(c.key.cell.unique())
     if len(cells) < 2:
