@@ -40,6 +40,7 @@ from vocab import stats
 from vocab.datasets import items
 from vocab.datasets.errors import CalibrationError
 from vocab.datasets.items import CELL_JOIN, cell_of, flatten  # noqa: F401 - a cell's name, named here too
+from vocab.datasets.meta import check_counts, check_meta
 from vocab.datasets.names import unprintable
 from vocab.files import sha256_file
 from vocab.layout import RunDir
@@ -298,6 +299,7 @@ def read_meta(run_dir: str | Path) -> dict[str, Any]:
             f"{Path(run_dir) / DATASET_FILE} is not a dataset description vocab wrote: import "
             "again into a new directory"
         )
+    check_meta(Path(run_dir) / DATASET_FILE, meta)  # each field the commands read, of its type and range
     return meta
 
 
@@ -413,6 +415,7 @@ def dataset_of(run_dir: str | Path, meta: dict[str, Any]) -> Dataset:
         meta = {**meta, "items": summary}
     else:
         store = items.Items(items.connect(), _items_source(run_dir, meta["items"]))
+        check_counts(run_dir / DATASET_FILE, meta, store)  # the counts kept are the items' own, recounted
     rub = JudgeRubric.from_dict(meta["rubric"])
     return Dataset(
         run_dir, "judgments", meta["name"], "complete", rub, tuple(meta["visible"]), None, None, meta, items=store
