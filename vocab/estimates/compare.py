@@ -30,8 +30,9 @@ import numpy as np
 import pandas as pd
 
 from vocab import stats
+from vocab.datasets.names import PEOPLE
 from vocab.estimates.correct import _cell, _estimate, cell_counts, corrected
-from vocab.estimates.paired import STRATA, paired_comparison, rated_strata, shared_outputs
+from vocab.estimates.paired import STRATA, conflicting_label, paired_comparison, rated_strata, shared_outputs
 from vocab.sampling.sample import CalibrationError
 from vocab.stats.differences import difference_interval, pairs_of
 from vocab.stats.differences import rank_sets as stats_rank_sets
@@ -305,8 +306,8 @@ def _paired(data, key, verdicts, a, b, rater, n_boot, seed, confidence, populati
         return None  # a sample drawn by strata: its rows are no simple random sample of each pile, as pairing needs
 
     shared = shared_outputs(data, a, b, key)
-    if shared is None:
-        return None
+    if shared is None or (rater != PEOPLE and conflicting_label(shared, key, verdicts) is not None):
+        return None  # not paired; or one output labelled both ways by one rater: each cell compared on its own
     row = paired_comparison(shared, key, verdicts, rater=rater, n_boot=n_boot, seed=seed, confidence=confidence)
     return {k: v for k, v in row.items() if k in COMPARISON_COLUMNS} if row else None
 
@@ -457,6 +458,15 @@ def _check_paired(run_dir, c, rater: str, pairs, population: str) -> None:
             f"{run_dir}: {cell_label(a)} and {cell_label(b)} do not judge the same outputs (two judges of one system, "
             "each output scored once by each and shown alike, the same outputs scored by both, each FAILED group one "
             "item): nothing to pair"
+        )
+    clash = conflicting_label(shared, c.key, c.passes[rater]) if rater != PEOPLE else None
+    if clash is not None:
+        group, epoch, va, vb = clash
+        said = {1.0: "PASSED", 0.0: "FAILED"}
+        raise CalibrationError(
+            f"{run_dir}: {rater} labelled one output (group {group!r}, epoch {epoch}) {said.get(va, va)} on "
+            f"{cell_label(a)}'s row and {said.get(vb, vb)} on {cell_label(b)}'s: paired, one label serves both rows; "
+            "correct the label in the source and import it again"
         )
     rated = rated_strata(shared, c.key, c.passes[rater])
     for s in STRATA:
