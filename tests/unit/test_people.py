@@ -336,6 +336,9 @@ def test_a_rater_file_named_people_is_refused_not_pooled(tmp_path, capsys):
     d = tmp_path / "d"
     assert main(["import", "table", str(tmp_path / "t.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
     (d / "calibration" / "ratings_ann.csv").rename(d / "calibration" / "ratings_people.csv")  # written before 2026-12
+    meta = json.loads((d / "dataset.json").read_text())
+    del meta["source"]["labels_used"]  # as an import before 2026-12-07 wrote it
+    (d / "dataset.json").write_text(json.dumps(meta))
     capsys.readouterr()
     assert main(["audit", str(d)]) == 2
     assert "rename this rater's file" in capsys.readouterr().err

@@ -23,6 +23,7 @@ person's label serves both judges' rows; ``paired`` true); every other pair as i
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,9 +31,10 @@ import pandas as pd
 
 from vocab import reprs, stats
 from vocab.datasets.items import cell_label
+from vocab.datasets.names import PEOPLE
 from vocab.estimates.compare_text import lines
 from vocab.estimates.correct import _cell, _estimate, cell_counts, corrected
-from vocab.estimates.paired import STRATA, paired_comparison, rated_strata, shared_outputs
+from vocab.estimates.paired import STRATA, conflicting_label, paired_comparison, rated_strata, shared_outputs
 from vocab.sampling.sample import CalibrationError
 from vocab.stats.differences import difference_interval, pairs_of
 from vocab.stats.differences import rank_sets as stats_rank_sets
@@ -234,6 +236,7 @@ class Comparisons:
     pairs: pd.DataFrame  # COMPARISON_COLUMNS
     ranks: pd.DataFrame  # RANK_COLUMNS
     self_preference: pd.DataFrame  # SELF_PREFERENCE_COLUMNS
+    left_out: tuple[tuple[str, str], ...] = ()  # (cell, why): cells of the dataset the rater's ratings cannot correct
 
     def __repr__(self) -> str:
         return reprs.text(lines(self), ": .pairs, .ranks and .self_preference hold them all")
@@ -265,6 +268,7 @@ class Comparisons:
             "comparisons": records(self.pairs, pairs),
             "ranks": records(self.ranks, ["cell", "theta", "rank_low", "rank_high"]),
             "self_preference": records(self.self_preference, SELF_PREFERENCE_COLUMNS[1:]),
+            "left_out": [{"cell": cell, "why": why} for cell, why in self.left_out],
         }
 
 
@@ -318,8 +322,8 @@ def _paired(data, key, verdicts, a, b, rater, n_boot, seed, confidence, populati
         return None  # a sample drawn by strata: its rows are no simple random sample of each pile, as pairing needs
 
     shared = shared_outputs(data, a, b, key)
-    if shared is None:
-        return None
+    if shared is None or (rater != PEOPLE and conflicting_label(shared, key, verdicts) is not None):
+        return None  # not paired; or one output labelled both ways by one rater: each cell compared on its own
     row = paired_comparison(shared, key, verdicts, rater=rater, n_boot=n_boot, seed=seed, confidence=confidence)
     return {k: v for k, v in row.items() if k in COMPARISON_COLUMNS} if row else None
 
@@ -390,6 +394,8 @@ def compare_dir(
     if (a is None) != (b is None):
         raise CalibrationError("give both --a and --b (the pair b − a), or neither (every pair)")
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot, population=population)
+    if c.loaded is not None:  # the sample's record read, as the gate, the audit and the report read it: a damaged
+        c.loaded.stages  # noqa: B018 - one (calibration/sample.json cut short) is one line, not an answer in full
     name = c.rater(rater, run_dir)
     cells = sorted(c.key.cell.unique())
     if len(cells) < 2:
@@ -411,7 +417,40 @@ def compare_dir(
             f"{run_dir}: {name}'s ratings cannot correct {', '.join(map(cell_label, missing))} "
             "(a pile with no rated row): rate it first"
         )
+    if pairs is None:  # every pair: the cells none can hold are named, with why
+        return dataclasses.replace(found, left_out=left_out(c, name, set(found.ranks.cell)))
     return found
+
+
+def dataset_cells(data) -> list[str]:
+    """Every cell of a run or dataset: those with scored units and those whose units were all lost."""
+    cells = set(data.cells.index[data.cells.attempts > 0]) | set(data.lost().cell)
+    if data.kind == "run":
+        cells |= set(data.outcomes.cell)
+    return sorted(cells)
+
+
+def left_out(c, rater: str, held: set[str]) -> tuple[tuple[str, str], ...]:
+    """The cells of ``c``'s dataset not in ``held`` (those ``rater``'s correction holds), each with why: no item with
+    a verdict, or a pile (of those the judge's verdicts fill) with no row ``rater`` rated."""
+    rated = set(c.passes[rater].dropna().index) if rater in c.passes else set()
+    out = []
+    for cell in dataset_cells(c.data):
+        if cell in held:
+            continue
+        counts = c.data.cells.loc[cell] if cell in c.data.cells.index else None
+        if counts is None or int(counts.attempts) == 0:
+            out.append((cell, "no item with a verdict"))
+            continue
+        k = c.key[(c.key.cell == cell) & c.key.blind_id.isin(rated)]
+        empty = [
+            verdict
+            for verdict, pile, n in (("PASSED", "passed", counts.passed), ("FAILED", "failed", counts.failed))
+            if int(n) and not (k.pile == pile).any()
+        ]
+        why = f"no row of its {' or '.join(empty)} pile rated by {rater}" if empty else f"not correctable by {rater}"
+        out.append((cell, why))
+    return tuple(out)
 
 
 def _check_paired(run_dir, c, rater: str, pairs, population: str) -> None:
@@ -430,6 +469,15 @@ def _check_paired(run_dir, c, rater: str, pairs, population: str) -> None:
             f"{run_dir}: {cell_label(a)} and {cell_label(b)} do not judge the same outputs (two judges of one system, "
             "each output scored once by each and shown alike, the same outputs scored by both, each FAILED group one "
             "item): nothing to pair"
+        )
+    clash = conflicting_label(shared, c.key, c.passes[rater]) if rater != PEOPLE else None
+    if clash is not None:
+        group, epoch, va, vb = clash
+        said = {1.0: "PASSED", 0.0: "FAILED"}
+        raise CalibrationError(
+            f"{run_dir}: {rater} labelled one output (group {group!r}, epoch {epoch}) {said.get(va, va)} on "
+            f"{cell_label(a)}'s row and {said.get(vb, vb)} on {cell_label(b)}'s: paired, one label serves both rows; "
+            "correct the label in the source and import it again"
         )
     rated = rated_strata(shared, c.key, c.passes[rater])
     for s in STRATA:

@@ -65,6 +65,10 @@ def lines(c) -> list[str]:  # c: vocab.estimates.compare.Comparisons, which show
     out += [comparison_line(r) for r in c.pairs.to_dict("records")]
     if len(c.ranks) >= 2:
         out.append("ranks: " + "; ".join(rank_line(r) for r in c.ranks.itertuples()))
+    if c.left_out:
+        out.append(
+            "left out (cannot be corrected): " + "; ".join(f"{cell_label(cell)} ({why})" for cell, why in c.left_out)
+        )
     for r in c.self_preference.itertuples():
         state = "resolved" if r.resolved else "not resolved"
         out.append(
