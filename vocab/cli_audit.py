@@ -35,9 +35,7 @@ def cmd_audit(args) -> int:
         by=args.by,
         strata=args.strata,
     )
-    for name, state in sorted(a.rated.items()):
-        print(f"ratings {name}: {state}")
-    print("\n".join([*a.headline, *a.comparisons, *a.slices, *a.stopping, f"next: {a.next_step}"]))
+    print("\n".join(a.lines()))
     return 0
 
 

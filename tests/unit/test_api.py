@@ -128,3 +128,19 @@ def test_the_coverage_controls_simulate_the_grids_own_point(monkeypatch):
     expected = coverage_grid(methods=("fiducial",), piles=(5,), thetas=(0.3,), q1s=(0.9,), q0s=(0.9,),
                              spreads=(float("inf"),), levels=20, sims=20, seed=3, n_boot=50)  # fmt: skip
     assert len(shown) == 1 and shown[0].equals(expected.round(3))
+
+
+def test_an_audit_shows_itself_as_the_command_prints_it(tmp_path):
+    """`vocab audit`'s result in a notebook: its lines (what the command prints), short, and as HTML; its next step
+    names the auditor's notebook for an imported dataset."""
+    import shutil
+
+    from vocab.audit import audit
+
+    d = tmp_path / "d"
+    shutil.copytree(REPO / "data/audits/mlflow-reviewers", d)
+    a = audit(d, say=lambda _: None)
+    text = repr(a)
+    assert text.splitlines()[0] == f"audit of {d} (20 sampled rows)" and len(text.splitlines()) <= 20
+    assert "ratings carol: 2 of 20 rows" in a.lines() and "10_audit.ipynb" in a.next_step
+    assert a._repr_html_().startswith("<div><b>audit of")

@@ -249,7 +249,7 @@ def test_an_imported_judges_outputs_speak_of_items_and_the_judge(tmp_path, capsy
     names = set(re.findall(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", body)) - {"predict_fn"}  # the traced function's name
     assert not names, names
     nxt = next(line for line in said[1].splitlines() if line.startswith("next:"))
-    assert f"--cwd notebooks -p run_dir {d.resolve()} " in nxt
+    assert f"10_audit.ipynb out/10_audit.ipynb --cwd notebooks -p dataset_dir {d.resolve()}" in nxt
     assert main(["gate", str(d), "--min-rate", "0.1", "--json"]) == 0
     (check,) = json.loads(capsys.readouterr().out)["cells"][0]["checks"]
     assert set(check) == {"check", "lower_bound", "threshold", "holds"} and check["threshold"] == 0.1
