@@ -28,6 +28,9 @@ APT_PACKAGES := scowl wordnet-base chromium chromium-driver
 export PATH := $(abspath $(BIN)):$(PATH)
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 PYTEST := $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with tests/sanitize.cfg
+# Both cores: a test's group (tests/suite_plugin.py) keeps the real servers, the browser and the notebooks each on
+# one worker, and every other test file whole on one.
+PARALLEL := -n 2
 
 .PHONY: help setup system-packages models demo demo-full packet test test-unit test-integration test-notebooks lint bench \
 	clean-venv
@@ -98,10 +101,10 @@ test:
 	$(MAKE) --no-print-directory models && \
 	setup=$$($(PYTHON) -c "import time; print(time.time() - $$started)") && \
 	VOCAB_TEST_RECORD=1 VOCAB_TEST_STARTED=$$started VOCAB_TEST_SETUP_SECONDS=$$setup \
-	$(PYTEST) --durations=25 tests notebooks
+	$(PYTEST) $(PARALLEL) --durations=25 tests notebooks
 
 test-unit: setup
-	$(PYTEST) tests/unit
+	$(PYTEST) $(PARALLEL) tests/unit
 
 test-integration: models
 	$(PYTEST) tests/integration

@@ -86,6 +86,16 @@ def _audit_scale(doc: dict) -> str:
             f"`truescore audit` {one_m['truescore']['seconds']:.2f} s ({ratio:.1f}×)")  # fmt: skip
 
 
+def _label_import(doc: dict) -> str:
+    (r,) = doc["rows"]
+    lab, bare = r["import_labelled"], r["import_unlabelled"]
+    return (
+        f"{_n(r['rows'])} rows, every one labelled: `import table` {lab['seconds']:.1f} s / {lab['peak_mib']:,.0f} "
+        f"MB (a {_n(r.get('sample_rows', 0))}-row sample and ratings); the same table unlabelled "
+        f"{bare['seconds']:.1f} s / {bare['peak_mib']:,.0f} MB"
+    )
+
+
 def _store(doc: dict) -> str:
     d, a = doc["engines"]["duckdb"], doc["engines"]["pyarrow"]
     return (
@@ -403,6 +413,7 @@ ROWS = [
         "python benchmarks/bench_bandwidth.py",
     ),
     Row("audit at scale", "audit_scale.json", _audit_scale, "python benchmarks/bench_audit_scale.py --truescore BIN"),
+    Row("a table labelled on every row", "label_import.json", _label_import, "python benchmarks/bench_label_import.py"),
     Row(
         "where an imported dataset's items are kept",
         "store_engines.json",

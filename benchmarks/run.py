@@ -16,9 +16,9 @@ from pathlib import Path
 HERE = Path(__file__).parent
 SCRIPTS = ("bench_levels.py", "bench_bootstrap.py", "bench_simulate.py", "bench_plan.py", "bench_anchors.py",
            "bench_compare.py", "bench_grid_dask.py", "bench_grid_worker.py", "bench_store_engines.py",
-           "bench_audit_scale.py", "bench_page.py", "bench_full_design.py", "bench_batch_invariance.py",
-           "bench_bandwidth.py", "bench_harness.py", "bench_engines.py", "bench_needle.py", "bench_sampler.py",
-           "bench_rerun.py", "bench_profile.py")  # fmt: skip
+           "bench_audit_scale.py", "bench_label_import.py", "bench_page.py", "bench_full_design.py",
+           "bench_batch_invariance.py", "bench_bandwidth.py", "bench_harness.py", "bench_engines.py",
+           "bench_needle.py", "bench_sampler.py", "bench_rerun.py", "bench_profile.py")  # fmt: skip
 MERGE = ("bench_needle.py", "bench_rerun.py")  # rows measured earlier (other configurations) are kept
 ARGS = {"bench_grid_dask.py": ["--thetas", "0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9"],  # the full grid, as README reports
         # pyarrow in a venv of its own (each engine's process loads its own library only); truescore as make bench

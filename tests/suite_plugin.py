@@ -5,10 +5,17 @@ Under ``CI=true`` a skipped test fails the run (a skip there hides a broken inst
 ``optional`` (a part README calls optional). With ``VOCAB_TEST_RECORD=1`` (``make test`` sets it) the run writes
 ``benchmarks/results/make_test.json`` from pytest's own reports: every test's node id, time and outcome, the whole
 run's time and the setup's (``VOCAB_TEST_STARTED``, ``VOCAB_TEST_SETUP_SECONDS``, set by ``make test``).
+
+``make test`` runs the suite on both cores (pytest-xdist, ``-n 2``, scheduled by :class:`_ByGroup`); each test has
+a group, run whole on one worker: the real-server tests one group (one set of servers, started once), the browser
+tests one, the notebooks under nbval with the tests that read or compare what they rewrite
+(``figures/``, the reference run's ``analysis/``) one, and every other test file a group of its own (its module
+fixtures made once).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import time
@@ -18,6 +25,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORD = ROOT / "benchmarks" / "results" / "make_test.json"
+RECORD_READERS = ("tests/unit/test_notebook_params.py", "tests/unit/test_committed_figures.py")
 _times: dict[str, dict] = {}
 _started: dict[str, object] = {}
 
@@ -26,6 +34,31 @@ def pytest_sessionstart(session):
     from vocab.records import git_commit
 
     _started["commit"] = git_commit()  # before the run: nothing a test writes can make it look dirty
+
+
+def group_of(nodeid: str) -> str:
+    """The xdist group of a test: tests of one group run on one worker, one after another."""
+    path = nodeid.split("::")[0]
+    if path.startswith("tests/integration/"):
+        return "servers"
+    if path.startswith("tests/browser/"):
+        return "browser"
+    if path.startswith("notebooks/") or path in RECORD_READERS:
+        return "record"
+    return path
+
+
+if importlib.util.find_spec("xdist") is not None:  # `make test`'s -n 2; without xdist the suite runs on one core
+    from xdist.scheduler import LoadScopeScheduling
+
+    class _ByGroup(LoadScopeScheduling):
+        """xdist's scope scheduling with :func:`group_of` as the scope: a group's tests on one worker, in order."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return group_of(nodeid)
+
+    def pytest_xdist_make_scheduler(config, log):
+        return _ByGroup(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -48,8 +81,8 @@ def pytest_runtest_logreport(report):
 
 
 def pytest_sessionfinish(session, exitstatus):
-    if os.environ.get("VOCAB_TEST_RECORD") != "1":
-        return
+    if os.environ.get("VOCAB_TEST_RECORD") != "1" or hasattr(session.config, "workerinput"):
+        return  # an xdist worker's reports reach the controller, which writes the record
     from vocab.records import machine
 
     started = float(os.environ.get("VOCAB_TEST_STARTED", time.time()))

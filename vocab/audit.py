@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from vocab import report, stats
+from vocab import report, reprs, stats
 from vocab.audit_rate import Rated, rate_step
 from vocab.audit_sample import check_allocation, sample_step
 from vocab.config import load_config
@@ -46,6 +46,17 @@ class Audit:
     next_step: str = ""
     pilot_waiting: str = ""  # a pilot allocation whose pilot is not rated yet: what the second stage waits for
     stopping: list[str] = field(default_factory=list)  # with a target half-width: whether to stop, a line a cell
+
+    def lines(self) -> list[str]:
+        """What `vocab audit` prints: who has rated, the headline, the comparisons, slices, stopping, the next step."""
+        rated = [f"ratings {name}: {state}" for name, state in sorted(self.rated.items())]
+        return [*rated, *self.headline, *self.comparisons, *self.slices, *self.stopping, f"next: {self.next_step}"]
+
+    def __repr__(self) -> str:
+        return reprs.text([f"audit of {self.dir} ({self.sample_rows} sampled rows)", *self.lines()])
+
+    def _repr_html_(self) -> str:
+        return reprs.summary_html(f"audit of {self.dir} ({self.sample_rows} sampled rows)", self.lines())
 
 
 def check_request(raters: tuple[str, ...], llm_raters: tuple[str, ...], cfg) -> None:
@@ -134,11 +145,11 @@ def audit(
         if target_half_width is not None:  # whether to stop labelling, by the anytime-valid interval
             result.stopping = [s.line() for s in stopping(c, target_half_width)]
         result.headline = report.headline_lines(d, c)
-    result.next_step = next_step(d, rated, population)
+    result.next_step = next_step(d, rated, population, data.kind)
     return result
 
 
-def next_step(d: Path, rated: Rated, population: str) -> str:
+def next_step(d: Path, rated: Rated, population: str, kind: str = "judgments") -> str:
     """What the user does next: hand out packets, run the LLM raters on a pilot's new rows, draw a pilot's second
     stage, name a rater, or (everything rated) share the report."""
     waiting, machines_waiting = rated.waiting, rated.machines_waiting
@@ -165,9 +176,16 @@ def next_step(d: Path, rated: Rated, population: str) -> str:
     flag, param = "", ""
     if population != stats.DEFAULT_POPULATION:  # the next commands answer the same question
         flag, param = f" --population {population}", f" -p population {population}"
+    if kind != "run":  # an imported dataset: the auditor's notebook, in the dataset's own words
+        return (
+            f"a report to share: `vocab report {d}{flag}`; to explore it: `papermill notebooks/10_audit.ipynb "
+            f"out/10_audit.ipynb --cwd notebooks -p dataset_dir {Path(d).resolve()}{param}` "
+            f"(or `vocab.open({str(d)!r})` in Python)"
+        )
     return (
         f"a report to share: `vocab report {d}{flag}`; the full tables: `papermill notebooks/03_correct.ipynb "
-        f"out.ipynb --cwd notebooks -p run_dir {Path(d).resolve()} -p raters {','.join(rated.ratings)}{param}`"
+        f"out/03_correct.ipynb --cwd notebooks -p run_dir {Path(d).resolve()} -p raters {','.join(rated.ratings)}"
+        f"{param}`"
     )
 
 

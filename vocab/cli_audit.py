@@ -35,9 +35,7 @@ def cmd_audit(args) -> int:
         by=args.by,
         strata=args.strata,
     )
-    for name, state in sorted(a.rated.items()):
-        print(f"ratings {name}: {state}")
-    print("\n".join([*a.headline, *a.comparisons, *a.slices, *a.stopping, f"next: {a.next_step}"]))
+    print("\n".join(a.lines()))
     return 0
 
 
@@ -58,6 +56,10 @@ def cmd_report(args) -> int:
 
 def cmd_gate(args) -> int:
     from vocab.estimates.gate import difference_gate, gate
+    from vocab.records import dir_lock
+
+    if not args.run_dir.is_dir():  # before the lock, which would make it
+        raise UsageError(f"{args.run_dir}: not a directory (a run or an imported dataset)")
 
     margins = {
         "min_difference": args.min_difference,
@@ -75,19 +77,23 @@ def cmd_gate(args) -> int:
                 f"--{floors[0].replace('_', '-')} gates each cell; with --a and --b give "
                 "--min-difference, --min-q1-difference or --min-q0-difference"
             )
-        g = difference_gate(args.run_dir, a=args.a, b=args.b, rater=args.rater, population=args.population, **margins)
+        with dir_lock(args.run_dir):  # read while nobody writes into it
+            g = difference_gate(
+                args.run_dir, a=args.a, b=args.b, rater=args.rater, population=args.population, **margins
+            )
         print(json.dumps(g.as_dict()) if args.json else g.line())
         return 0 if g.holds else 1
-    cells = gate(
-        args.run_dir,
-        min_rate=args.min_rate,
-        min_q1=args.min_q1,
-        min_q0=args.min_q0,
-        max_unscored=args.max_unscored,
-        rater=args.rater,
-        population=args.population,
-        anytime=args.anytime,
-    )
+    with dir_lock(args.run_dir):  # read while nobody writes into it
+        cells = gate(
+            args.run_dir,
+            min_rate=args.min_rate,
+            min_q1=args.min_q1,
+            min_q0=args.min_q0,
+            max_unscored=args.max_unscored,
+            rater=args.rater,
+            population=args.population,
+            anytime=args.anytime,
+        )
     if args.json:
         print(json.dumps({"holds": all(c.holds for c in cells), "cells": [c.as_dict() for c in cells]}))
     else:

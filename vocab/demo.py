@@ -12,6 +12,7 @@ from pathlib import Path
 
 from vocab.config import Config, LoopConfig
 from vocab.errors import InputError
+from vocab.layout import RunDir
 from vocab.loop import RunSummary
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -46,8 +47,9 @@ def notebook_plan(run_dir: Path, raters: list[str], pending: int) -> list[tuple[
                 continue
             if name != "06_figures":
                 params["raters"] = ",".join(raters)
+                params["output_dir"] = str(RunDir(run_dir).analysis)  # the run's own tables, whatever its raters
         if name == "06_figures":
-            params["figures_dir"] = str(run_dir / "figures")
+            params["figures_dir"] = str(RunDir(run_dir).figures)
         plan.append((name, params, ""))
     return plan
 

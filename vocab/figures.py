@@ -10,6 +10,7 @@ intervals drawn as points with whiskers, so that a value of 0 is as visible as a
 from __future__ import annotations
 
 import hashlib
+import io
 from pathlib import Path
 
 import matplotlib
@@ -19,6 +20,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FuncFormatter, NullFormatter  # noqa: E402
+
+from vocab.files import write_bytes_atomic  # noqa: E402
 
 # Fixed metadata: no creation date, no software version, so a rerun writes the same bytes.
 _PNG_META = {"Software": None}
@@ -129,14 +132,15 @@ def style() -> None:
 
 
 def save(fig, name: str, out_dir: str | Path = "../figures") -> list[Path]:
-    """Write ``<out_dir>/<name>.png`` and ``.pdf``, close the figure, return the paths."""
+    """Write ``<out_dir>/<name>.png`` and ``.pdf`` (each whole or not at all), close the figure, return the paths."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    png, pdf = out / f"{name}.png", out / f"{name}.pdf"
-    fig.savefig(png, metadata=_PNG_META, bbox_inches="tight")
-    fig.savefig(pdf, metadata=_PDF_META, bbox_inches="tight")
+    paths = [out / f"{name}.png", out / f"{name}.pdf"]
+    for path, meta in zip(paths, (_PNG_META, _PDF_META), strict=True):
+        fig.savefig(buf := io.BytesIO(), format=path.suffix[1:], metadata=meta, bbox_inches="tight")
+        write_bytes_atomic(path, buf.getvalue())  # a reader never sees half a figure
     plt.close(fig)
-    return [png, pdf]
+    return paths
 
 
 # --- one function per figure: tables in, a Figure out; notebooks call them and `save` -------------------

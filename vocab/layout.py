@@ -95,6 +95,11 @@ class RunDir:
         return self.root / "analysis"
 
     @property
+    def figures(self) -> Path:
+        """A run's own figures (06's, when the run is not the committed reference)."""
+        return self.root / "figures"
+
+    @property
     def packets(self) -> Path:
         return self.root / "packets"
 

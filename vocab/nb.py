@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 
@@ -61,8 +62,14 @@ def main() -> int:
             params[k] = json.loads(v)
         except json.JSONDecodeError:
             params[k] = v
+    from papermill.exceptions import PapermillExecutionError
+
     for nb in args.notebooks:
-        print(execute(nb, params))
+        try:
+            print(execute(nb, params))
+        except PapermillExecutionError as e:  # the notebook's own one line (a ParameterError names the parameter)
+            print(f"{nb}: {e.ename}: {e.evalue}", file=sys.stderr)
+            return 2 if e.ename == "ParameterError" else 1
     return 0
 
 

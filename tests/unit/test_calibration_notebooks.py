@@ -100,7 +100,7 @@ def chain(tmp_path_factory):
     from vocab.calibration import script_ratings
 
     script_ratings(sheet).to_csv(d / "calibration" / "ratings_script.csv", index=False)
-    params = {"run_dir": str(d), "raters": "oracle,noisy", "n_boot": 400, "seed": 0}
+    params = {"run_dir": str(d), "raters": "oracle,noisy", "n_boot": 400, "seed": 0, "output_dir": str(d / "analysis")}
     execute(NB / "03_correct.ipynb", params, tmp / "03.ipynb")
     execute(NB / "04_agreement.ipynb", params, tmp / "04.ipynb")
     execute(NB / "06_figures.ipynb", {"run_dir": str(d), "figures_dir": str(tmp / "fig")}, tmp / "06.ipynb")
@@ -194,7 +194,7 @@ def test_03_runs_with_seed_000s_interval(chain, tmp_path):
     shutil.copytree(d, run)
     # seed 000's interval as published: infinite piles (its column, correction_seed.csv, is the superpopulation's)
     params = {"run_dir": str(run), "raters": "oracle", "n_boot": 4000, "seed": 0, "interval": "seed",
-              "population": "superpopulation"}  # fmt: skip
+              "population": "superpopulation", "output_dir": str(run / "analysis")}  # fmt: skip
     execute(NB / "03_correct.ipynb", params, tmp_path / "03.ipynb")
     nb = json.loads((tmp_path / "03.ipynb").read_text())
     errors = [o for c in nb["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]

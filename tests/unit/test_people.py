@@ -249,7 +249,7 @@ def test_an_imported_judges_outputs_speak_of_items_and_the_judge(tmp_path, capsy
     names = set(re.findall(r"\b[a-z0-9]+(?:_[a-z0-9]+)+\b", body)) - {"predict_fn"}  # the traced function's name
     assert not names, names
     nxt = next(line for line in said[1].splitlines() if line.startswith("next:"))
-    assert f"--cwd notebooks -p run_dir {d.resolve()} " in nxt
+    assert f"10_audit.ipynb out/10_audit.ipynb --cwd notebooks -p dataset_dir {d.resolve()}" in nxt
     assert main(["gate", str(d), "--min-rate", "0.1", "--json"]) == 0
     (check,) = json.loads(capsys.readouterr().out)["cells"][0]["checks"]
     assert set(check) == {"check", "lower_bound", "threshold", "holds"} and check["threshold"] == 0.1
@@ -336,6 +336,9 @@ def test_a_rater_file_named_people_is_refused_not_pooled(tmp_path, capsys):
     d = tmp_path / "d"
     assert main(["import", "table", str(tmp_path / "t.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
     (d / "calibration" / "ratings_ann.csv").rename(d / "calibration" / "ratings_people.csv")  # written before 2026-12
+    meta = json.loads((d / "dataset.json").read_text())
+    del meta["source"]["labels_used"]  # as an import before 2026-12-07 wrote it
+    (d / "dataset.json").write_text(json.dumps(meta))
     capsys.readouterr()
     assert main(["audit", str(d)]) == 2
     assert "rename this rater's file" in capsys.readouterr().err

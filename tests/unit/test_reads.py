@@ -188,13 +188,15 @@ def test_a_refused_audit_never_removes_a_directory_that_held_something(imported,
     )
 
 
-def test_a_command_that_needs_no_stages_does_not_read_the_samples_record(imported, tmp_path, capsys):
-    """`vocab compare` reads the sheet and key, not sample.json: a damaged record stops only what reads it."""
+def test_compare_reads_the_samples_record_once(imported, tmp_path, capsys):
+    """`vocab compare` reads sample.json as the gate, the audit and the report do (issue 75, item 5: a damaged record
+    answered in full), through the command's one read: a damaged record is one line naming it."""
     d = tmp_path / "d"
     shutil.copytree(imported, d)
     (d / "calibration" / "sample.json").write_text("{")
-    main(["compare", str(d)])
-    assert "sample.json" not in capsys.readouterr().err
+    assert main(["compare", str(d)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "sample.json" in err
 
 
 def test_a_key_of_digit_blind_ids_reads_as_names(imported, tmp_path, capsys):

@@ -27,7 +27,7 @@ from vocab.coverage.clustered import (
     simulate_clustered,
     unanimous_tradeoff,
 )
-from vocab.coverage.grid import GridSpec, coverage_grid, grid_point, grid_points, parse_values, run_grid
+from vocab.coverage.grid import GRID_METHODS, GridSpec, coverage_grid, grid_point, grid_points, parse_values, run_grid
 from vocab.coverage.recheck import read_recheck, run_recheck
 from vocab.coverage.simulate import (
     METHODS,
@@ -43,6 +43,7 @@ from vocab.coverage.studies import rater_error_table, retry_weighting_table
 __all__ = [
     "BAR",
     "CLUSTERED_METHODS",
+    "GRID_METHODS",
     "METHODS",
     "ORACLES",
     "clustered_coverage",

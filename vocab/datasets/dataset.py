@@ -35,13 +35,15 @@ from typing import Any
 
 import pandas as pd
 
+from vocab import reprs, stats
 from vocab import rubric as vocab_rubric
-from vocab import stats
 from vocab.datasets import items
 from vocab.datasets.errors import CalibrationError
-from vocab.datasets.items import CELL_JOIN, cell_of, flatten  # noqa: F401 - a cell's name, named here too
+from vocab.datasets.items import CELL_JOIN, cell_label, cell_of, flatten  # noqa: F401 - a cell's name, named here too
+from vocab.datasets.meta import check_counts, check_meta
 from vocab.datasets.names import unprintable
 from vocab.files import sha256_file
+from vocab.layout import RunDir
 from vocab.records import load_run, read_json_object, read_jsonl
 
 CLASSES = ("PASSED", "FAILED", "UNSCORED")
@@ -216,6 +218,16 @@ class Dataset:
             self._cells = frame.sort_index()
         return self._cells
 
+    def __repr__(self) -> str:
+        return (
+            f"<{self.describe()}; {len(self.cells)} cells: {', '.join(cell_label(c) for c in self.cells.index[:6])}"
+            + (" …>" if len(self.cells) > 6 else ">")
+        )
+
+    def _repr_html_(self) -> str:
+        table = self.cells[["attempts", "passed", "failed", "unscored"]].rename(index=cell_label)
+        return reprs.summary_html(self.describe(), [f"rubric: {len(self.rubric.criteria)} checks"], table)
+
     def describe(self) -> str:
         if self.kind == "run":
             return f"run {self.name}: status {self.status}, {len(self.attempts)} attempts with a verdict"
@@ -297,6 +309,7 @@ def read_meta(run_dir: str | Path) -> dict[str, Any]:
             f"{Path(run_dir) / DATASET_FILE} is not a dataset description vocab wrote: import "
             "again into a new directory"
         )
+    check_meta(Path(run_dir) / DATASET_FILE, meta)  # each field the commands read, of its type and range
     return meta
 
 
@@ -359,15 +372,60 @@ def run_dataset(run_dir: str | Path) -> Dataset:
 
 def imported_dataset(run_dir: str | Path) -> Dataset:
     """An imported dataset: ``dataset.json`` and its items, queried where they lie (the items file is checked against
-    the SHA-256 ``dataset.json`` keeps: a read of the file, not of its rows into memory)."""
+    the SHA-256 ``dataset.json`` keeps: a read of the file, not of its rows into memory). A dataset whose recorded
+    labels are not there (:func:`check_labels_kept`) is refused."""
 
     run_dir = Path(run_dir)
     meta = read_meta(run_dir)
+    check_labels_kept(run_dir, meta)
+    return dataset_of(run_dir, meta)
+
+
+def check_labels_kept(run_dir: str | Path, meta: dict[str, Any]) -> None:
+    """People's labels that ``dataset.json`` records are part of the dataset: its sample (``calibration/key.csv``,
+    ``sample.json``) and each labelling person's ratings file must be there. A labelled import cut short before it
+    wrote them (before 2026-12-07 they came after ``dataset.json``), or a ``calibration/`` moved away, would
+    otherwise pass for an unlabelled dataset and have a fresh sample drawn over the lost labels: one line saying to
+    run the import again (it restores them). ``source.labels_used`` (person -> labels of items the judge scored, the
+    ones the sample holds) names what the import wrote; a dataset imported before it was kept needs its key."""
+    source = meta.get("source") if isinstance(meta.get("source"), dict) else {}
+    layout = RunDir(run_dir)
+    used = source.get("labels_used")
+    if used is None:  # imported before 2026-12-07: labels of unscored items alone make no sample; the key is checked
+        said = source.get("human_labels")
+        if not isinstance(said, dict) or not any(said.values()):
+            return
+        need, people = [layout.key], said
+    elif not isinstance(used, dict) or not all(isinstance(v, int) and v >= 0 for v in used.values()):
+        raise CalibrationError(
+            f"{layout.root / DATASET_FILE}: source.labels_used is not a count of labels per person: "
+            "import again into a new directory"
+        )
+    else:
+        people = {n: k for n, k in used.items() if k}
+        if not people:
+            return
+        need = [layout.key, layout.sample_meta, *(layout.ratings(n) for n in sorted(people))]
+    missing = [p for p in need if not p.exists()]
+    if missing:
+        raise CalibrationError(
+            f"{run_dir}: {DATASET_FILE} records people's labels ({', '.join(f'{n} {k}' for n, k in people.items())}) "
+            f"but {missing[0].relative_to(layout.root).as_posix()} is missing (an import cut short, or calibration/ "
+            f"moved away): run the same `vocab import` into {run_dir} again to restore them"
+        )
+
+
+def dataset_of(run_dir: str | Path, meta: dict[str, Any]) -> Dataset:
+    """An imported dataset from its ``dataset.json``'s content ``meta`` (read, or about to be written by an import
+    whose items are in place)."""
+
+    run_dir = Path(run_dir)
     if "items" not in meta:
         store, summary = _legacy_items(run_dir, meta)
         meta = {**meta, "items": summary}
     else:
         store = items.Items(items.connect(), _items_source(run_dir, meta["items"]))
+        check_counts(run_dir / DATASET_FILE, meta, store)  # the counts kept are the items' own, recounted
     rub = JudgeRubric.from_dict(meta["rubric"])
     return Dataset(
         run_dir, "judgments", meta["name"], "complete", rub, tuple(meta["visible"]), None, None, meta, items=store

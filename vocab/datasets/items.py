@@ -40,6 +40,13 @@ COLUMNS = ("row", "id", "level", "attempt", "system", "judge", "cell", "verdict"
 ITEMS_FILE = "items.parquet"
 MEMORY_LIMIT = "512MB"  # DuckDB's own bound; the command's Python and its sample come on top (<= 1 GiB in all)
 CELL_JOIN = "__"  # a cell's name: its system and its judge, joined
+
+
+def cell_label(cell: str) -> str:
+    """A cell as people read it: ``system → judge`` (a study's ``writer → critic``); stored as ``system__judge``."""
+    return cell.replace(CELL_JOIN, " → ", 1)
+
+
 # a row's columns as its digest joins them (chr(31) between; the cell is its system and judge)
 DIGESTED = ("row", "id", "level", "attempt", "system", "judge", "verdict", "criteria", "visible", "hidden")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +13,16 @@ from vocab.datasets.write import write_items
 ROWS_AT_ONCE = 20_000  # judgment rows an import holds at a time before they go to a staged part
 
 
-def write_dataset(run_dir: str | Path, rows: Iterable[dict[str, Any]], meta: dict[str, Any]) -> Path:
+def write_dataset(
+    run_dir: str | Path,
+    rows: Iterable[dict[str, Any]],
+    meta: dict[str, Any],
+    *,
+    before_publish: Callable[[dict], Any] | None = None,
+) -> Path:
     """Write an imported dataset from judgment rows (the importers that read a harness's log), which may come one
     at a time (a log read sample by sample): checked and staged as Parquet :data:`ROWS_AT_ONCE` rows at a time, so
-    no more are held, then :func:`write_items`."""
+    no more are held, then :func:`write_items` (``before_publish`` as it takes it)."""
     import shutil
     import tempfile
 
@@ -40,7 +46,7 @@ def write_dataset(run_dir: str | Path, rows: Iterable[dict[str, Any]], meta: dic
         if held or not parts:
             flush()
         src = f"read_parquet({items.source_literal(staging)[:-1]}/part-*.parquet', {items.NO_HIVE})"
-        return write_items(run_dir, con, src, meta)
+        return write_items(run_dir, con, src, meta, before_publish=before_publish)
     finally:
         con.close()
         shutil.rmtree(staging, ignore_errors=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +36,16 @@ def name_dataset(run_dir: str | Path, name: str) -> None:
         )
 
 
-def write_items(run_dir: str | Path, con, src: str, meta: dict[str, Any]) -> Path:
+def write_items(
+    run_dir: str | Path, con, src: str, meta: dict[str, Any], *, before_publish: Callable[[dict], Any] | None = None
+) -> Path:
     """Write an imported dataset: the items at ``src`` (a DuckDB relation in the items' columns, checked) as
     ``items.parquet``, then ``dataset.json`` with their counts and digests (last: its presence marks a complete
     import). A directory holding a run, or another dataset, is never overwritten; the same import again is a no-op
-    (a damaged items file is written anew)."""
+    (a damaged items file is written anew). ``before_publish``: called with ``dataset.json``'s content once the
+    items are in place and before it is written (or, the same import again, before it returns), so what it writes
+    (people's labels, :func:`vocab.imports.labels.write_labels`) is part of the import's commit: a kill before
+    ``dataset.json`` lands leaves no dataset any command opens."""
 
     run_dir = Path(run_dir)
     for name in (JUDGMENTS_FILE, DATASET_FILE, items.ITEMS_FILE):  # what a killed import left: its temporary files
@@ -65,7 +71,9 @@ def write_items(run_dir: str | Path, con, src: str, meta: dict[str, Any]) -> Pat
             if existing != summary["digest"]:
                 raise CalibrationError(f"{run_dir} holds another dataset; import into a new directory")
             if "items" not in old or "parts" in old["items"] or _file_sha256(target) == old["items"]["sha256"]:
-                return run_dir  # the same import again
+                if before_publish is not None:  # the same import again: its labels restored if they went missing
+                    before_publish(old)
+                return run_dir
         summary["sha256"] = _file_sha256(staged)
         os.replace(staged, target)
     except BaseException:
@@ -85,5 +93,15 @@ def write_items(run_dir: str | Path, con, src: str, meta: dict[str, Any]) -> Pat
             "counts": totals,
             "items": {"file": items.ITEMS_FILE, **summary},
         }
+    if before_publish is not None and existing is None:
+        try:
+            before_publish(meta)
+        except BaseException:  # refused, or cut short: no dataset, and no items file left for none
+            target.unlink(missing_ok=True)
+            if made and not any(run_dir.iterdir()):
+                run_dir.rmdir()
+            raise
+    elif before_publish is not None:
+        before_publish(meta)
     write_text_atomic(run_dir / DATASET_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
     return run_dir

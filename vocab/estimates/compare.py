@@ -29,11 +29,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from vocab import stats
+from vocab import reprs, stats
+from vocab.datasets.items import cell_label
+from vocab.datasets.names import PEOPLE
+from vocab.estimates.compare_text import lines
 from vocab.estimates.correct import _cell, _estimate, cell_counts, corrected
 from vocab.estimates.paired import (
     STRATA,
     Shared,
+    conflicting_label,
     paired_comparison,
     rated_strata,
     same_outputs,
@@ -266,6 +270,21 @@ class Comparisons:
     # FF) with outputs and no rated output, with its outputs (one rated output of each defines them)
     unrated: dict = dataclasses.field(default_factory=dict)
     tally: tuple[int, float] | None = None  # the rows the rater gave a verdict, and how many of them passed
+    left_out: tuple[tuple[str, str], ...] = ()  # (cell, why): cells of the dataset the rater's ratings cannot correct
+
+    def __repr__(self) -> str:
+        return reprs.text(lines(self), ": .pairs, .ranks and .self_preference hold them all")
+
+    def _repr_html_(self) -> str:
+        shown = self.pairs.assign(
+            pair=[f"{cell_label(b)} − {cell_label(a)}" for a, b in zip(self.pairs.a, self.pairs.b, strict=True)],
+            difference=[
+                f"{100 * d:+.1f} ({100 * lo:+.1f}, {100 * hi:+.1f}) pts"
+                for d, lo, hi in zip(self.pairs.difference, self.pairs.ci_low, self.pairs.ci_high, strict=True)
+            ],
+        )[["pair", "difference", "resolved"]]
+        out = lines(self)
+        return reprs.summary_html(out[0], out[len(self.pairs) + 1 :], shown)
 
     def as_dict(self) -> dict:
         """The JSON object `vocab compare --json` prints (every float as it is, NaN as None)."""
@@ -286,6 +305,7 @@ class Comparisons:
             "comparisons": found,
             "ranks": records(self.ranks, ["cell", "theta", "rank_low", "rank_high"]),
             "self_preference": records(self.self_preference, SELF_PREFERENCE_COLUMNS[1:]),
+            "left_out": [{"cell": cell, "why": why} for cell, why in self.left_out],
         }
 
 
@@ -364,6 +384,8 @@ def _paired(
     of these outputs)."""
     if shared is None or population != stats.FINITE or "stratum" in key.columns:
         return None, {}  # a sample drawn by strata: its rows are no simple random sample of each pile, as pairing needs
+    if rater != PEOPLE and conflicting_label(shared, key, verdicts) is not None:
+        return None, {}  # one output labelled both ways by one rater: each cell compared on its own
     short = unrated(shared, rated_strata(shared, key, verdicts))
     if short:
         row = undefined_comparison(shared)
@@ -388,11 +410,6 @@ def comparison_tables(found: dict[str, Comparisons]) -> tuple[pd.DataFrame, pd.D
 
 
 # --- naming a cell on the command line ---------------------------------------------------------------------
-
-
-def cell_label(cell: str) -> str:
-    """A cell as the report names it: ``system → judge``."""
-    return cell.replace("__", " → ", 1)
 
 
 def resolve_cell(name: str, cells: list[str], where) -> str:
@@ -443,6 +460,8 @@ def compare_dir(
     if (a is None) != (b is None):
         raise CalibrationError("give both --a and --b (the pair b − a), or neither (every pair)")
     c = corrected(run_dir, None, seed=seed, n_boot=n_boot, population=population)
+    if c.loaded is not None:  # the sample's record read, as the gate, the audit and the report read it: a damaged
+        c.loaded.stages  # noqa: B018 - one (calibration/sample.json cut short) is one line, not an answer in full
     name = c.rater(rater, run_dir)
     cells = sorted(c.key.cell.unique())
     if len(cells) < 2:
@@ -464,7 +483,40 @@ def compare_dir(
             f"{run_dir}: {name}'s ratings cannot correct {', '.join(map(cell_label, missing))} "
             "(a pile with no rated row): rate it first"
         )
+    if pairs is None:  # every pair: the cells none can hold are named, with why
+        return dataclasses.replace(found, left_out=left_out(c, name, set(found.ranks.cell)))
     return found
+
+
+def dataset_cells(data) -> list[str]:
+    """Every cell of a run or dataset: those with scored units and those whose units were all lost."""
+    cells = set(data.cells.index[data.cells.attempts > 0]) | set(data.lost().cell)
+    if data.kind == "run":
+        cells |= set(data.outcomes.cell)
+    return sorted(cells)
+
+
+def left_out(c, rater: str, held: set[str]) -> tuple[tuple[str, str], ...]:
+    """The cells of ``c``'s dataset not in ``held`` (those ``rater``'s correction holds), each with why: no item with
+    a verdict, or a pile (of those the judge's verdicts fill) with no row ``rater`` rated."""
+    rated = set(c.passes[rater].dropna().index) if rater in c.passes else set()
+    out = []
+    for cell in dataset_cells(c.data):
+        if cell in held:
+            continue
+        counts = c.data.cells.loc[cell] if cell in c.data.cells.index else None
+        if counts is None or int(counts.attempts) == 0:
+            out.append((cell, "no item with a verdict"))
+            continue
+        k = c.key[(c.key.cell == cell) & c.key.blind_id.isin(rated)]
+        empty = [
+            verdict
+            for verdict, pile, n in (("PASSED", "passed", counts.passed), ("FAILED", "failed", counts.failed))
+            if int(n) and not (k.pile == pile).any()
+        ]
+        why = f"no row of its {' or '.join(empty)} pile rated by {rater}" if empty else f"not correctable by {rater}"
+        out.append((cell, why))
+    return tuple(out)
 
 
 def _check_paired(run_dir, c, rater: str, pairs, population: str) -> None:
@@ -483,6 +535,15 @@ def _check_paired(run_dir, c, rater: str, pairs, population: str) -> None:
             f"{run_dir}: {cell_label(a)} and {cell_label(b)} do not judge the same outputs (two judges of one system, "
             "each output scored once by each and shown alike, the same outputs scored by both, each FAILED group one "
             "item): nothing to pair"
+        )
+    clash = conflicting_label(shared, c.key, c.passes[rater]) if rater != PEOPLE else None
+    if clash is not None:
+        group, epoch, va, vb = clash
+        said = {1.0: "PASSED", 0.0: "FAILED"}
+        raise CalibrationError(
+            f"{run_dir}: {rater} labelled one output (group {group!r}, epoch {epoch}) {said.get(va, va)} on "
+            f"{cell_label(a)}'s row and {said.get(vb, vb)} on {cell_label(b)}'s: paired, one label serves both rows; "
+            "correct the label in the source and import it again"
         )
     rated = rated_strata(shared, c.key, c.passes[rater])
     for s in STRATA:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vocab.estimates.compare import Comparisons, cell_label
+from vocab.datasets.items import cell_label
 from vocab.stats.differences import RESOLVED_TOLERANCE
 
 
@@ -91,7 +91,7 @@ def rank_line(r) -> str:
     return f"{ranks}: {cell_label(r.cell)} ({100 * r.theta:.0f} %)"
 
 
-def lines(c: Comparisons) -> list[str]:
+def lines(c) -> list[str]:  # c: vocab.estimates.compare.Comparisons, which shows itself with these lines
     """What `vocab compare` prints: whose ratings, every pair, the rank sets and any self-preference."""
     out = [f"comparisons against {c.rater}'s ratings ({c.interval} intervals, 95 %; ranks family-wise 95 %):"]
     flag = degenerate_text(c.rater, *c.tally) if c.tally else ""
@@ -99,6 +99,10 @@ def lines(c: Comparisons) -> list[str]:
     out += [comparison_line(r, c.unrated.get((r["a"], r["b"])), c.rater) for r in c.pairs.to_dict("records")]
     if len(c.ranks) >= 2:
         out.append("ranks: " + "; ".join(rank_line(r) for r in c.ranks.itertuples()))
+    if c.left_out:
+        out.append(
+            "left out (cannot be corrected): " + "; ".join(f"{cell_label(cell)} ({why})" for cell, why in c.left_out)
+        )
     for r in c.self_preference.itertuples():
         state = "resolved" if r.resolved else "not resolved"
         out.append(

@@ -9,8 +9,9 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from vocab import stats
+from vocab import reprs, stats
 from vocab.datasets.dataset import JudgeRubric, cells_table
+from vocab.datasets.items import cell_label
 from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE, BlindRaters, blind_raters, pooled_passes
 from vocab.raters.loaded import Loaded, load
@@ -321,6 +322,36 @@ class Corrected:
     n_boot: int = 4000
     population: str = stats.DEFAULT_POPULATION
     loaded: Loaded | None = None  # what the command read (the dataset, the sample, the ratings), handed on
+
+    def _lead_lines(self) -> list[str]:
+        t = self.table[self.table.rater == self.lead]
+        head = (
+            f"corrected rates against {self.lead}'s ratings ({self.n_rows} sampled rows; {self.population} population)"
+        )
+        rows = [
+            f"{cell_label(r.cell)}: {100 * r.theta:.1f} % ({100 * r.ci_low:.1f}–{100 * r.ci_high:.1f} %), "
+            f"the judge's own {100 * r.p:.1f} %"
+            for r in t.itertuples()
+        ]
+        return [head, *rows, f"raters: {', '.join(sorted(self.ratings))}; every variant in .table"]
+
+    def __repr__(self) -> str:
+        return reprs.text(self._lead_lines(), ": .table holds every rater variant")
+
+    def _repr_html_(self) -> str:
+        t = self.table[self.table.rater == self.lead]
+        shown = pd.DataFrame(
+            {
+                "cell": [cell_label(x) for x in t.cell],
+                "corrected": [
+                    f"{100 * a:.1f} % ({100 * b:.1f}–{100 * c:.1f} %)"
+                    for a, b, c in zip(t.theta, t.ci_low, t.ci_high, strict=True)
+                ],
+                "judge": [f"{100 * p:.1f} %" for p in t.p],
+            }
+        )
+        lines = self._lead_lines()
+        return reprs.summary_html(lines[0], lines[-1:], shown)
 
     def rater(self, name: str | None, where) -> str:
         """``name`` if it is one of the table's raters or variants, else the lead rater when ``name`` is None;

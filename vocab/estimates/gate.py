@@ -12,7 +12,7 @@ from pathlib import Path
 
 from vocab import stats
 from vocab.datasets.errors import CalibrationError
-from vocab.estimates.compare import cell_label, compare_dir
+from vocab.estimates.compare import cell_label, compare_dir, dataset_cells
 from vocab.estimates.compare_text import unrated_text
 from vocab.estimates.correct import corrected
 from vocab.estimates.stopping import stopping
@@ -25,6 +25,7 @@ class Check:
     bound: float  # the threshold: a floor for the rate, q1 and q0, a ceiling for the unscored share
     value: float  # the interval's lower end (rate, q1, q0) or the lost share; NaN when undefined
     holds: bool
+    why: str = ""  # why an undefined value has none, where that is known (an anytime-valid bound's reason)
 
     def text(self) -> str:
         what = {
@@ -37,6 +38,8 @@ class Check:
         what = what[self.name]
         sign = "≤" if self.name == "unscored" else "≥"
         shown = "undefined" if math.isnan(self.value) else f"{self.value:.3f}"
+        if math.isnan(self.value) and self.why:
+            shown += f" ({self.why})"
         return f"{what} {shown} {sign} {self.bound:g}: {'holds' if self.holds else 'does not hold'}"
 
 
@@ -65,6 +68,7 @@ class CellGate:
                 "unscored_share" if c.name == "unscored" else "lower_bound": None if math.isnan(c.value) else c.value,
                 "threshold": c.bound,
                 "holds": c.holds,
+                **({"why_undefined": c.why} if c.why and math.isnan(c.value) else {}),
             }
             for c in self.checks
         ]
@@ -89,14 +93,6 @@ def lost_shares(data) -> dict[str, float]:
     run = data.kind == "run"
     units = data.outcomes.groupby("cell").size() if run else data.cells.attempts + data.cells.unscored
     return {cell: float(lost.get(cell, 0) / n) if n else math.nan for cell, n in units.items()}
-
-
-def dataset_cells(data) -> list[str]:
-    """Every cell of a run or dataset: those with scored units and those whose units were all lost."""
-    cells = set(data.cells.index[data.cells.attempts > 0]) | set(data.lost().cell)
-    if data.kind == "run":
-        cells |= set(data.outcomes.cell)
-    return sorted(cells)
 
 
 def gate(
@@ -134,8 +130,8 @@ def gate(
     # every cell of the dataset: one the rater's rows cannot correct (a pile without a rated row, every unit lost)
     # has no row in the table, and its bounds are undefined: they do not hold
     table = c.table[c.table.rater == name].set_index("cell")
-    if anytime:
-        seq = {s.cell: s.low for s in stopping(c, 0.5, name)}
+    if anytime:  # each cell's sequence, or why it has none (pooled labels, a pile drawn a group at a time, ...)
+        seq = {s.cell: s for s in stopping(c, 0.5, name)}
     shares = lost_shares(c.data)
     floors = (("min_rate", "ci_low", "rate"), ("min_q1", "q1_low", "q1"), ("min_q0", "q0_low", "q0"))
     kind = "labels" if labels_note(run_dir, c.loaded.stages) else "blind ratings"
@@ -145,9 +141,14 @@ def gate(
         for key, column, check in floors:
             if key in bounds:
                 v = float(table.loc[cell, column]) if cell in table.index else math.nan
+                why = ""
                 if anytime and check == "rate":
-                    check, v = "rate_anytime", seq.get(cell, math.nan)
-                checks.append(Check(check, bounds[key], v, not math.isnan(v) and v >= bounds[key] - 1e-12))
+                    got = seq.get(cell)
+                    check, v = "rate_anytime", got.low if got is not None else math.nan
+                    why = got.why_none if got is not None else "no item of this cell has a verdict"
+                    if not why and math.isnan(v):  # the sequence ruled out every rate (a chance of at most 5 %)
+                        why = "the confidence sequence ruled out every rate at this look"
+                checks.append(Check(check, bounds[key], v, not math.isnan(v) and v >= bounds[key] - 1e-12, why))
         if "max_unscored" in bounds:
             v, most = shares.get(cell, math.nan), bounds["max_unscored"]
             checks.append(Check("unscored", most, v, not math.isnan(v) and v <= most + 1e-12))

@@ -28,6 +28,7 @@ never the independent comparison, which would difference one rate with itself). 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -141,6 +142,28 @@ def same_outputs(data, key: pd.DataFrame) -> dict[tuple[str, str], Shared]:
     cells = sorted(key.cell.unique())
     found = {(cells[i], cells[j]): shared_outputs(data, cells[i], cells[j], key) for i, j in pairs_of(len(cells))}
     return {pair: s for pair, s in found.items() if s is not None}
+
+
+def conflicting_label(shared: Shared, key: pd.DataFrame, verdicts: pd.Series) -> tuple[str, str, float, float] | None:
+    """The first output (group, epoch) one rater labelled one way on cell a's row and the other on cell b's: a
+    person's label belongs to the output, so two of one output that differ cannot both be taken (their mean would be
+    a tie nobody gave); None when there is none."""
+    k = key[key.cell.isin((shared.a, shared.b)) & key.blind_id.isin(verdicts.index)]
+    out = pd.DataFrame(
+        {
+            "level": k.level.astype(str).to_numpy(),
+            "attempt": k.attempt.astype(str).to_numpy(),
+            "cell": k.cell.to_numpy(),
+            "v": verdicts.loc[k.blind_id].to_numpy(float),
+        }
+    )
+    spread = out.groupby(["level", "attempt"], sort=True).v.agg(["min", "max"])
+    differ = spread[spread["min"] != spread["max"]]
+    if differ.empty:
+        return None
+    level, attempt = differ.index[0]
+    rows = out[(out.level == level) & (out.attempt == attempt)].set_index("cell").v
+    return level, attempt, float(rows.get(shared.a, math.nan)), float(rows.get(shared.b, math.nan))
 
 
 def rated_strata(shared: Shared, key: pd.DataFrame, verdicts: pd.Series) -> dict[str, tuple[float, int]]:

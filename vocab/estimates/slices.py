@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from vocab import stats
+from vocab import reprs, stats
 from vocab.datasets.slicing import MAX_SLICES, TIER_BAND, Sliced, check_column, natural, slice_data
 from vocab.estimates.compare import CellDraws, cell_draws, cell_label, compare_cells, family_draws
 from vocab.estimates.correct import corrected
@@ -126,6 +126,13 @@ class SliceEstimates:
     rates: pd.DataFrame  # RATE_COLUMNS
     differences: pd.DataFrame  # DIFFERENCE_COLUMNS
     across: pd.DataFrame  # vocab.estimates.compare's pair rows, with the slice
+
+    def __repr__(self) -> str:
+        return reprs.text(lines(self), ": .rates, .differences and .across hold them all")
+
+    def _repr_html_(self) -> str:
+        out = lines(self)
+        return reprs.summary_html(out[0], out[1:])
 
     def as_dict(self) -> dict:
         def records(frame):

@@ -61,12 +61,28 @@ def summary(run_dir: str | Path) -> str:
             "(mlflow.override_feedback: the judge's verdict stays the judge's, the override is the label)"
         )
     humans = meta["source"].get("human_labels")
-    if humans and RunDir(run_dir).key.exists():
-        unfinished += (
-            f"; labels from people: {', '.join(f'{k} {v}' for k, v in humans.items())} (the blind sample "
-            "and its ratings: vocab audit DIR gives the corrected rate)"
-        )
+    if humans:
+        unfinished += "; " + labels_said(humans, meta["source"].get("labels_used"), RunDir(run_dir).key.exists())
     return (
         f"{run_dir}: {sum(c.values())} judged items ({meta['source']['kind']}): {c['PASSED']} PASSED, "
         f"{c['FAILED']} FAILED, {c['UNSCORED']} UNSCORED (not counted as FAILED){unfinished}"
     )
+
+
+def labels_said(humans: dict[str, int], used: dict[str, int] | None, sampled: bool) -> str:
+    """What an import did with people's labels (``humans``: each person's; ``used``: of items the judge scored, which
+    the sample holds, None where not recorded): a label on an item the judge left UNSCORED is in no pile, and is
+    said to be left out, never dropped without a word."""
+    said = f"labels from people: {', '.join(f'{k} {v}' for k, v in humans.items())}"
+    if used is not None:
+        left = sum(humans.values()) - sum(used.values())
+        if not any(used.values()):
+            return (
+                f"{said}, every one on an item the judge left UNSCORED: no pile holds one, so none is used "
+                "(vocab audit DIR --raters NAMES draws a blind sample to label)"
+            )
+        if left:
+            said += f" ({left} on items the judge left UNSCORED: in no pile, not used)"
+    if sampled:
+        said += " (the blind sample and its ratings: vocab audit DIR gives the corrected rate)"
+    return said

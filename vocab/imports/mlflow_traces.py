@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from vocab import files
-from vocab.datasets.dataset import single_verdict
+from vocab.datasets.dataset import dataset_of, single_verdict
 from vocab.datasets.rows import write_dataset
 from vocab.datasets.values import as_text
 from vocab.files import sha256_file
 from vocab.imports import common
 from vocab.imports.common import JudgmentImportError, first_line
-from vocab.imports.labels import check_labels_fit, write_labels
+from vocab.imports.labels import check_labels_fit, labels_used, write_labels
 from vocab.layout import RunDir
 
 MLFLOW_PASS = ("yes", "true", "pass", "passed", "correct")
@@ -445,10 +445,16 @@ def import_mlflow(
     check_labels_fit(run_dir, labels)
     if labels:  # the sample's folder can be made, before the dataset is written
         files.check_writable(RunDir(run_dir).key, run_dir, JudgmentImportError)
-    out = write_dataset(run_dir, rows, meta)
-    scored = {r["id"] for r in rows if r["verdict"] != "UNSCORED"}
-    if scored & set(labels):  # labels of items the judge left UNSCORED alone fill no pile
-        said = write_labels(out, labels, seed=seed, source="MLflow feedback from HUMAN sources")
+    scored = {r["id"] for r in rows if r["verdict"] != "UNSCORED"} & set(labels)
+    meta["source"]["labels_used"] = labels_used(labels, scored)
+
+    def with_labels(published: dict) -> None:
+        """People's labels written before ``dataset.json`` lands: part of the import's commit."""
+        said = write_labels(
+            run_dir, labels, seed=seed, source="MLflow feedback from HUMAN sources", data=dataset_of(run_dir, published)
+        )
         if notes is not None:
-            notes += said
-    return out
+            notes.extend(said)
+
+    # labels of items the judge left UNSCORED alone fill no pile
+    return write_dataset(run_dir, rows, meta, before_publish=with_labels if scored else None)

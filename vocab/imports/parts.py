@@ -26,11 +26,19 @@ from typing import Any
 
 from vocab import files
 from vocab.datasets import dask_items, items
-from vocab.datasets.dataset import CLASSES, DATASET_FILE, DEFAULT_QUESTION, FORMAT_VERSION, item_files, read_meta
+from vocab.datasets.dataset import (
+    CLASSES,
+    DATASET_FILE,
+    DEFAULT_QUESTION,
+    FORMAT_VERSION,
+    dataset_of,
+    item_files,
+    read_meta,
+)
 from vocab.datasets.errors import CalibrationError
 from vocab.files import check_writable, make_dir, write_text_atomic
 from vocab.imports.common import JudgmentImportError, first_line
-from vocab.imports.labels import check_labels_fit, write_labels
+from vocab.imports.labels import check_labels_fit, labels_used, write_labels
 from vocab.imports.table import stage_table
 from vocab.layout import RunDir
 
@@ -284,6 +292,7 @@ def import_parts(
                 "path": str(folder),
                 "parts": sources,
                 "human_labels": dict(sorted(people.items())),
+                "labels_used": labels_used(labels, scored),
             },
             "rubric": first["rubric"],
             "visible": first["visible"],
@@ -297,12 +306,22 @@ def import_parts(
                 "imported_on": {k: ran[k] for k in ("scheduler", "tasks_by_worker", "worker_packages")},
             },
         }
+        if scored:  # people's labels written before dataset.json lands: part of the import's commit
+            try:
+                _labels(run_dir, labels, seed, notes, dataset_of(run_dir, meta))
+            except BaseException:  # refused or cut short: no parts left without their dataset.json
+                shutil.rmtree(run_dir / PARTS_DIR, ignore_errors=True)
+                raise
         write_text_atomic(run_dir / DATASET_FILE, json.dumps(meta, indent=2, ensure_ascii=False) + "\n")
-    if scored:  # as the one-file import: people's labels written, or their change kept with its history
-        said = write_labels(run_dir, labels, seed=seed, source="people's labels in the table's label columns")
-        if notes is not None:
-            notes += said
+    elif scored:  # as the one-file import: people's labels written, or their change kept with its history
+        _labels(run_dir, labels, seed, notes, None)
     return run_dir
+
+
+def _labels(run_dir: Path, labels: dict, seed: int, notes: list[str] | None, data) -> None:
+    said = write_labels(run_dir, labels, seed=seed, source="people's labels in the table's label columns", data=data)
+    if notes is not None:
+        notes += said
 
 
 def _intact(run_dir: Path, held: list) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 
 from vocab import files
 from vocab.datasets import items
-from vocab.datasets.dataset import DEFAULT_QUESTION, cell_of, declared_criteria, rows_of, single_verdict
+from vocab.datasets.dataset import DEFAULT_QUESTION, cell_of, dataset_of, declared_criteria, rows_of, single_verdict
 from vocab.datasets.errors import CalibrationError
 from vocab.datasets.names import check_cell_names
 from vocab.datasets.values import as_text
@@ -21,7 +21,7 @@ from vocab.datasets.write import write_items
 from vocab.files import check_writable, sha256_file
 from vocab.imports import common
 from vocab.imports.common import JudgmentImportError, first_line
-from vocab.imports.labels import check_labels_fit, write_labels
+from vocab.imports.labels import LabelTable, check_labels_fit, label_table, labels_used, write_labels
 from vocab.imports.table_rows import (
     RESERVED,
     TABLE_FAIL,
@@ -219,17 +219,41 @@ def _stage_sql(con, t: Table, header: list[str], staging: Path, labels: dict | N
         f"FROM raw {' '.join(joins)}"
     )
     if t.label_cols and labels is not None:
-        said = ", ".join(f"lmap{k}.out" for k in range(len(t.label_cols)))
+        # the labelled rows staged as Parquet in the rows' order, in DuckDB: a table labelled on every row is its
+        # sample, and a million labels never become Python objects (a LabelTable), or are read into ``labels``
+        said = ", ".join(f"lmap{k}.out AS {_ident('said:' + p)}" for k, p in enumerate(t.label_cols.values()))
         any_said = " OR ".join(f"lmap{k}.out <> ''" for k in range(len(t.label_cols)))
-        for system, judge, ident, e, *words in con.execute(
-            f"SELECT {at['system']}, {at['judge']}, {at['id']}, {epoch}, vmap.out, {said} FROM raw "
-            f"{' '.join(joins)} WHERE {any_said} ORDER BY raw.{ROW}"
-        ).fetchall():
-            key = (cell_of(system, judge), ident, int(e))
-            for person, said_word in zip(t.label_cols.values(), words[1:], strict=True):
-                if said_word:
-                    labels.setdefault(key, {})[person] = said_word
-            if words[0] != "UNSCORED":
+        out = staging / "labels.parquet"
+        con.execute(
+            f"COPY (SELECT row_number() OVER (ORDER BY raw.{ROW}) - 1 AS k, {at['system']} || '{items.CELL_JOIN}' || "
+            f"{at['judge']} AS cell, {at['id']} AS id, CAST({epoch} AS BIGINT) AS attempt, vmap.out <> 'UNSCORED' AS "
+            f"scored, {said} FROM raw {' '.join(joins)} WHERE {any_said} ORDER BY raw.{ROW}) TO {_lit(str(out))} "
+            "(FORMAT parquet)"
+        )
+        people = tuple(t.label_cols.values())
+        if isinstance(labels, list):  # a LabelTable: the labels stay in the file
+            labels.append(label_table(con, out, people))
+        else:
+            _read_labels(con, out, people, labels, scored)
+    return "staged_items"
+
+
+def _read_labels(con, path: Path, people: tuple[str, ...], labels: dict, scored: set) -> None:
+    """The labels staged at ``path`` into ``labels`` ((cell, id, epoch) -> person -> word) and the keys of those the
+    judge scored into ``scored``, a batch at a time; each person's words a dict shared by the rows that say them."""
+    shared: dict[tuple, dict[str, str]] = {}
+    cur = con.execute(
+        f"SELECT cell, id, attempt, scored, {', '.join(_ident('said:' + p) for p in people)} FROM "
+        f"{items.parquet_source(path)} ORDER BY k"
+    )
+    while batch := cur.fetchmany(50_000):
+        for cell, ident, e, is_scored, *words in batch:
+            key = (cell, ident, int(e))
+            said = shared.get(tuple(words))
+            if said is None:
+                said = shared[tuple(words)] = {p: w for p, w in zip(people, words, strict=True) if w}
+            labels[key] = said  # a (system, judge, id, epoch) is one row: repeats are refused
+            if is_scored:
                 scored.add(key)
     return "staged_items"
 
@@ -324,7 +348,9 @@ def stage_table(
     :class:`JudgmentImportError` on the first problem, naming its row and column, and writes nothing in the run.
     People's labels of the overall verdict in ``label`` (one person, ``rater``) or ``label:<name>`` columns go
     into ``labels`` (row key (cell, id, epoch) -> person -> PASSED/FAILED) when given, and the keys of those the judge
-    scored into ``scored_labels``; ``pass_values``,
+    scored into ``scored_labels``; ``labels`` a list: a CSV or Parquet table's labels are appended to it as a
+    :class:`~vocab.imports.labels.LabelTable` staged in the staging folder (a JSON Lines table's as such a dict), so
+    a million of them never become Python objects; ``pass_values``,
     ``fail_values`` (lowercase) and ``pass_at`` read other words, and a numeric verdict, in the verdict and labels.
     CSV and Parquet are read and checked in DuckDB, in bounded memory at any size; JSON Lines row by row."""
     import shutil
@@ -347,7 +373,10 @@ def stage_table(
     staging = Path(tempfile.mkdtemp(prefix="vocab-import-"))
     try:
         if kind == ".jsonl":
-            vis = _stage_jsonl(con, path, visible, rater, pv, fv, pass_at, staging, labels, scored)
+            held = {} if isinstance(labels, list) else labels  # read row by row into a dict
+            vis = _stage_jsonl(con, path, visible, rater, pv, fv, pass_at, staging, held, scored)
+            if isinstance(labels, list) and held:
+                labels.append(held)
             criteria = json.loads(con.execute("SELECT criteria FROM staged_items LIMIT 1").fetchone()[0])
             names = sorted(criteria) if criteria else []
             if not names:  # the first row was UNSCORED: its criteria are not given
@@ -424,24 +453,40 @@ def import_table(
     write_labels`: the labelled rows are the sample, allocation ``labels``)."""
     import shutil
 
-    labels: dict = {}
-    scored_labels: set = set()
-    con, src, meta, staging = stage_table(path, visible, question, labels=labels, scored_labels=scored_labels, **kw)
+    found: list = []
+    scored_labels: set = set()  # a JSON Lines table's: a CSV or Parquet table's are in its LabelTable
+    con, src, meta, staging = stage_table(path, visible, question, labels=found, scored_labels=scored_labels, **kw)
+    labels = found[0] if found else {}
+
+    def with_labels(published: dict) -> None:
+        """People's labels written before ``dataset.json`` lands: part of the import's commit."""
+        said = write_labels(
+            run_dir,
+            labels,
+            seed=seed,
+            source="people's labels in the table's label columns",
+            data=dataset_of(run_dir, published),
+        )
+        if notes is not None:
+            notes.extend(said)
+
     try:
-        people: dict[str, int] = {}
-        for by in labels.values():
-            for name in by:
-                people[name] = people.get(name, 0) + 1
-        meta["source"]["human_labels"] = dict(sorted(people.items()))
-        check_labels_fit(run_dir, {k: v for k, v in labels.items()})
-        if labels:
+        if isinstance(labels, LabelTable):
+            meta["source"]["human_labels"] = dict(sorted(labels.counts.items()))
+            used = dict(sorted(labels.used.items()))
+        else:
+            people: dict[str, int] = {}
+            for by in labels.values():
+                for name in by:
+                    people[name] = people.get(name, 0) + 1
+            meta["source"]["human_labels"] = dict(sorted(people.items()))
+            used = labels_used(labels, scored_labels)
+        meta["source"]["labels_used"] = used
+        check_labels_fit(run_dir, labels)
+        if meta["source"]["human_labels"]:
             check_writable(RunDir(run_dir).key, run_dir, JudgmentImportError)
-        out = write_items(run_dir, con, src, meta)
+        out = write_items(run_dir, con, src, meta, before_publish=with_labels if any(used.values()) else None)
     finally:
         con.close()
         shutil.rmtree(staging, ignore_errors=True)
-    if scored_labels:
-        said = write_labels(out, labels, seed=seed, source="people's labels in the table's label columns")
-        if notes is not None:
-            notes += said
     return out

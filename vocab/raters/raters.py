@@ -20,17 +20,15 @@ import pandas as pd
 from vocab import prompts, rubric, script
 from vocab.datasets.dataset import VOCABSCAPES, JudgeRubric, declared_criteria, read_rubric
 from vocab.files import (
-    check_csv_shape,
     check_inside,
     check_writable,
     make_dir,
-    read_bytes,
     read_text,
     write_text_atomic,
 )
 from vocab.layout import RunDir
-from vocab.raters.label_studio import parse_label_studio_export
 from vocab.raters.packet import check_rater_name
+from vocab.raters.ratings_file import MAX_RATINGS_BYTES, read_ratings_file  # noqa: F401 (importable here)
 from vocab.records import JsonlWriter, read_jsonl
 from vocab.rubric import VERDICTS
 from vocab.sampling.sample import CalibrationError, earlier_sheet_hashes, read_sheet, sheet_sha256, stage_ids
@@ -92,36 +90,6 @@ def validate_ratings(
     if problems:
         raise CalibrationError(f"ratings rejected ({len(problems)} problems): " + "; ".join(problems))
     return r
-
-
-MAX_RATINGS_BYTES = 16 * 2**20  # a rating file past this is refused before it is read (a sheet of 62 rows is 6 KB)
-
-
-MAX_RATINGS_COLUMNS = 1_000  # the form's file has 17, a Label Studio CSV export some 30
-MAX_RATINGS_CELLS = 2_000_000
-
-
-def read_ratings_file(path: str | Path) -> pd.DataFrame:
-    """A rater's CSV (or a Label Studio JSON export of their packet's project) as strings, or one line saying why
-    not: missing, not a regular file, too large, too wide, not UTF-8, not a table."""
-
-    path = Path(path)
-    data = read_bytes(path, MAX_RATINGS_BYTES, "ratings file", CalibrationError)
-    if data.lstrip()[:1] in (b"[", b"{"):  # a Label Studio JSON export (a CSV starts with its header)
-        return parse_label_studio_export(data, path)
-    check_csv_shape(data, path, MAX_RATINGS_COLUMNS, MAX_RATINGS_CELLS, CalibrationError)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        raise CalibrationError(f"{path}: not UTF-8 text (byte {e.start}); save the sheet as UTF-8 CSV") from None
-    if not text.strip():
-        raise CalibrationError(f"{path}: empty: no rated rows")
-    try:
-        df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as e:
-        raise CalibrationError(f"{path}: cannot read ratings ({' '.join(str(e).split())[:160]})") from None
-    # Label Studio's CSV export names the packet's rater and sample under its data fields' names: read as the form's
-    return df.rename(columns={f"vocab_{c}": c for c in ("rater", "sample_sha256") if c not in df.columns})
 
 
 def check_provenance(df: pd.DataFrame, path, run_dir, rater: str) -> bool:
@@ -288,7 +256,14 @@ def read_ratings(
     df = read_ratings_file(path)
     sheet_ids = list(read_sheet(run_dir).blind_id) if sheet_ids is None else sheet_ids
     rub = read_rubric(run_dir) if rubric is None else rubric
-    return validate_ratings(df, sheet_ids, allow_empty=(rater == "script"), rubric=rub, partial=True)
+    try:
+        return validate_ratings(df, sheet_ids, allow_empty=(rater == "script"), rubric=rub, partial=True)
+    except CalibrationError as e:  # a stored file, damaged since: named, with what is wrong in it
+        problem = " ".join(str(e).split())[:300]
+        raise CalibrationError(
+            f"{path}: a stored ratings file that does not fit the sample ({problem}): hand the rater's file in again "
+            "(vocab ratings import), or move it away"
+        ) from None
 
 
 def coverage_text(ratings: dict[str, pd.DataFrame], n_rows: int) -> str:

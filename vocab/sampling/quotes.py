@@ -33,6 +33,25 @@ def judge_quotes(row: dict) -> str:
     return "; ".join(name for name, rx in MARKERS if rx.search(text))
 
 
+# any marker at all: one search a row, the markers named only where it finds one
+ANY = re.compile(
+    "|".join(f"(?i:{rx.pattern})" if rx.flags & re.IGNORECASE else f"(?:{rx.pattern})" for _, rx in MARKERS)
+)
+
+
+def quotes_of(fields: dict[str, list], n: int) -> list[str]:
+    """:func:`judge_quotes` of ``n`` rows given as columns (field -> its values), a row's answer fields searched
+    once for any marker."""
+    answers = [fields[f] for f in ANSWER_FIELDS if f in fields]
+    if not answers:
+        return [""] * n
+    out = []
+    for vals in zip(*answers, strict=True):
+        text = "\n".join(map(as_text, vals))
+        out.append("; ".join(name for name, rx in MARKERS if rx.search(text)) if ANY.search(text) else "")
+    return out
+
+
 def flag_rows(sheet: pd.DataFrame) -> pd.Series:
     """``quotes_judge`` of every row of a blind sheet, indexed by blind id."""
     return pd.Series(

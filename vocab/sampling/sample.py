@@ -51,7 +51,7 @@ from vocab.sampling.drawn import (  # noqa: F401 (the sample's readers, importab
     sheet_sha256,
 )
 from vocab.sampling.quotes import COLUMN as QUOTES
-from vocab.sampling.quotes import judge_quotes
+from vocab.sampling.quotes import quotes_of
 
 
 @dataclass(frozen=True)
@@ -158,12 +158,30 @@ def blind_ids(rows: list[tuple], dataset: str, used: set[str] = frozenset()) -> 
     """Each sample row's blind id, in the rows' order: ``b`` and six hex digits of the sha256 of the dataset's content
     hash, the row's place (cell, level, attempt) and its item's id (two items of a table may share a place), the next
     such hash where two rows would share one."""
+    return place_ids(
+        [r.cell for r, *_ in rows],
+        [r.level for r, *_ in rows],
+        [r.attempt for r, *_ in rows],
+        [getattr(r, "id", "") for r, *_ in rows],
+        dataset,
+        used,
+    )
+
+
+def place_ids(
+    cells, levels, attempts, items, dataset: str, used: set[str] = frozenset(), *, taken: set[str] | None = None
+) -> list[str]:
+    """:func:`blind_ids` of rows given as columns (cell, level, attempt, item id), in their order: each row's id
+    checked against a set of those taken, so a million rows take seconds, not hours. ``taken``: the ids of the rows
+    before these (rows given a batch at a time), added to."""
     ids: list[str] = []
-    for r, *_ in rows:
-        item = f"{dataset}\0{r.cell}\0{r.level}\0{int(r.attempt)}\0{getattr(r, 'id', '')}"
+    taken = set(used) if taken is None else taken
+    for cell, level, attempt, item in zip(cells, levels, attempts, items, strict=True):
+        head = f"{dataset}\0{cell}\0{level}\0{int(attempt)}\0{item}\0"
         n = 0
-        while (bid := "b" + hashlib.sha256(f"{item}\0{n}".encode()).hexdigest()[:6]) in used or bid in ids:
+        while (bid := "b" + hashlib.sha256(f"{head}{n}".encode()).hexdigest()[:6]) in taken:
             n += 1
+        taken.add(bid)
         ids.append(bid)
     return ids
 
@@ -171,32 +189,72 @@ def blind_ids(rows: list[tuple], dataset: str, used: set[str] = frozenset()) -> 
 def _blind(rows: list[tuple], rng, visible, used: set[str] = frozenset(), *, dataset: str) -> Sample:
     """Blind ids and the sheet in random order, the key in (cell, level, attempt) order. A row's blind id is derived
     from ``dataset`` (:func:`content_hash`) and the item, so it belongs to this dataset: ratings of another
-    dataset's sample (two runs of one eval) never match it; none is one of ``used``."""
-    ids = blind_ids(rows, dataset, used)
-    order = rng.permutation(len(rows))
-    key, sheet = [], []
-    stratified = any(len(r) > 3 for r in rows)  # (row, pile, weight[, stratum, its size]): vocab.sampling.strata
-    for pos in order:
-        r, pile, weight = rows[pos][:3]
-        bid = ids[pos]
-        key.append(
-            {
-                **({"stratum": rows[pos][3], "stratum_size": int(rows[pos][4])} if stratified else {}),
-                "blind_id": bid,
-                "cell": r.cell,
-                "level": int(r.level) if isinstance(r.level, (int, np.integer)) else r.level,
-                "attempt": int(r.attempt),
-                "critic_verdict": r.verdict,
-                "pile": pile,
-                "weight": int(weight),
-                QUOTES: judge_quotes({f: r[f] for f in visible}),
-            }
-        )
-        sheet.append({"blind_id": bid, **{f: _plain(r[f]) for f in visible}})
-    # The key in (cell, level, attempt) order: key row k is not sheet row k (nor any packet's row k).
+    dataset's sample (two runs of one eval) never match it; none is one of ``used``. ``rows``: (row, pile,
+    weight[, stratum, its size]) (:mod:`vocab.sampling.strata`), made a frame of columns for
+    :func:`blind_frame`."""
+    picked = [r for r, *_ in rows]
+    frame = {
+        "cell": [r.cell for r in picked],
+        "level": [int(r.level) if isinstance(r.level, (int, np.integer)) else r.level for r in picked],
+        "attempt": [int(r.attempt) for r in picked],
+        "id": [getattr(r, "id", "") for r in picked],
+        "verdict": [r.verdict for r in picked],
+        "pile": [p for _, p, *_ in rows],
+        "weight": [int(w) for _, _, w, *_ in rows],
+        **{f"visible:{f}": [r[f] for r in picked] for f in visible},
+    }
+    if any(len(r) > 3 for r in rows):  # (row, pile, weight[, stratum, its size]): vocab.sampling.strata
+        frame["stratum"] = [r[3] for r in rows]
+        frame["stratum_size"] = [int(r[4]) for r in rows]
+    return blind_frame(frame, rng, visible, used, dataset=dataset)
+
+
+def blind_frame(
+    rows: dict[str, list], rng, visible, used: set[str] = frozenset(), *, dataset: str, ids: list[str] | None = None
+) -> Sample:
+    """:func:`_blind` of rows given as columns (``cell``, ``level``, ``attempt``, ``id``, ``verdict``, ``pile``,
+    ``weight``, ``visible:<field>`` for each visible field, and ``stratum``, ``stratum_size`` where drawn by
+    strata), a column at a time: the same blind ids, key and sheet as row by row, in time and memory linear in the
+    rows (a labelled table's million rows are its sample). ``ids``: the rows' blind ids, when the caller made them
+    (:func:`place_ids`)."""
+    n = len(rows["cell"])
+    if ids is None:
+        ids = place_ids(rows["cell"], rows["level"], rows["attempt"], rows["id"], dataset, used)
+    order = rng.permutation(n)
+    stratified = "stratum" in rows
+    key = {
+        "blind_id": ids,
+        "cell": rows["cell"],
+        "level": rows["level"],
+        "attempt": rows["attempt"],
+        "critic_verdict": rows["verdict"],
+        "pile": rows["pile"],
+        "weight": rows["weight"],
+        QUOTES: quotes_of({f: rows[f"visible:{f}"] for f in visible}, n),
+        **({"stratum": rows["stratum"], "stratum_size": rows["stratum_size"]} if stratified else {}),
+    }
+    # The key in (cell, level, attempt) order: key row k is not sheet row k (nor any packet's row k). Rows that share
+    # a place keep the sheet's order among them (the key was sorted, stably, from the sheet's order).
     columns = KEY_COLUMNS + (["stratum", "stratum_size"] if stratified else [])  # vocab.sampling.strata's
-    key_df = pd.DataFrame(key, columns=columns).sort_values(["cell", "level", "attempt"], kind="stable")
-    return Sample(key_df.reset_index(drop=True), pd.DataFrame(sheet, columns=["blind_id", *visible]))
+    key_df = _frame(key, columns, n)
+    if n:
+        at = np.empty(n, dtype=np.int64)
+        at[order] = np.arange(n)  # each row's place on the sheet
+        key_df["_at"] = at
+        key_df = key_df.sort_values(["cell", "level", "attempt", "_at"], kind="stable").drop(columns="_at")
+    sheet = pd.DataFrame({"blind_id": [ids[i] for i in order]}) if n else pd.DataFrame([], columns=["blind_id"])
+    for f in visible:
+        values = rows[f"visible:{f}"]
+        sheet[f] = _frame({f: [_plain(values[i]) for i in order]}, None, n)[f] if n else pd.Series([], dtype=object)
+    return Sample(key_df.reset_index(drop=True), sheet)
+
+
+def _frame(columns: dict[str, list], order: list[str] | None, n: int) -> pd.DataFrame:
+    """A frame of ``columns`` (lists of ``n`` values each), typed as a frame of the rows as records would be."""
+    names = order if order is not None else list(columns)
+    if not n:
+        return pd.DataFrame([], columns=names)
+    return pd.DataFrame({c: columns[c] for c in names}, columns=names)
 
 
 def extend_sample(
@@ -298,7 +356,7 @@ def write_extension(extra: Sample, before: pd.DataFrame, run_dir: str | Path) ->
     if layout.key.read_text() != _as_stored(before, layout.key).to_csv(index=False):
         raise CalibrationError(f"{layout.key} changed while the extension was drawn; draw it again")
     key = pd.concat([before, extra.key], ignore_index=True).sort_values(["cell", "level", "attempt"], kind="stable")
-    rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in extra.sheet.to_dict(orient="records"))
+    rows = _jsonl(extra.sheet)
     staged = {  # every file written whole beside its target first, then each moved into place
         layout.sheet_csv: layout.sheet_csv.read_text() + _sheet_csv(extra.sheet).to_csv(index=False, header=False),
         layout.sheet: layout.sheet.read_text() + rows,
@@ -335,10 +393,21 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
     would no longer match it."""
     layout = RunDir(run_dir)
     out = layout.calibration
-    key_csv = sample.key.to_csv(index=False)
-    sheet_csv = _sheet_csv(sample.sheet).to_csv(index=False)
+    # each text made when it is wanted and let go once written: a labelled table's sample is its million rows
+    key_csv = lambda: sample.key.to_csv(index=False)  # noqa: E731
+    sheet_csv = lambda: _sheet_csv(sample.sheet).to_csv(index=False)  # noqa: E731
     existing = layout.key
     left = sorted(p.name for p in (layout.sheet, layout.sheet_csv, *layout.ratings_files()) if p.exists())
+    if (
+        not existing.exists()
+        and left
+        and _holds(layout.sheet_csv, sheet_csv)
+        and _holds(layout.sheet, lambda: _jsonl(sample.sheet))
+    ):
+        # the key alone went missing, and the sheets are byte for byte this draw's: the same rows under the same
+        # blind ids, so their ratings stay valid and the key that names them is written again
+        write_text_atomic(existing, key_csv())
+        return out
     if not existing.exists() and left:
         # a sample whose drawing was cut short, or whose key went missing: its sheet may have been handed out and
         # rated, so a new draw over it would leave ratings of rows that are no longer there
@@ -363,13 +432,30 @@ def write_sample(sample: Sample, run_dir: str | Path) -> Path:
         return out
 
     make_dir(out, run_dir, CalibrationError)
-    rows = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in sample.sheet.to_dict(orient="records"))
     # each file whole or not at all; the key last: a sample is complete when key.csv exists and names the rows
     # both sheets hold (read_sheet checks it, so a sample a kill interrupted is never trusted)
-    write_text_atomic(layout.sheet_csv, sheet_csv)
-    write_text_atomic(layout.sheet, rows)
-    write_text_atomic(existing, key_csv)
+    write_text_atomic(layout.sheet_csv, sheet_csv())
+    write_text_atomic(layout.sheet, _jsonl(sample.sheet))
+    write_text_atomic(existing, key_csv())
     return out
+
+
+def _jsonl(sheet: pd.DataFrame) -> str:
+    """The sheet as JSON Lines, a row an object (as ``json.dumps(row, ensure_ascii=False)`` writes each of
+    ``to_dict(orient="records")``), made a column at a time and joined a block of rows at a time, never a dict a row
+    held for every row."""
+    encode = json.JSONEncoder(ensure_ascii=False).encode
+    names = list(sheet.columns)
+    blocks, step = [], 50_000
+    for start in range(0, len(sheet), step):
+        part = [sheet[c].iloc[start : start + step].tolist() for c in names]
+        blocks.append("".join(encode(dict(zip(names, row, strict=True))) + "\n" for row in zip(*part, strict=True)))
+    return "".join(blocks)
+
+
+def _holds(path: Path, text) -> bool:
+    """Whether the file at ``path`` holds the text ``text()`` makes, exactly (made only if the file is there)."""
+    return path.is_file() and path.read_bytes() == text().encode()
 
 
 def earlier_sheet_hashes(run_dir: str | Path) -> set[str]:
