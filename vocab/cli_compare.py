@@ -32,7 +32,7 @@ def add_compare(sub) -> None:
 
 
 def cmd_compare(args) -> int:
-    from vocab.estimates.compare import compare_dir
+    from vocab.estimates.compare_dir import compare_dir
     from vocab.estimates.compare_text import lines
     from vocab.records import dir_lock
 

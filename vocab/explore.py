@@ -20,8 +20,10 @@ from pathlib import Path
 import pandas as pd
 
 from vocab import stats
+from vocab.datasets.items import cell_label
 from vocab.estimates.agreement import checks_table, kappa_table
-from vocab.estimates.compare import Comparisons, cell_label, compare_dir, resolve_cell
+from vocab.estimates.compare import Comparisons
+from vocab.estimates.compare_dir import compare_dir, resolve_cell
 from vocab.estimates.correct import Corrected, corrected
 from vocab.estimates.slices import SliceEstimates, slices_dir
 from vocab.layout import RunDir

@@ -12,7 +12,8 @@ from pathlib import Path
 
 from vocab import stats
 from vocab.datasets.errors import CalibrationError
-from vocab.estimates.compare import cell_label, compare_dir, dataset_cells
+from vocab.datasets.items import cell_label
+from vocab.estimates.compare_dir import compare_dir, dataset_cells
 from vocab.estimates.compare_text import unrated_text
 from vocab.estimates.correct import corrected
 from vocab.estimates.stopping import stopping
@@ -233,7 +234,7 @@ def difference_gate(
     population: str = stats.DEFAULT_POPULATION,
 ) -> DifferenceGate:
     """`vocab gate DIR --a OLD --b NEW --min-difference M`: holds when the lower end of NEW − OLD's 95 % interval
-    (:func:`vocab.estimates.compare.compare_dir`, the report's draws) is at least M; likewise for the judge's q1
+    (:func:`vocab.estimates.compare_dir.compare_dir`, the report's draws) is at least M; likewise for the judge's q1
     and q0 differences. An undefined bound does not hold."""
 
     margins = check_margins(
