@@ -212,9 +212,19 @@ def test_a_dataset_vocab_wrote_before_2026_12_takes_its_table_again(tmp_path, ca
     assert main(["import", "table", str(here / "labelled.csv"), "--run-dir", str(d), "--rater", "ann"]) == 0
     capsys.readouterr()
     assert {p.relative_to(d): p.read_bytes() for p in d.rglob("*") if p.is_file()} == before
-    labelled = sum(1 for r in csv_rows(here / "labelled.csv") if r["label"] and r["verdict"])
+    rows = [r for r in csv_rows(here / "labelled.csv") if r["verdict"]]
+    cells = sorted({(r["system"], r["judge"]) for r in rows})
     assert main(["audit", str(d)]) == 0
-    assert f"({labelled} of {labelled} labelled rows)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    for system, judge in cells:  # each cell's headline counts its own labelled rows; a pile unlabelled: no headline
+        mine = [r for r in rows if (r["system"], r["judge"]) == (system, judge)]
+        piles, labelled = {r["verdict"] for r in mine}, [r for r in mine if r["label"]]
+        said = [x for x in out.splitlines() if x.startswith(f"{system} judged by {judge}:")]
+        if piles <= {r["verdict"] for r in labelled}:
+            assert f"({len(labelled)} of {len(labelled)} labelled rows)" in said[0], said
+        else:
+            assert said == [], said
+    assert any(x.startswith("model-a judged by judge-1:") for x in out.splitlines())  # the file has one such cell
     (d / "judgments.jsonl").write_bytes(before[Path("judgments.jsonl")][:-40])
     damaged = (d / "judgments.jsonl").read_bytes()
     assert main(["import", "table", str(here / "labelled.csv"), "--run-dir", str(d), "--rater", "ann"]) == 2

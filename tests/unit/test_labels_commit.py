@@ -34,6 +34,16 @@ def _labelled_scored(path: Path) -> int:
         return sum(1 for r in csv.DictReader(f) if r["label:ann"] and r["verdict"])
 
 
+def _labelled_per_system(path: Path) -> dict[str, int]:
+    """Labelled rows the judge scored, per system (each a cell under the one judge ``j``), counted from the file."""
+    counts: dict[str, int] = {}
+    with path.open(newline="") as f:
+        for r in csv.DictReader(f):
+            if r["label:ann"] and r["verdict"]:
+                counts[r["system"]] = counts.get(r["system"], 0) + 1
+    return counts
+
+
 def _ratings_rows(d: Path) -> int:
     f = d / "calibration" / "ratings_ann.csv"
     return len(f.read_text().splitlines()) - 1 if f.exists() else 0
@@ -67,7 +77,12 @@ def test_a_dataset_whose_recorded_labels_are_gone_is_refused_until_imported_agai
     assert main(["import", "table", str(table), "--run-dir", str(d)]) == 0
     assert _ratings_rows(d) == expected
     assert main(["audit", str(d)]) == 0
-    assert f"({expected} of {expected} labelled rows)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    per_system = _labelled_per_system(table)
+    assert sum(per_system.values()) == expected  # each cell's headline counts its own labelled rows
+    for system, n in per_system.items():
+        line = next(x for x in out.splitlines() if x.startswith(f"{system} judged by j:"))
+        assert f"({n} of {n} labelled rows)" in line, line
 
 
 def test_an_import_cut_short_in_its_labels_leaves_no_dataset(tmp_path, monkeypatch, capsys):
