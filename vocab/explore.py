@@ -309,13 +309,16 @@ def reading(opened: Opened, rater: str | None = None, table: pd.DataFrame | None
         elif r.p < r.ci_low:
             verdict = f"the {judge} **deflates** it by {-gap:.0f} points (its own rate lies below the interval)"
         else:
-            verdict = f"the {judge}'s own rate lies inside the interval: these labels show no bias either way"
+            verdict = (
+                f"the {judge}'s own rate lies inside the interval: these labels cannot tell whether it inflates or "
+                "deflates the rate (an absence of bias is not shown either)"
+            )
         errs = ""
         if not (pd.isna(r.q1) or pd.isna(r.q0)):
             worse = "passing what they fail" if (1 - r.q0) > (1 - r.q1) else "failing what they pass"
             errs = (
                 f" It passes {100 * r.q1:.0f} % of what {name} {verb} (q1) and fails {100 * r.q0:.0f} % of what "
-                f"{name} {verb_f} (q0): it errs more by {worse}."
+                f"{name} {verb_f} (q0): by these point estimates it errs more by {worse}."
             )
         out.append(
             f"- **{cell}**: the {judge} passes {100 * r.p:.1f} %; against {name}'s labels the rate is "

@@ -144,3 +144,20 @@ def test_an_audit_shows_itself_as_the_command_prints_it(tmp_path):
     assert text.splitlines()[0] == f"audit of {d} (20 sampled rows)" and len(text.splitlines()) <= 20
     assert "ratings carol: 2 of 20 rows" in a.lines() and "10_audit.ipynb" in a.next_step
     assert a._repr_html_().startswith("<div><b>audit of")
+
+
+def test_reading_it_says_the_direction_the_committed_table_shows(at_root):
+    """03's closing lines against the committed correction.csv: a judge's rate above the interval is called
+    inflating, below it deflating, inside it undecided (never "no bias"); gemma3, who passed none of its rows, is
+    named first."""
+    import pandas as pd
+
+    ref = vocab.open("data/runs/reference")
+    table = pd.read_csv(REPO / "data/runs/reference/analysis/correction.csv")
+    for rater in ("smollm2", "gemma3"):
+        text = explore.reading(ref, rater)
+        for r in table[table.rater == rater].itertuples():
+            line = next(x for x in text.splitlines() if x.startswith(f"- **{r.cell.replace('__', ' → ')}**"))
+            word = "**inflates**" if r.p > r.ci_high else "**deflates**" if r.p < r.ci_low else "cannot tell"
+            assert word in line and "no bias" not in line, line
+    assert explore.reading(ref, "gemma3").startswith("- **gemma3 passed none of its 67 rated rows**")
