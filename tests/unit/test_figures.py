@@ -266,3 +266,28 @@ def test_each_name_keeps_its_colour_and_cells_read_writer_to_critic():
                   ["decidable", "mechanical", "judgment"]):  # fmt: skip
         assert len({figures.color(n) for n in group}) == len(group)
     assert figures.cell_label("gemma3__smollm2") == "gemma3 → smollm2"
+
+
+def test_a_shown_figure_is_two_outputs_so_jupyterlab_shows_the_image_and_its_numbers(tmp_path):
+    """JupyterLab renders only the richest form of one output: the PNG and the numbers it draws must be two outputs
+    (the PNG's bytes as saved; a table, as HTML and text, holding the drawn points counted here)."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    from vocab.notebooks.show import show
+
+    InteractiveShell.instance()  # the display publisher a kernel has
+
+    fig = Figure()
+    ax = fig.add_subplot()
+    ax.set_title("three points")
+    ax.plot([1, 2, 3], [0.25, 0.5, 0.75], "o")
+    shown = show(fig, "probe", tmp_path)
+    with capture_output() as cap:
+        shown._ipython_display_()
+    image, table = cap.outputs
+    assert image.data["image/png"] == (tmp_path / "probe.png").read_bytes()
+    assert "text/html" not in image.data
+    assert "three points" in table.data["text/html"] and "<table" in table.data["text/html"]
+    row = table.data["text/plain"].splitlines()[1].split()
+    assert row[-6:] == ["1", "3", "6.0", "1.5", "0.25", "0.75"], row  # artists, points, Σx, Σy, min y, max y

@@ -73,6 +73,23 @@ class Shown:
     def _repr_png_(self) -> bytes:
         return self.paths[0].read_bytes()
 
+    def _ipython_display_(self) -> None:
+        """Two outputs: the PNG (with where it went as its text), then the numbers it draws as a table that
+        JupyterLab renders (HTML) and nbval compares (HTML and text)."""
+        from IPython.display import publish_display_data  # deferred: IPython only when a notebook displays it
+
+        head = f"{self.name}: {', '.join(p.name for p in self.paths)} in {self.paths[0].parent}"
+        publish_display_data({"image/png": self._repr_png_(), "text/plain": head})
+        table = self.numbers.head(15)
+        more = f"… and {len(self.numbers) - 15} more panels" if len(self.numbers) > 15 else ""
+        caption = f"<p>the numbers <code>{self.name}</code> draws, a row a panel{'; ' + more if more else ''}</p>"
+        publish_display_data(
+            {
+                "text/html": caption + table.to_html(index=False, na_rep="–"),
+                "text/plain": "\n".join(x for x in (table.to_string(index=False), more) if x),
+            }
+        )
+
     def __repr__(self) -> str:
         head = f"{self.name}: {', '.join(p.name for p in self.paths)} in {self.paths[0].parent}"
         table = self.numbers.head(15).to_string(index=False)
