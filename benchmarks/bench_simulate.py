@@ -27,6 +27,7 @@ from vocab.coverage.clustered import (
     simulate_clustered,
 )
 from vocab.coverage.simulate import coverage_of
+from vocab.stats import SUPERPOPULATION
 
 
 def main() -> None:
@@ -35,14 +36,12 @@ def main() -> None:
     ap.add_argument("--n-boot", type=int, default=1000)
     args = ap.parse_args()
     unclustered = {}
+    # the superpopulation: what simulate.json recorded before the simulator took a population
+    at = {"theta": 0.5, "q1": 0.8, "q0": 0.8, "attempts": 400, "piles": 10, "population": SUPERPOPULATION}
     for method in simulate.METHODS:
-        simulate.coverage(
-            method, theta=0.5, q1=0.8, q0=0.8, attempts=400, piles=10, sims=10, seed=1, n_boot=10
-        )  # warm-up
+        simulate.coverage(method, **at, sims=10, seed=1, n_boot=10)  # warm-up
         t0 = time.perf_counter()
-        c = simulate.coverage(
-            method, theta=0.5, q1=0.8, q0=0.8, attempts=400, piles=10, sims=args.sims, seed=0, n_boot=args.n_boot
-        )
+        c = simulate.coverage(method, **at, sims=args.sims, seed=0, n_boot=args.n_boot)
         dt = time.perf_counter() - t0
         unclustered[method] = {"studies_per_s": round(args.sims / dt, 1), "coverage": round(c.coverage, 4)}
     point = {"theta": 0.5, "q1": 0.8, "q0": 0.8, "spread": 2.0}

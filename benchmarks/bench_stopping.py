@@ -4,8 +4,9 @@ Each simulated audit (a cell of N judged items, the truth theta, the judge's sen
 the study's simulator draws them) labels in batches and looks after each of up to 20 batches, stopping at the first
 look whose interval meets the target half-width (or at the last). Four labellers on the same populations:
 
-- vocab's confidence sequence (`vocab audit DIR --target-half-width H`, :mod:`vocab.estimates.stopping`): 5 more
-  rows of each of the judge's piles a look, the betting sequence per pile, combined;
+- vocab's confidence sequence (`vocab audit DIR --target-half-width H`, :mod:`vocab.estimates.stopping`, simulated
+  by :mod:`vocab.coverage.stopping`): 5 more rows of each of the judge's piles a look, the betting sequence per
+  pile, combined;
 - the report's fixed-sample interval read at every look (the practice the sequence replaces): the same labels;
 - truescore's confidence sequence (PyPI 0.7.4, `truescore.sequential.confidence_sequence`, empirical Bernstein, its
   own function) on people's verdicts of items drawn uniformly at random without the judge, 10 a look: what a
@@ -30,7 +31,7 @@ from common import result_record, write_result  # benchmarks/common.py (this scr
 
 from vocab import stats
 from vocab.coverage.simulate import simulate_studies
-from vocab.estimates.stopping import simulate_stopping
+from vocab.coverage.stopping import simulate_stopping
 
 POINTS = [  # theta, q1, q0, judged items, target half-width
     (0.3, 0.8, 0.7, 400, 0.10),

@@ -28,12 +28,20 @@ from vocab.stats import DEFAULT_INTERVAL
 PLAN_GUESS = 0.9  # before any rating, the plan's stated guess: a judge right 9 times in 10 either way
 
 
-def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int = 300) -> list[str]:
+def plan_lines(
+    attempts,
+    per_pile: int,
+    seed: int,
+    sims: int = 300,
+    n_boot: int = 300,
+    population: str = stats.DEFAULT_POPULATION,
+) -> list[str]:
     """``attempts``: a frame of attempts, or a dataset's :attr:`~vocab.datasets.dataset.Dataset.cells`.
 
     Before the sample is drawn: per cell, the interval's mean half-width that ``per_pile`` rows a pile give, by
-    the study's simulator, at the judge's own rate and a stated guess of its accuracy (no rating exists yet to
-    estimate it), and how to plan with one's own guesses or, later, from the first ratings."""
+    the study's simulator (`vocab coverage`, for the ``population`` the audit corrects for), at the judge's own rate
+    and a stated guess of its accuracy (no rating exists yet to estimate it), and how to plan with one's own guesses
+    or, later, from the first ratings."""
 
     lines = []
     if "verdict" in attempts.columns:  # a frame of attempts (each with a verdict)
@@ -55,6 +63,7 @@ def plan_lines(attempts, per_pile: int, seed: int, sims: int = 300, n_boot: int 
                 sims=sims,
                 seed=seed,
                 n_boot=n_boot,
+                population=population,
             )
         except SimulationSizeError:  # a cell too large for the simulator's memory bound: the advice is not worth it
             lines.append(f"plan {cell}: {n} judged, too many for a quick simulation here: `vocab plan` plans it")
@@ -133,7 +142,7 @@ def sample_step(
     draw_by = first_call_checks(
         d, data, first, by=by, strata=strata, allocation=allocation, budget=budget, population=population
     )
-    lines = draw_lines(d, data, per_pile, seed, allocation, budget, draw_by) if first else []
+    lines = draw_lines(d, data, per_pile, seed, allocation, budget, draw_by, population) if first else []
     drawn = read_drawn(d)
     if not first:
         kept = "labelled in the source, not drawn by vocab" if labels_note(d, drawn.stages) else "already drawn"
@@ -165,11 +174,12 @@ def draw_lines(
     allocation: str | None,
     budget: int | None,
     strata: tuple[str, bool] | None = None,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> list[str]:
     """The first call's blind sample, drawn and recorded (``calibration/sample.json``); what to tell the user:
-    the plan of an equal split, the piles' rows of a proportional one, the pilot's two stages of a pilot, the strata
-    of a sample drawn by strata (``strata``: what by, and whether ``per_pile`` is a stratum's rows:
-    :func:`vocab.sampling.strata.strata_lines`)."""
+    the plan of an equal split (for ``population``), the piles' rows of a proportional one, the pilot's two stages
+    of a pilot, the strata of a sample drawn by strata (``strata``: what by, and whether ``per_pile`` is a stratum's
+    rows: :func:`vocab.sampling.strata.strata_lines`)."""
 
     allocation = allocation or "equal"
     per = per_pile or DEFAULT_PER_PILE
@@ -190,7 +200,7 @@ def draw_lines(
                 f"{b} from the FAILED"
             )
     else:
-        lines += plan_lines(data.cells, per, seed)
+        lines += plan_lines(data.cells, per, seed, population=population)
     sm.write_sample(sm.draw(data, per, seed, sizes=sizes), d)
     record = {
         "stage": "draw",

@@ -71,7 +71,9 @@ def cmd_coverage(args) -> int:
     from vocab.coverage import coverage
     from vocab.coverage.simulate import check_point
 
-    kw = {k: getattr(args, k) for k in ("theta", "q1", "q0", "attempts", "piles", "sims", "seed", "n_boot")}
+    kw = {
+        k: getattr(args, k) for k in ("theta", "q1", "q0", "attempts", "piles", "sims", "seed", "n_boot", "population")
+    }
     try:
         check_point(args.method, rater_error=args.rater_error, **kw)
     except ValueError as e:
@@ -188,6 +190,13 @@ def add_exam(sub) -> None:
     cv.add_argument("--seed", type=int, default=0)
     cv.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples per study (default 1000)")
     cv.add_argument("--rater-error", type=finite, default=0.0, help="the blind rater's own error rate")
+    cv.add_argument(
+        "--population",
+        choices=stats.POPULATIONS,
+        default=stats.DEFAULT_POPULATION,
+        help="what the interval aims at: each study's own attempts, p known and each pile finite (finite, default: "
+        "what reports print and `vocab plan` plans), or the writer's rate theta (superpopulation, seed 000's)",
+    )
     cv.add_argument("--json", action="store_true")
     cv.set_defaults(func=cmd_coverage)
 

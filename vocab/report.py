@@ -20,11 +20,12 @@ import numpy as np
 import pandas as pd
 
 from vocab import figures, stats
+from vocab.datasets.items import cell_label
 from vocab.errors import InputError
 from vocab.estimates import correct
 from vocab.estimates import scores as sc
 from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
-from vocab.estimates.compare import cell_label, comparisons
+from vocab.estimates.compare import comparisons
 from vocab.estimates.compare_text import degenerate_text, rank_line, unrated_text
 from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE

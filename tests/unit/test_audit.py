@@ -60,7 +60,8 @@ def test_promptfoo_results_to_packets_then_to_a_corrected_rate(tmp_path, capsys)
     assert "16 judged items (promptfoo): 2 PASSED, 14 FAILED" in out and "ann.zip" in out
     # before the sample: what 4 rows a pile would give at the judge's rate and a stated guess. By hand: the judge
     # passed 2 of 16, so 4 rows a pile draw 2 + 4 = 6 labels (the sample below has 6 rows); the half-width is what
-    # `vocab coverage` says for those guesses, the command a user checks it with
+    # `vocab coverage` says for those guesses, the command a user checks it with; like with like: both for the finite
+    # population, the audit's default and `vocab coverage`'s
     assert ("plan smollm2__gemma3: 16 judged, the judge says 12%; 4 rows a pile (6 labels here: 2 of the 2 PASSED, "
             "4 of the 14 FAILED)") in out  # fmt: skip
     cov = ["coverage", "--method", "fiducial", "--theta", str(2 / 16), "--q1", ".9", "--q0", ".9", "--attempts", "16",

@@ -10,12 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vocab import stats
 from vocab.coverage import coverage, interval, simulate_studies
+
+SP = stats.SUPERPOPULATION  # the tests below written for seed 000's question: theta, the piles drawn as infinite
 
 
 def test_seeded_and_deterministic():
-    a = coverage("seed", theta=0.4, q1=0.8, q0=0.7, attempts=200, piles=10, sims=300, seed=1, n_boot=200)
-    b = coverage("seed", theta=0.4, q1=0.8, q0=0.7, attempts=200, piles=10, sims=300, seed=1, n_boot=200)
+    a = coverage("seed", theta=0.4, q1=0.8, q0=0.7, attempts=200, piles=10, sims=300, seed=1, n_boot=200, population=SP)
+    b = coverage("seed", theta=0.4, q1=0.8, q0=0.7, attempts=200, piles=10, sims=300, seed=1, n_boot=200, population=SP)
     assert a == b
 
 
@@ -28,13 +31,17 @@ def test_critic_pass_rate_and_piles_follow_the_truth():
 
 
 def test_large_piles_cover_close_to_nominal():
-    c = coverage("seed", theta=0.5, q1=0.8, q0=0.8, attempts=20_000, piles=150, sims=400, seed=0, n_boot=400)
+    c = coverage(
+        "seed", theta=0.5, q1=0.8, q0=0.8, attempts=20_000, piles=150, sims=400, seed=0, n_boot=400, population=SP
+    )
     assert 0.91 <= c.coverage <= 0.99 and abs(c.bias) < 0.01
 
 
 def test_the_study_regime_under_covers():
     """Ten-row piles with p held fixed: the nominal 95 % interval covers well under 95 % of the time."""
-    c = coverage("seed", theta=0.5, q1=0.8, q0=0.8, attempts=400, piles=10, sims=1500, seed=0, n_boot=500)
+    c = coverage(
+        "seed", theta=0.5, q1=0.8, q0=0.8, attempts=400, piles=10, sims=1500, seed=0, n_boot=500, population=SP
+    )
     assert c.coverage < 0.92 and c.defined == 1500
 
 
@@ -78,6 +85,40 @@ def test_cli_and_bad_input():
     assert bad.returncode == 2 and "theta must lie in [0, 1]" in bad.stderr
 
 
+# `vocab coverage --theta 0.3 --q1 0.8 --q0 0.7 --attempts 60 --piles 6 --sims 200 --n-boot 200 --seed 3 --json` as
+# printed at 452286c, before the command took --population (it simulated the superpopulation only)
+BEFORE_POPULATION = {"method": "fiducial", "coverage": 0.945, "mean_width": 0.427536, "bias": 0.006583, "sims": 200}
+POINT = "--theta 0.3 --q1 0.8 --q0 0.7 --attempts {n} --piles {n_pile} --sims {sims} --n-boot {sims} --seed 3 --json"
+
+
+def _coverage_json(capsys, *extra, n=60, n_pile=6, sims=200) -> dict:
+    from vocab.cli import main
+
+    capsys.readouterr()
+    assert main(["coverage", *POINT.format(n=n, n_pile=n_pile, sims=sims).split(), *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_vocab_coverage_simulates_the_finite_population_unless_told(capsys):
+    """The default is what reports print (the finite population): with every row of both piles labelled each study's
+    own share is known, so its interval has width 0 and holds it, where the superpopulation's (theta, the attempts'
+    own variance left) does not shrink to 0. `--population superpopulation` prints the command's numbers from
+    before it took the option; a bad value is one line, exit 2."""
+    known = _coverage_json(capsys, n=20, n_pile=20, sims=50)
+    assert known["population"] == "finite" and known["mean_width"] == 0 and known["coverage"] == 1
+    assert _coverage_json(capsys, "--population", "finite", n=20, n_pile=20, sims=50) == known
+    assert _coverage_json(capsys, "--population", "superpopulation", n=20, n_pile=20, sims=50)["mean_width"] > 0.2
+    before = _coverage_json(capsys, "--population", "superpopulation")
+    assert {k: before[k] for k in BEFORE_POPULATION} == BEFORE_POPULATION and before["defined"] == 200
+    assert _coverage_json(capsys)["mean_width"] < before["mean_width"]  # the finite population's is narrower
+
+    from vocab.cli import main
+
+    assert main(["coverage", *POINT.format(n=60, n_pile=6, sims=200).split(), "--population", "super"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--population" in err[0] and "superpopulation" in err[0]
+
+
 def test_ppi_equals_seed_estimate_and_ppi_py():
     """At lambda = 1 the prediction-powered estimate is seed 000's theta; its interval is ppi_py's."""
     import ppi_py
@@ -103,7 +144,9 @@ def test_ppi_equals_seed_estimate_and_ppi_py():
 
 @pytest.mark.parametrize("method", ["attempt-boot", "jeffreys", "ppi", "fiducial"])
 def test_every_method_is_near_nominal_with_large_piles(method):
-    c = coverage(method, theta=0.5, q1=0.8, q0=0.8, attempts=20_000, piles=150, sims=400, seed=0, n_boot=400)
+    c = coverage(
+        method, theta=0.5, q1=0.8, q0=0.8, attempts=20_000, piles=150, sims=400, seed=0, n_boot=400, population=SP
+    )
     assert 0.91 <= c.coverage <= 0.99 and abs(c.bias) < 0.01
 
 
@@ -129,13 +172,13 @@ def test_the_fiducial_candidate_holds_where_jeffreys_does_not():
     """Two points of the committed grid where Jeffreys leaves 95 +/- 2 %: piles of 10 with theta 0.8 and
     (q1, q0) = (0.8, 0.1), and theta 0.4 with (0.1, 0.95)."""
     for point in (dict(theta=0.8, q1=0.8, q0=0.1), dict(theta=0.4, q1=0.1, q0=0.95)):
-        kw = dict(**point, attempts=400, piles=10, sims=3000, seed=11, n_boot=1000)
+        kw = dict(**point, attempts=400, piles=10, sims=3000, seed=11, n_boot=1000, population=SP)
         fid, jeff = coverage("fiducial", **kw), coverage("jeffreys", **kw)
         assert abs(fid.coverage - 0.95) <= 0.015 and jeff.coverage < 0.935, (point, fid, jeff)
 
 
 def test_jeffreys_covers_better_than_seed_in_the_study_regime():
-    kw = dict(theta=0.5, q1=0.9, q0=0.9, attempts=400, piles=10, sims=2000, seed=3, n_boot=500)
+    kw = dict(theta=0.5, q1=0.9, q0=0.9, attempts=400, piles=10, sims=2000, seed=3, n_boot=500, population=SP)
     seed, jeff = coverage("seed", **kw), coverage("jeffreys", **kw)
     assert jeff.coverage > seed.coverage + 0.05 and jeff.bias == pytest.approx(seed.bias)
 

@@ -99,6 +99,7 @@ def test_imports_point_down_the_stages():
         "vocab.report",
         "vocab.cli",
         "vocab.demo",
+        "vocab.coverage",  # the simulators measure the estimates: they import them, never the other way
     )
     up = []
     for module, deps in import_graph().items():
@@ -111,6 +112,22 @@ def test_imports_point_down_the_stages():
                 up.append((module, d))
     assert sorted(up) == []
     assert _stage("vocab.raters.page") == 2 and _stage("vocab.rater") is None  # the rule can tell rooms apart
+
+
+def test_sql_sits_beside_the_store():
+    """The arithmetic asks the store (vocab.datasets.items.Items) for what it reads of the items: no query is
+    written in vocab.stats, vocab.estimates or vocab.coverage (docs/contributing.md). Read from the source."""
+    import re
+
+    query = re.compile(r"\bSELECT\b|\.execute\(|\bduckdb\b")
+    found = {
+        p.relative_to(PACKAGE.parent).as_posix()
+        for room in ("stats", "estimates", "coverage")
+        for p in (PACKAGE / room).rglob("*.py")
+        if query.search(p.read_text())
+    }
+    assert found == set()
+    assert query.search((PACKAGE / "datasets" / "items.py").read_text())  # the rule can see a query
 
 
 def test_each_module_holds_one_subject():

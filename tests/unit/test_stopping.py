@@ -14,7 +14,8 @@ import pytest
 
 from vocab import stats
 from vocab.cli import main
-from vocab.estimates.stopping import cell_sequence, pile_sequence, simulate_stopping
+from vocab.coverage.stopping import simulate_stopping
+from vocab.estimates.stopping import cell_sequence, pile_sequence
 
 
 def test_a_pile_labelled_whole_is_known_and_a_sequence_narrows():

@@ -1,7 +1,9 @@
 """A simulator of the study (`simulate`), to measure what the corrected rate's interval is worth; the coverage
 grid over the study's regime (`grid`) and the choice of 03's default interval from it (`choice`) and
 the bar's recheck of the committed grid (`recheck`); the rater-error
-and retry studies (`studies`); the study with level-clustered attempts (`clustered`); planning (`plan`)."""
+and retry studies (`studies`); the study with level-clustered attempts (`clustered`); planning (`plan`). The
+estimates' own simulators sit beside them, each importing the estimate it measures (`differences`, `paired`,
+`slices`, `strata`, `stopping`: the stopping rule under optional stopping); no estimate imports a simulator."""
 
 from vocab.coverage.choice import (
     BAR,

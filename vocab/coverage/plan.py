@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from vocab import stats
-from vocab.coverage.simulate import METHODS, check_point, finite_totals, piles_interval, simulate_studies
+from vocab.coverage.simulate import METHODS, check_point, finite_totals, holds, piles_interval, simulate_studies
 from vocab.errors import InputError
 from vocab.sampling.sample import ALLOCATIONS, allocate
 from vocab.stats import DEFAULT_INTERVAL, Piles
@@ -238,7 +238,7 @@ def plan(
         est, lo, hi = piles_interval(method, piles, n_boot, stats.stream(seed, *names, "draws"))
         d = ~np.isnan(est)
         t = np.broadcast_to(np.asarray(target, dtype=float), est.shape)[d]
-        seen[n] = (float(np.mean(hi[d] - lo[d]) / 2), float(np.mean((lo[d] <= t) & (t <= hi[d]))))
+        seen[n] = (float(np.mean(hi[d] - lo[d]) / 2), float(np.mean(holds(lo[d], hi[d], t))))
 
     def fitted() -> dict[int, float]:
         ns = sorted(seen)

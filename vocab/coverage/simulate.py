@@ -12,12 +12,17 @@ seed 000's bootstrap with p fixed; ``ppi``), the same code and draws the report 
 independent attempts; and ``attempt-boot``, seed 000's bootstrap with the attempts behind p resampled too
 (p* = Binomial(N, p)/N).
 
+The target depends on the population (:data:`vocab.stats.POPULATIONS`, ``vocab coverage --population``): for
+``finite`` (the report's default) each study's own share of good attempts, the intervals with p known and each pile
+the finite set of its attempts (:func:`study_piles`), as the report and ``vocab plan`` compute them; for
+``superpopulation`` the writer's rate ``theta``, the piles drawn as infinite (seed 000's question).
+
 Coverage, mean width and bias are reported over the studies whose estimate is defined (both piles non-empty).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -132,10 +137,17 @@ def piles_interval(method: str, piles: Piles, n_boot: int, rng: np.random.Genera
     return r.theta, r.low, r.high
 
 
-def interval(method: str, st: Studies, n_boot: int, rng: np.random.Generator, confidence: float = 0.95):
+def interval(
+    method: str,
+    st: Studies,
+    n_boot: int,
+    rng: np.random.Generator,
+    confidence: float = 0.95,
+    population: str = stats.SUPERPOPULATION,
+):
     """(estimate, low, high) per study by ``method``, from :func:`vocab.stats.correction_intervals` (the report's
-    intervals)."""
-    return piles_interval(method, study_piles(st), n_boot, rng, confidence)
+    intervals), for ``population`` (:func:`study_piles`)."""
+    return piles_interval(method, study_piles(st, population), n_boot, rng, confidence)
 
 
 @dataclass(frozen=True)
@@ -146,9 +158,14 @@ class Coverage:
     bias: float
     sims: int
     defined: int
+    population: str | None = None  # what it aimed at (vocab.stats.POPULATIONS), where the simulator says
 
     def as_dict(self) -> dict:
-        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+        return {
+            k: (round(v, 6) if isinstance(v, float) else v)
+            for k, v in self.__dict__.items()
+            if v is not None or k != "population"
+        }
 
 
 def check_point(
@@ -163,10 +180,13 @@ def check_point(
     seed: int,
     n_boot: int = 1000,
     rater_error: float = 0.0,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> None:
     """The parameters of :func:`coverage`, validated: ValueError naming the first one out of range."""
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(METHODS)})")
+    if population not in stats.POPULATIONS:
+        raise ValueError(f"unknown population {population!r} (known: {', '.join(stats.POPULATIONS)})")
     for name, v in (("theta", theta), ("q1", q1), ("q0", q0), ("rater_error", rater_error)):
         if not 0 <= v <= 1:
             raise ValueError(f"{name} must lie in [0, 1], got {v}")
@@ -210,7 +230,11 @@ def coverage(
     seed: int,
     n_boot: int = 1000,
     rater_error: float = 0.0,
+    population: str = stats.DEFAULT_POPULATION,
 ) -> Coverage:
+    """``method``'s coverage, mean width and bias over ``sims`` simulated studies of the point. ``population``: what
+    the interval aims at and is measured against (the finite population, the report's default: each study's own
+    share of good attempts; the superpopulation: ``theta``)."""
     check_point(
         method,
         theta=theta,
@@ -222,20 +246,31 @@ def coverage(
         seed=seed,
         n_boot=n_boot,
         rater_error=rater_error,
+        population=population,
     )
     rng = np.random.default_rng(seed)  # the simulator's stream (not stats.stream: it would move every grid point)
     st = simulate_studies(theta, q1, q0, attempts, piles, sims, rng, rater_error)
-    est, lo, hi = interval(method, st, n_boot, rng)
-    return coverage_of(method, est, lo, hi, theta, st.defined)
+    est, lo, hi = interval(method, st, n_boot, rng, population=population)
+    c = coverage_of(method, est, lo, hi, st.truth if population == stats.FINITE else theta, st.defined)
+    return replace(c, population=population)
+
+
+TOLERANCE = 1e-9  # a finite population labelled whole has an interval of width 0 at its own share, up to rounding
+
+
+def holds(lo, hi, target) -> np.ndarray:
+    """Whether each interval holds its target, up to :data:`TOLERANCE`: an interval of width 0 at a finite
+    population's own share (every row of both piles labelled) holds it, however the share's sum was rounded."""
+    return (lo <= target + TOLERANCE) & (target <= hi + TOLERANCE)
 
 
 def coverage_of(method: str, est, lo, hi, target, defined) -> Coverage:
-    """Coverage, mean width and bias over the studies where the estimate is defined; ``target`` one number, or
-    each study's own (the finite population's truth)."""
+    """Coverage (:func:`holds`), mean width and bias over the studies where the estimate is defined; ``target`` one
+    number, or each study's own (the finite population's truth)."""
     d = np.asarray(defined)
     nan = float("nan")
     target = np.broadcast_to(np.asarray(target, dtype=float), np.shape(est))[d]
-    covered = (lo[d] <= target) & (target <= hi[d])
+    covered = holds(lo[d], hi[d], target)
     return Coverage(
         method,
         float(covered.mean()) if d.any() else nan,

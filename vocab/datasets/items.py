@@ -282,6 +282,64 @@ class Items:
         ).fetchall()
         return {(c, lv, int(a)): int(k) for c, lv, a, k in got}
 
+    # --- what the estimates read (vocab.estimates: the judge's score, two judges on the same outputs) -------------
+
+    def scores_at(self, places: list[str]) -> dict[str, float]:
+        """The judge's score (:data:`SCORE_SQL`; NaN where it logged none) of the items at ``places``, each
+        ``cell␟level␟attempt`` (joined by chr(31)), keyed the same way."""
+        got = self._frame(
+            f"SELECT cell || chr(31) || level || chr(31) || attempt::VARCHAR AS place, {SCORE_SQL} AS score "
+            f"FROM {self.src} WHERE (cell || chr(31) || level || chr(31) || attempt::VARCHAR) IN "
+            "(SELECT unnest(?::VARCHAR[]))",
+            [places],
+        )
+        return dict(zip(got.place, got.score, strict=True))
+
+    def score_shares(self, cell: str) -> list[tuple]:
+        """Per score the cell's scored items hold (ascending): (score, the share of its scored items scored at
+        least that)."""
+        return self.con.execute(
+            f"WITH s AS (SELECT {SCORE_SQL} AS s FROM {self.src} WHERE cell = ? AND verdict <> 'UNSCORED'), "
+            "k AS (SELECT s, count(*) AS n FROM s WHERE s IS NOT NULL GROUP BY s) "
+            "SELECT s, sum(n) OVER (ORDER BY s DESC) / sum(n) OVER () AS share FROM k ORDER BY s",
+            [cell],
+        ).fetchall()
+
+    def shared_verdicts(self, a: str, b: str, strata, wanted: list[str]) -> tuple[dict[str, int], list] | None:
+        """Cells ``a`` and ``b``'s scored items at the same (level, attempt). None where one is judged twice in a
+        cell, shown to the rater otherwise in the other (its visible fields differ), or none is shared; else the
+        shared items counted per stratum of ``strata`` (two letters each, P passed or F not: ``a``'s verdict, then
+        ``b``'s), and (level, attempt, a's verdict, b's verdict) of those at ``wanted`` (``level␟attempt``)."""
+
+        def side(v: str, x: str, t: str) -> str:
+            return (
+                f"SELECT level, attempt::VARCHAR AS attempt, verdict AS {v}, visible AS {x}, count(*) OVER "
+                f"(PARTITION BY level, attempt) AS {t} FROM {self.src} WHERE cell = ? AND verdict <> 'UNSCORED'"
+            )
+
+        joined = (
+            f"WITH x AS ({side('va', 'xa', 'ta')}), y AS ({side('vb', 'xb', 'tb')}) "
+            "SELECT * FROM x JOIN y USING (level, attempt)"
+        )
+        got = self.con.execute(
+            "SELECT count(*) FILTER (ta > 1 OR tb > 1 OR xa <> xb), "
+            + ", ".join(
+                f"count(*) FILTER (va {'=' if s[0] == 'P' else '<>'} 'PASSED' AND vb "
+                f"{'=' if s[1] == 'P' else '<>'} 'PASSED')"
+                for s in strata
+            )
+            + f" FROM ({joined})",
+            [a, b],
+        ).fetchone()
+        if got[0] or not sum(got[1:]):
+            return None
+        rows = self.con.execute(
+            f"SELECT level, attempt, va, vb FROM ({joined}) WHERE (level || chr(31) || attempt) IN "
+            "(SELECT unnest(?::VARCHAR[]))",
+            [a, b, wanted],
+        ).fetchall()
+        return dict(zip(strata, map(int, got[1:]), strict=True)), rows
+
     def all(self) -> pd.DataFrame:
         """Every item, in (cell, level, attempt, row) order: for a dataset that fits in memory (the notebooks)."""
         return self._frame(f"SELECT * FROM {self.src} ORDER BY cell, level, attempt, row")

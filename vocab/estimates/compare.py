@@ -30,9 +30,8 @@ import numpy as np
 import pandas as pd
 
 from vocab import reprs, stats
-from vocab.datasets.items import cell_label
 from vocab.datasets.names import PEOPLE
-from vocab.estimates.compare_text import lines
+from vocab.estimates.compare_text import lines, pairs_shown
 from vocab.estimates.correct import _cell, _estimate, cell_counts
 from vocab.estimates.paired import (
     Shared,
@@ -274,15 +273,8 @@ class Comparisons:
         return reprs.text(lines(self), ": .pairs, .ranks and .self_preference hold them all")
 
     def _repr_html_(self) -> str:
-        shown = self.pairs.assign(
-            pair=[f"{cell_label(b)} − {cell_label(a)}" for a, b in zip(self.pairs.a, self.pairs.b, strict=True)],
-            difference=[
-                f"{100 * d:+.1f} ({100 * lo:+.1f}, {100 * hi:+.1f}) pts"
-                for d, lo, hi in zip(self.pairs.difference, self.pairs.ci_low, self.pairs.ci_high, strict=True)
-            ],
-        )[["pair", "difference", "resolved"]]
         out = lines(self)
-        return reprs.summary_html(out[0], out[len(self.pairs) + 1 :], shown)
+        return reprs.summary_html(out[0], out[len(self.pairs) + 1 :], pairs_shown(self.pairs))
 
     def as_dict(self) -> dict:
         """The JSON object `vocab compare --json` prints (every float as it is, NaN as None)."""

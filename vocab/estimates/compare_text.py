@@ -1,5 +1,6 @@
 """What `vocab compare` and the audit print of a comparison: a line for each difference between two cells, each
-paired difference (two judges on the same outputs) and each cell's set of possible ranks (:func:`lines`)."""
+paired difference (two judges on the same outputs) and each cell's set of possible ranks (:func:`lines`), and the
+pairs as a notebook shows them (:func:`pairs_shown`)."""
 
 from __future__ import annotations
 
@@ -89,6 +90,18 @@ def rank_line(r) -> str:
     """A cell's rank set in words: ``rank 1–2: system → judge (58 %)``."""
     ranks = f"rank {r.rank_low}" if r.rank_low == r.rank_high else f"rank {r.rank_low}–{r.rank_high}"
     return f"{ranks}: {cell_label(r.cell)} ({100 * r.theta:.0f} %)"
+
+
+def pairs_shown(pairs):
+    """The pairs as a notebook shows them (``Comparisons._repr_html_``): each pair in words, its difference in points
+    with its interval, and whether it is resolved (``pairs``: :data:`vocab.estimates.compare.COMPARISON_COLUMNS`)."""
+    return pairs.assign(
+        pair=[f"{cell_label(b)} − {cell_label(a)}" for a, b in zip(pairs.a, pairs.b, strict=True)],
+        difference=[
+            f"{100 * d:+.1f} ({100 * lo:+.1f}, {100 * hi:+.1f}) pts"
+            for d, lo, hi in zip(pairs.difference, pairs.ci_low, pairs.ci_high, strict=True)
+        ],
+    )[["pair", "difference", "resolved"]]
 
 
 def lines(c) -> list[str]:  # c: vocab.estimates.compare.Comparisons, which shows itself with these lines

@@ -76,36 +76,10 @@ def shared_outputs(data, a: str, b: str, key: pd.DataFrame) -> Shared | None:
     sampled = key[key.cell.isin((a, b))]
     wanted = sorted({f"{lv}\x1f{at}" for lv, at in zip(sampled.level.astype(str), sampled.attempt, strict=True)})
     if data.items is not None:
-        con, src = data.items.con, data.items.src
-
-        def side(v: str, x: str, t: str) -> str:
-            return (
-                f"SELECT level, attempt::VARCHAR AS attempt, verdict AS {v}, visible AS {x}, count(*) OVER "
-                f"(PARTITION BY level, attempt) AS {t} FROM {src} WHERE cell = ? AND verdict <> 'UNSCORED'"
-            )
-
-        joined = (
-            f"WITH x AS ({side('va', 'xa', 'ta')}), y AS ({side('vb', 'xb', 'tb')}) "
-            "SELECT * FROM x JOIN y USING (level, attempt)"
-        )
-        got = con.execute(
-            "SELECT count(*) FILTER (ta > 1 OR tb > 1 OR xa <> xb), "
-            + ", ".join(
-                f"count(*) FILTER (va {'=' if s[0] == 'P' else '<>'} 'PASSED' AND vb "
-                f"{'=' if s[1] == 'P' else '<>'} 'PASSED')"
-                for s in STRATA
-            )
-            + f" FROM ({joined})",
-            [a, b],
-        ).fetchone()
-        if got[0] or not sum(got[1:]):
+        got = data.items.shared_verdicts(a, b, STRATA, wanted)
+        if got is None:
             return None
-        sizes = dict(zip(STRATA, map(int, got[1:]), strict=True))
-        rows = con.execute(
-            f"SELECT level, attempt, va, vb FROM ({joined}) WHERE (level || chr(31) || attempt) IN "
-            "(SELECT unnest(?::VARCHAR[]))",
-            [a, b, wanted],
-        ).fetchall()
+        sizes, rows = got
     else:
         att = data.attempts
         cols = ["level", "attempt", "verdict", *data.visible]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from vocab.datasets.items import SCORE_SQL
+from vocab.datasets.items import SCORE_SQL  # noqa: F401 (importable here: the score an item gives, read in the store)
 from vocab.sampling.strata import SCORE, sample_strata
 
 
@@ -33,26 +33,14 @@ def sample_scores(data, key: pd.DataFrame) -> pd.Series:
     if data.kind == "run" or items is None or not hasattr(items, "con") or key.empty:
         return pd.Series(dtype=float)
     places = [f"{c}\x1f{lv}\x1f{a}" for c, lv, a in zip(key.cell, key.level.astype(str), key.attempt, strict=True)]
-    got = items.con.execute(
-        f"SELECT cell || chr(31) || level || chr(31) || attempt::VARCHAR AS place, {SCORE_SQL} AS score "
-        f"FROM {items.src} WHERE (cell || chr(31) || level || chr(31) || attempt::VARCHAR) IN "
-        "(SELECT unnest(?::VARCHAR[]))",
-        [places],
-    ).df()
-    by_place = dict(zip(got.place, got.score, strict=True))
+    by_place = items.scores_at(places)
     return pd.Series([by_place.get(p, np.nan) for p in places], index=key.blind_id.astype(str), dtype=float)
 
 
 def threshold(data, cell: str, theta: float) -> tuple[float, float]:
     """The score t whose "t or more passes" passes the share of the cell's scored items nearest ``theta`` (a tie to
     the higher t), and that share; (NaN, NaN) without scores."""
-    items = data.items
-    got = items.con.execute(
-        f"WITH s AS (SELECT {SCORE_SQL} AS s FROM {items.src} WHERE cell = ? AND verdict <> 'UNSCORED'), "
-        "k AS (SELECT s, count(*) AS n FROM s WHERE s IS NOT NULL GROUP BY s) "
-        "SELECT s, sum(n) OVER (ORDER BY s DESC) / sum(n) OVER () AS share FROM k ORDER BY s",
-        [cell],
-    ).fetchall()
+    got = data.items.score_shares(cell)
     if not got:
         return float("nan"), float("nan")
     t, share = min(got, key=lambda r: (abs(float(r[1]) - theta), -float(r[0])))

@@ -15,7 +15,8 @@ the differences between its slices (over every pair), from the slices' joint dra
 (:func:`vocab.stats.differences.simultaneous_bands`, :func:`~vocab.stats.differences.rank_sets`). Across cells,
 within one slice, each pair of cells is compared as `vocab compare` compares two cells. Every slice draws from its own
 stream: the seed, the interval, the rater and the slice's name. Their coverage is measured in
-:func:`vocab.coverage.slices.slice_coverage` (``benchmarks/results/slices.json``).
+:func:`vocab.coverage.slices.slice_coverage` (``benchmarks/results/slices.json``). What the commands print of them is
+:mod:`vocab.estimates.slices_text`'s.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ import pandas as pd
 
 from vocab import reprs, stats
 from vocab.datasets.slicing import MAX_SLICES, TIER_BAND, Sliced, check_column, natural, slice_data
-from vocab.estimates.compare import CellDraws, cell_draws, cell_label, compare_cells, family_draws
+from vocab.estimates.compare import CellDraws, cell_draws, compare_cells, family_draws
 from vocab.estimates.correct import corrected
+from vocab.estimates.slices_text import lines
 from vocab.sampling.sample import CalibrationError
 from vocab.sampling.strata import check_slicing
 from vocab.stats.differences import RESOLVED_TOLERANCE, pairs_of, rank_sets, simultaneous_bands
@@ -126,6 +128,7 @@ class SliceEstimates:
     rates: pd.DataFrame  # RATE_COLUMNS
     differences: pd.DataFrame  # DIFFERENCE_COLUMNS
     across: pd.DataFrame  # vocab.estimates.compare's pair rows, with the slice
+    min_labels: int = MIN_LABELS  # the rated rows a slice's pile needed for a number (or the whole pile rated)
 
     def __repr__(self) -> str:
         return reprs.text(lines(self), ": .rates, .differences and .across hold them all")
@@ -253,71 +256,6 @@ def slice_estimates(
         pd.DataFrame(diffs, columns=DIFFERENCE_COLUMNS),
         pd.DataFrame(across),
     )
-
-
-# --- in words ------------------------------------------------------------------------------------------------------
-
-
-def _pct(x: float) -> str:
-    return f"{100 * x:.0f}"
-
-
-def _pts(x: float) -> str:
-    return f"{100 * x:+.0f}".replace("-", "−")
-
-
-def _rank(lo: int, hi: int) -> str:
-    return f"{lo}" if lo == hi else f"{lo}–{hi}"
-
-
-def lines(e: SliceEstimates) -> list[str]:
-    """What `vocab compare --by` (and `vocab audit --by`) prints."""
-    out = [
-        f"slices by {e.column}, against {e.rater}'s ratings ({e.interval} intervals, 95 %; within a cell "
-        "simultaneous over its slices):"
-    ]
-    rates = e.rates.set_index(["cell", "slice"])
-    for cell in sorted(set(e.labels.cell)):
-        out.append(f"{cell_label(cell)}:")
-        for r in e.labels[e.labels.cell == cell].itertuples():
-            head = f"  {e.column} = {r.slice}: "
-            labelled = f"{r.rated_passed + r.rated_failed} rated rows of {r.items} items"
-            if r.status != "ok":
-                more = " and ".join(
-                    f"{n} more from the {pile} pile"
-                    for n, pile in ((r.wanted_passed, "PASSED"), (r.wanted_failed, "FAILED"))
-                    if n
-                )
-                out.append(
-                    head + f"too few labels ({labelled}; {more or 'a rated row'} wanted: at least "
-                    f"{MIN_LABELS} a pile, or the whole pile)"
-                )
-                continue
-            t = rates.loc[(cell, r.slice)]
-            # a rank among the cell's slices that got a number; a slice alone there has none to be ranked against
-            ranked = int((rates.loc[cell].theta.notna()).sum()) > 1
-            out.append(
-                head + f"{_pct(t.theta)} % [{_pct(t.ci_low)}, {_pct(t.ci_high)}] (simultaneous "
-                f"[{_pct(t.sim_low)}, {_pct(t.sim_high)}]; the judge's {_pct(t.p)} %)"
-                + (", rank " + _rank(int(t.rank_low), int(t.rank_high)) if ranked else ", the only slice with a number")
-                + f"; {labelled}"
-            )
-        for d in e.differences[e.differences.cell == cell].itertuples():
-            state = "resolved" if d.resolved else "not resolved"
-            out.append(
-                f"  {d.b} − {d.a}: {_pts(d.difference)} points [{_pts(d.ci_low)}, {_pts(d.ci_high)}] "
-                f"(simultaneous), {state}; the judge's own gap {_pts(d.raw_difference)}"
-            )
-    if len(e.across):
-        for value in sorted(set(e.across.slice), key=natural):
-            out.append(f"within {e.column} = {value}:")
-            for r in e.across[e.across.slice == value].to_dict("records"):
-                state = "resolved" if r["resolved"] else "not resolved"
-                out.append(
-                    f"  {cell_label(r['b'])} − {cell_label(r['a'])}: {_pts(r['difference'])} points "
-                    f"[{_pts(r['ci_low'])}, {_pts(r['ci_high'])}], {state}"
-                )
-    return out
 
 
 def slices_dir(
