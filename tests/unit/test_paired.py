@@ -320,3 +320,28 @@ def test_cells_known_to_share_one_rate_are_never_ranked_apart():
     assert apart.low.tolist() == [[2, 1]] and apart.high.tolist() == [[2, 1]]
     tied = rank_sets(est, draws, tied=[True])
     assert tied.low.tolist() == [[1, 1]] and tied.high.tolist() == [[2, 2]] and np.isnan(tied.pair_low).all()
+
+
+def test_an_unrated_stratum_bounds_the_differences_at_its_corners():
+    """100 outputs both pass (all good), 96 both fail (all bad), 4 only B passes and none of those rated: B's
+    sensitivity exceeds A's by 0 (the 4 bad) up to 4/104 (the 4 good, A then missing 4 of 104); B's specificity falls
+    short of A's by 0 up to 4/100 — worked out by hand from the counts."""
+    from vocab.stats.paired_bounds import bounded_differences
+
+    sizes = {h: np.array([n]) for h, n in (("PP", 100), ("PF", 0), ("FP", 4), ("FF", 96))}
+    draws = {"PP": np.ones((1, 50)), "PF": np.zeros((1, 50)), "FP": np.full((1, 50), np.nan), "FF": np.zeros((1, 50))}
+    got = bounded_differences(sizes, draws, 0.025)
+    assert np.allclose([got["q1"][0][0], got["q1"][1][0]], [0.0, 4 / 104])
+    assert np.allclose([got["q0"][0][0], got["q0"][1][0]], [-4 / 100, 0.0])
+
+
+def test_judges_that_mostly_agree_are_bounded_in_every_study_and_the_bound_holds():
+    """Judge B is judge A's verdict turned on about 3 % of 400 outputs (simulated, known truth): the disagreement
+    strata are unrated in most studies, where the paired comparison is undefined; the bound holds the study's own q1
+    and q0 differences in at least 93 % of all 300 studies and is narrow (the few disagreements bound it)."""
+    r = paired_coverage(
+        0.5, (0.85, 0.85), None, outputs=400, piles=10, sims=300, seed=4, n_boot=400, copies=(0.0075, 0.03)
+    )
+    assert r.counted == 300 and r.bounded > 150, r
+    assert r.bounded_q1_coverage >= 0.93 and r.bounded_q0_coverage >= 0.93, r
+    assert r.bounded_q1_width < 0.1 < r.independent_q1_width, r

@@ -9,6 +9,12 @@ blind rater grades the rows. Paired: every rated output serves both judges, post
 sample only (:func:`vocab.stats.correction_intervals` with its sensitivity and specificity draws, the finite piles),
 the draws differenced (`vocab compare`'s independent rule). The truth is the study's own q1_b − q1_a and
 q0_b − q0_a over its outputs. Counted over the studies where both are defined.
+
+Judges that mostly agree (``copies``): judge b is judge a's verdict turned on a few outputs (PASSED to FAILED with
+one probability, FAILED to PASSED with another), so their errors are the same errors but for those. Their PF and
+FP strata are small and often unrated; the bounded comparison
+(:func:`vocab.stats.paired_bounds.bounded_differences`: an unrated stratum's share anywhere in [0, 1]) is counted
+over every study, bounded or not (``bounded_*``), beside the paired one where it is defined.
 """
 
 from __future__ import annotations
@@ -19,10 +25,11 @@ import numpy as np
 
 from vocab import stats
 from vocab.coverage.simulate import check_sizes, padded_rows, sample_mask
-from vocab.estimates.paired import STRATA, paired_estimates
+from vocab.estimates.paired import STRATA, paired_estimates, stratum_draws
 from vocab.stats import Piles
 from vocab.stats.differences import difference_interval
 from vocab.stats.intervals import holding_rows
+from vocab.stats.paired_bounds import bounded_differences
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,12 @@ class PairedCoverage:
     independent_q0_width: float
     sims: int
     defined: int
+    bounded_q1_coverage: float = float("nan")  # every study: an unrated stratum's share bounded by [0, 1]
+    bounded_q0_coverage: float = float("nan")
+    bounded_q1_width: float = float("nan")
+    bounded_q0_width: float = float("nan")
+    bounded: int = 0  # studies with an unrated stratum (the paired comparison undefined), of ``counted``
+    counted: int = 0
 
     def as_dict(self) -> dict:
         return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
@@ -53,14 +66,19 @@ def paired_coverage(
     seed: int,
     n_boot: int = 1000,
     confidence: float = 0.95,
+    copies: tuple[float, float] | None = None,
 ) -> PairedCoverage:
     """Coverage and mean width of q1_b − q1_a and q0_b − q0_a, paired and independent (``a``, ``b``: each judge's
-    (q1, q0))."""
+    (q1, q0)). ``copies``: judge b is judge a's verdict turned PASSED to FAILED with the first probability and FAILED
+    to PASSED with the second (``b`` then unused)."""
     check_sizes(sims=sims, n_boot=4 * n_boot, attempts=outputs, piles=piles)
     rng = stats.stream(seed, "paired-coverage", "population")
     good = rng.random((sims, outputs)) < theta
     va = np.where(good, rng.random((sims, outputs)) < a[0], rng.random((sims, outputs)) >= a[1])
-    vb = np.where(good, rng.random((sims, outputs)) < b[0], rng.random((sims, outputs)) >= b[1])
+    if copies is None:
+        vb = np.where(good, rng.random((sims, outputs)) < b[0], rng.random((sims, outputs)) >= b[1])
+    else:
+        vb = np.where(va, rng.random((sims, outputs)) >= copies[0], rng.random((sims, outputs)) < copies[1])
     la = sample_mask(va, piles, rng) | sample_mask(~va, piles, rng)
     lb = sample_mask(vb, piles, rng) | sample_mask(~vb, piles, rng)
     labelled = la | lb
@@ -69,6 +87,11 @@ def paired_coverage(
     rated = {h: ((labelled & member[h] & good).sum(axis=1), (labelled & member[h]).sum(axis=1)) for h in STRATA}
     est, draws = paired_estimates(sizes, rated, n_boot, stats.stream(seed, "paired-coverage", "paired"))
     alpha = (1 - confidence) / 2
+    tau = {
+        h: stratum_draws(*rated[h], sizes[h], n_boot, stats.stream(seed, "paired-coverage", "bounded")) for h in STRATA
+    }
+    bounds = bounded_differences(sizes, tau, alpha, points={"q1": est[2] - est[1], "q0": est[4] - est[3]})
+    short = np.any([(sizes[h] > 0) & (rated[h][1] == 0) for h in STRATA], axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
         n_good = good.sum(axis=1)
         truth_q1 = ((good & vb).sum(axis=1) - (good & va).sum(axis=1)) / n_good
@@ -114,6 +137,16 @@ def paired_coverage(
         return float(np.mean((hi - lo)[ok])) if ok.any() else float("nan")
 
     (p1l, p1h), (p0l, p0h) = paired
+    counted = np.isfinite(truth_q1) & np.isfinite(truth_q0)
+    for lo, hi in bounds.values():
+        counted &= np.isfinite(lo) & np.isfinite(hi)
+
+    def over_all(lo, hi, t):
+        if not counted.any():
+            return float("nan"), float("nan")
+        return float(np.mean(((lo <= t + 1e-12) & (t - 1e-12 <= hi))[counted])), float(np.mean((hi - lo)[counted]))
+
+    (b1, w1), (b0, w0) = over_all(*bounds["q1"], truth_q1), over_all(*bounds["q0"], truth_q0)
     return PairedCoverage(
         held(p1l, p1h, truth_q1),
         held(p0l, p0h, truth_q0),
@@ -125,4 +158,10 @@ def paired_coverage(
         width(iq0.low, iq0.high),
         sims,
         int(ok.sum()),
+        b1,
+        b0,
+        w1,
+        w0,
+        int((short & counted).sum()),
+        int(counted.sum()),
     )
