@@ -87,9 +87,8 @@ def paired_coverage(
     rated = {h: ((labelled & member[h] & good).sum(axis=1), (labelled & member[h]).sum(axis=1)) for h in STRATA}
     est, draws = paired_estimates(sizes, rated, n_boot, stats.stream(seed, "paired-coverage", "paired"))
     alpha = (1 - confidence) / 2
-    tau = {
-        h: stratum_draws(*rated[h], sizes[h], n_boot, stats.stream(seed, "paired-coverage", "bounded")) for h in STRATA
-    }
+    rb = stats.stream(seed, "paired-coverage", "bounded")  # one stream for the four strata, drawn in order
+    tau = {h: stratum_draws(*rated[h], sizes[h], n_boot, rb) for h in STRATA}
     bounds = bounded_differences(sizes, tau, alpha, points={"q1": est[2] - est[1], "q0": est[4] - est[3]})
     short = np.any([(sizes[h] > 0) & (rated[h][1] == 0) for h in STRATA], axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
