@@ -120,11 +120,15 @@ def strata_bounds(values: np.ndarray, totals: np.ndarray, n_draws: int, rng: np.
 def bounded_ends(values, low: np.ndarray, high: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
     """Per study: the lower end the draw of ``low`` at or below its alpha quantile, the upper the draw of ``high``
     at or above its 1 − alpha quantile (NaN draws left out), each widened where needed to hold the estimate
-    ``values``. With ``low`` and ``high`` one set of draws, the ends of those draws on their lattice."""
+    ``values``. With ``low`` and ``high`` one set of draws, the ends of those draws on their lattice. Where one side
+    holds no defined draw (q1 of a passed pile known to hold no pass: its upper draws all leave theta 0), both ends
+    are read from the other side's draws; NaN where neither holds one."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a row with no defined draw: NaN
         lo = np.nanquantile(low, alpha, axis=1, method="lower")
         hi = np.nanquantile(high, 1 - alpha, axis=1, method="higher")
+        lo = np.where(np.isnan(lo), np.nanquantile(high, alpha, axis=1, method="lower"), lo)
+        hi = np.where(np.isnan(hi), np.nanquantile(low, 1 - alpha, axis=1, method="higher"), hi)
     v = np.asarray(values, dtype=float)
     ok = np.isfinite(v) & np.isfinite(lo)
     return np.where(ok, np.fmin(lo, v), lo), np.where(ok, np.fmax(hi, v), hi)
