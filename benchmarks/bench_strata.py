@@ -59,7 +59,8 @@ def summarise(rows: list[dict]) -> dict:
         out[kind] = {"under_93": sum(c < 0.93 for c in cov), "worst": min(cov)}
         out[kind]["within_95_2"] = sum(0.93 <= c <= 0.97 for c in cov)
     for strata in STRATA:
-        ratio = [r["width"] / r["whole_width"] for r in rows if r["strata"] == strata]
+        # a pile rated whole (a census point) has no width either way: no ratio
+        ratio = [r["width"] / r["whole_width"] for r in rows if r["strata"] == strata and r["whole_width"] > 0]
         spread = {"median": float(np.median(ratio)), "min": min(ratio), "max": max(ratio)}
         out[f"width_stratified_over_whole: {strata}"] = {k: round(v, 3) for k, v in spread.items()}
     # score bands never wider and less covering than no bands
