@@ -227,10 +227,22 @@ def _paired(doc: dict) -> str:
 def _strata(doc: dict) -> str:
     s = doc["summary"]
     w = s["width_stratified_over_whole: score informative"]
+    q0 = s.get("stratified q0")
+    q0 = f", q0 at {q0['under_93']} (worst {q0['worst']})" if q0 else ""  # measured since #76
     return (
         f"{s['points']} points: the stratified interval under 0.93 at {s['stratified']['under_93']} (worst "
-        f"{s['stratified']['worst']}), the difference of two such cells at {s['difference']['under_93']} (worst "
+        f"{s['stratified']['worst']}){q0}, the difference of two such cells at {s['difference']['under_93']} (worst "
         f"{s['difference']['worst']}); {w['median']}× the whole-pile width where the strata differ (median)"
+    )
+
+
+def _finite_q(doc: dict) -> str:
+    s = doc["summary"]
+    q1, q0, t = s["q1"], s["q0"], s["theta"]
+    return (
+        f"{s['points']} fixed pile pairs: q1 and q0 under 0.93 at {q1['under_93']} and {q0['under_93']} (worst "
+        f"{q1['worst']}, {q0['worst']}; the fiducial draws' own ends {s['q1_fiducial']['worst']}, "
+        f"{s['q0_fiducial']['worst']}), theta at {t['under_93']} (worst {t['worst']})"
     )
 
 
@@ -341,6 +353,12 @@ ROWS = [
     Row("the judge's score curve's band", "score_band.json", _score_band, "python benchmarks/bench_score_band.py"),
     Row("`vocab plan` beside `truescore plan`", "plan.json", _plan, "python benchmarks/bench_plan.py"),
     Row("finite piles on fixed tables", "finite.json", _finite, "python benchmarks/bench_finite.py"),
+    Row(
+        "q1 and q0 on small piles labelled nearly whole",
+        "finite_q.json",
+        _finite_q,
+        "python benchmarks/bench_finite_q.py",
+    ),
     Row("when to stop labelling", "stopping.json", _stopping, "python benchmarks/bench_stopping.py"),
     Row(
         "a weighted FAILED pile, three completions",

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from vocab import stats
 from vocab.cli import main
 from vocab.datasets.dataset import load_dataset
 from vocab.estimates.correct import correction_table
@@ -51,15 +50,30 @@ def test_strata_rated_whole_leave_no_sampling_error():
     assert r.point.q1 == pytest.approx(4 / 6)  # the truly passing items the judge passed: 4 of 6
 
 
-def test_one_stratum_a_pile_is_the_finite_pile_sampled_whole():
-    """With one stratum a pile the estimate is the plain finite correction's, and the interval its own within the
-    draws' error (both draw the same distributions: each stratum its own randomisation, as the plain pile)."""
+def _convolved_quantile(parts, q: float) -> float:
+    """The q quantile (the lattice point at or below it) of a sum of independent k + BetaBinomial(m, α, β) counts
+    over ``total`` items, exactly from scipy's pmfs: ``parts`` [(k, m, α, β)], the last item the total."""
+    from scipy.stats import betabinom
+
+    *piles, total = parts
+    pmf = np.array([1.0])
+    for k, m, a, b in piles:
+        pmf = np.convolve(pmf, np.concatenate([np.zeros(k), betabinom.pmf(np.arange(m + 1), m, a, b)]))
+    cdf = np.cumsum(pmf)
+    return float(np.searchsorted(cdf, q * (1 - 1e-12)) / total)
+
+
+def test_one_stratum_a_pile_reads_its_ends_from_the_bounding_beta_binomials():
+    """With one stratum a pile the estimate is the plain finite correction's, and theta's lower end is the 2.5 %
+    quantile of (8 + BetaBinomial(110, 8, 3)) + (3 + BetaBinomial(70, 3, 8)) passes of 200 items (every stratum
+    from its lower bounding Beta, its unrated rows completed by a binomial of it), the upper end the 97.5 % quantile
+    of the same with Beta(9, 2) and Beta(4, 7): worked exactly from scipy's pmfs, within the draws' error."""
     x, y = np.array([1] * 8 + [0] * 2, float), np.array([1] * 3 + [0] * 7, float)
     r = stratified_correction(0.6, [(x, 120)], [(y, 80)], n_draws=40000, rng=np.random.default_rng(1))
-    plain = stats.correction_interval("fiducial", 0.6, 200, x, y, np.ones(10), passed_total=120, failed_total=80,
-                                      n_draws=40000, rng=np.random.default_rng(2))  # fmt: skip
-    assert r.point.theta == pytest.approx(0.6 * 0.8 + 0.4 * 0.3) == plain.point.theta
-    assert r.theta_ci == pytest.approx(plain.theta_ci, abs=0.03)
+    assert r.point.theta == pytest.approx(0.6 * 0.8 + 0.4 * 0.3)
+    low = _convolved_quantile([(8, 110, 8, 3), (3, 70, 3, 8), 200], 0.025)
+    high = _convolved_quantile([(8, 110, 9, 2), (3, 70, 4, 7), 200], 0.975)
+    assert r.theta_ci == pytest.approx((low, high), abs=0.0051)  # one item of 200, the draws' error
 
 
 def _table(tmp: Path) -> Path:

@@ -5,7 +5,8 @@ A point: the judge's two piles of given sizes, each split into strata of given s
 person) at given rates. Each simulated study draws its population (every item's truth: theta is the share of *these*
 items that pass), then for the stratified sample each stratum's rows (:func:`vocab.sampling.strata.allocate_strata`
 of the pile's labels), and for the whole-pile sample as many rows from the pile at random. Both are corrected by the
-fiducial method over the finite piles; coverage is the share of studies whose interval holds the study's own theta.
+fiducial method over the finite piles (the strata by their bounding draws, :mod:`vocab.stats.shares`); coverage is the
+share of studies whose interval holds the study's own theta (and, beside it, the judge's q0).
 A second cell of the same make gives the difference b − a its coverage (each cell's draws differenced, as `vocab
 compare` differences two cells).
 """
@@ -19,7 +20,7 @@ import numpy as np
 from vocab import stats
 from vocab.sampling.strata import allocate_strata
 from vocab.stats.differences import difference_interval
-from vocab.stats.strata import holding_lattice, pile_draws
+from vocab.stats.strata import stratified_intervals
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,8 @@ class StrataCoverage:
     labels: int  # rows rated per study (both piles, stratified)
     difference_coverage: float  # b − a of two such cells, each stratified
     difference_width: float
+    q0_coverage: float  # the judge's specificity, stratified (studies where some item truly fails)
+    whole_q0_coverage: float
 
 
 TOLERANCE = 1e-9  # theta lies on a lattice of 1/N; a share summed over strata can miss its point by a rounding
@@ -73,14 +76,13 @@ def _whole_values(rng, sizes, truth, n):
     return (np.arange(min(n, total))[None, :] < k[:, None]).astype(float)
 
 
-def _stratified_cell(rng, piles, p, sims, n_boot):
-    """One simulated cell's stratified estimate and theta's draws (S,) and (S, n_boot)."""
-    shares = []
-    for sizes, t, take in piles:
-        v = _stratified_values(rng, sizes, t, take)
-        shares.append(pile_draws(v, np.repeat(np.asarray(sizes, float)[None, :], sims, axis=0), n_boot, rng))
-    (a, ad), (b, bd) = shares
-    return stats.corrected_rate(p, a, b), stats.corrected_rate(p, ad, bd)
+def _stratified_cell(rng, piles, p, sims, n_boot, confidence):
+    """One simulated cell's stratified corrections (:func:`vocab.stats.strata.stratified_intervals`)."""
+    drawn = [
+        (_stratified_values(rng, sizes, t, take), np.repeat(np.asarray(sizes, float)[None, :], sims, axis=0))
+        for sizes, t, take in piles
+    ]
+    return stratified_intervals(np.full(sims, p), drawn[0], drawn[1], n_boot, rng, confidence)
 
 
 def _cell_piles(rng, passed, failed, labels, sims):
@@ -100,20 +102,22 @@ def strata_coverage(
     ``labels``: rows a pile (shared out over its strata as the sampler shares them). The difference is that of a
     second cell of the same make, its own population and sample (`vocab compare`'s independent cells)."""
     rng = np.random.default_rng(seed)
-    alpha = (1 - confidence) / 2
     piles, p, n_items, truth = _cell_piles(rng, passed, failed, labels, sims)
-    est, draws = _stratified_cell(rng, piles, p, sims, n_boot)
-    lo, hi = holding_lattice(est, draws, alpha)
+    ta, tb = (piles[i][1].sum(axis=1) / sum(piles[i][0]) for i in (0, 1))
+    true_q0 = stats.specificity(p, ta, tb)
+    r = _stratified_cell(rng, piles, p, sims, n_boot, confidence)
+    lo, hi = r.theta_ci
     # the same labels drawn from each pile whole
     x = _whole_values(rng, piles[0][0], piles[0][1], sum(piles[0][2]))
     y = _whole_values(rng, piles[1][0], piles[1][1], sum(piles[1][2]))
     totals = [np.full(sims, float(sum(sizes))) for sizes, _, _ in piles]
     whole = stats.Piles(np.full(sims, p), np.full(sims, float(n_items)), x, y, np.ones_like(y), np.ones(sims), *totals)
-    w = stats.correction_intervals("fiducial", whole, n_draws=n_boot, confidence=confidence, rng=rng)
+    w = stats.correction_intervals("fiducial", whole, n_draws=n_boot, confidence=confidence, rng=rng, with_q=True)
     # a second cell, and the difference of the two (compare_cells's interval)
     piles_b, p_b, _, truth_b = _cell_piles(rng, passed, failed, labels, sims)
-    est_b, draws_b = _stratified_cell(rng, piles_b, p_b, sims, n_boot)
-    d = difference_interval(est, draws, est_b, draws_b, confidence)
+    r_b = _stratified_cell(rng, piles_b, p_b, sims, n_boot, confidence)
+    d = difference_interval(r.theta, r.theta_draws, r_b.theta, r_b.theta_draws, confidence)
+    q0_held = np.isfinite(true_q0)  # q0 is undefined where no item truly fails
     return StrataCoverage(
         sims,
         float(np.mean(_holds(lo, hi, truth))),
@@ -123,4 +127,6 @@ def strata_coverage(
         int(sum(sum(t) for _, _, t in piles)),
         float(np.mean(_holds(d.low, d.high, truth_b - truth))),
         float(np.mean(d.high - d.low)),
+        float(np.mean(_holds(*r.q0_ci, true_q0)[q0_held])),
+        float(np.mean(_holds(w.q0_low, w.q0_high, true_q0)[q0_held])),
     )

@@ -37,7 +37,8 @@ import pandas as pd
 from vocab import stats
 from vocab.datasets.items import CELL_JOIN
 from vocab.stats.differences import pairs_of
-from vocab.stats.intervals import binomial_cd_draws, holding_rows
+from vocab.stats.intervals import holding_rows
+from vocab.stats.shares import binomial_cd_draws, completed
 
 STRATA = ("PP", "PF", "FP", "FF")
 
@@ -165,13 +166,13 @@ def stratum_draws(k, n, total, n_draws: int, rng: np.random.Generator) -> np.nda
     rated ``k`` of ``n`` known, the rest completed by a binomial of 03's fiducial draw of their rate (all known when
     the stratum is rated whole; 0 for an empty stratum, NaN for one with outputs and no rated output)."""
     k, n, total = (np.asarray(x, dtype=float) for x in (k, n, total))
-    # each draw from Beta(k, n − k + 1) or Beta(k + 1, n − k) with even odds: 03's randomised confidence
-    # distribution with its randomisation left unfixed, which bounds it on both sides. With one randomisation per
-    # stratum (03's rule) the paired differences held at 0.92-0.94 at 10 rows a pile (bench_paired); so they hold.
+    # each draw from Beta(k, n − k + 1) or Beta(k + 1, n − k) with even odds: the two bounding Betas of
+    # vocab.stats.shares mixed (q1's and q0's differences rise with some strata's shares and fall with others', so
+    # their ends cannot be read from one bound each); completed by the one rule (vocab.stats.shares.completed).
+    # With one randomisation per stratum (03's rule) the paired differences held at 0.92-0.94 at 10 rows a pile
+    # (bench_paired); so they hold.
     rate = binomial_cd_draws(k, n, np.full(len(k), 0.5), n_draws, rng)
-    rest = np.maximum(total - n, 0).astype(np.int64)[:, None]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        done = (k[:, None] + rng.binomial(rest, np.clip(np.nan_to_num(rate), 0, 1))) / total[:, None]
+    done = completed(k, n, total, rate, rng)
     done = np.where((total == 0)[:, None], 0.0, done)
     return np.where(((total > 0) & (n == 0))[:, None], np.nan, done)
 
