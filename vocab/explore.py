@@ -69,7 +69,7 @@ class Opened:
     dir: Path
     loaded: Loaded
     seed: int = 0
-    n_boot: int = 4000
+    n_boot: int = stats.N_DRAWS
     population: str = stats.DEFAULT_POPULATION
     _cache: dict = field(default_factory=dict, repr=False)
 
@@ -269,7 +269,9 @@ class Opened:
         )
 
 
-def open(path: str | Path, *, seed: int = 0, n_boot: int = 4000, population: str = stats.DEFAULT_POPULATION) -> Opened:
+def open(
+    path: str | Path, *, seed: int = 0, n_boot: int = stats.N_DRAWS, population: str = stats.DEFAULT_POPULATION
+) -> Opened:
     """Open a study run (``manifest.json``) or an imported dataset (``dataset.json``) to explore it.
 
     ``seed``, ``n_boot`` and ``population`` are the correction's (as ``vocab audit`` takes them)."""

@@ -146,7 +146,7 @@ def build(
     raters: list[str] | None = None,
     *,
     seed: int = 0,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     population: str = stats.DEFAULT_POPULATION,
 ) -> Report:
     run_dir = Path(run_dir)

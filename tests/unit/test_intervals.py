@@ -13,6 +13,7 @@ from vocab import stats
 from vocab.calibration import draw_sample
 from vocab.coverage.clustered import ClusteredStudies, clustered_interval
 from vocab.estimates import correction_table, variants
+from vocab.estimates.correct import _cell, cell_content, cell_counts
 
 from .test_calibration import synthetic_attempts
 
@@ -50,8 +51,11 @@ def test_the_simulator_computes_what_the_report_prints(seed):
         assert len(table) == 4
         for row in table.itertuples():
             study = _as_study(att, key, verdicts, row.cell)
-            rng = stats.stream(seed, "correction", interval, "r", row.cell)  # the report's stream for that row
-            est, lo, hi = clustered_interval(interval, study, 300, rng, population=population)
+            # the report's streams for that row: the seed and the cell's own data
+            content = cell_content(_cell(cell_counts(att), key, row.cell, verdicts.index, population), verdicts)
+            rng = stats.data_stream(seed, "correction", interval, *content)
+            v_rng = stats.randomisation(interval, *content)
+            est, lo, hi = clustered_interval(interval, study, 300, rng, population=population, v_rng=v_rng)
             assert (est[0], lo[0], hi[0]) == (row.theta, row.ci_low, row.ci_high), (interval, population, row.cell)
 
 

@@ -109,13 +109,13 @@ def cell_draws(
     *,
     rater: str,
     interval: str = stats.DEFAULT_INTERVAL,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     seed: int = 0,
     population: str = stats.DEFAULT_POPULATION,
     stream: str = "correction",
 ) -> dict[str, CellDraws]:
     """Every cell the rater's ``verdicts`` can correct, with its draws: the correction table's own (the same
-    stream of ``seed``, ``interval``, ``rater`` and the cell), so each theta and its interval are the table's;
+    stream of ``seed``, ``interval`` and the cell's own data), so each theta and its interval are the table's;
     ``stream`` another name draws others (:func:`family_draws`' extra draws)."""
     counts = cell_counts(counts)
     out = {}
@@ -123,8 +123,7 @@ def cell_draws(
         c = _cell(counts, key, cell, verdicts.index, population)
         if c is None:
             continue
-        rng = stats.stream(seed, stream, interval, rater, cell)
-        bs = _estimate(c, verdicts, interval, n_boot, 0.95, rng)
+        bs = _estimate(c, verdicts, interval, n_boot, 0.95, seed=seed, name=stream)
         pt = bs.point
         out[cell] = CellDraws(
             cell,
@@ -145,7 +144,7 @@ def family_draws(draws: dict[str, CellDraws], quantities: int, extra, confidence
     """``draws`` with enough theta draws for simultaneous bands over ``quantities``
     (:func:`~vocab.stats.differences.draws_for_family`): each cell's own draws (its line's), then, where the family
     needs more, ``extra(n)``'s n more (:func:`cell_draws` from a stream of its own), so a band's end never rests on
-    the one or two most extreme draws. As they are where the draws suffice (up to 6 cells at 4,000 draws)."""
+    the one or two most extreme draws. As they are where the draws suffice (up to 14 cells at 20,000 draws)."""
     have = min((len(d.theta_draws) for d in draws.values()), default=0)
     need = draws_for_family(quantities, confidence)
     if not draws or need <= have:
@@ -315,7 +314,7 @@ def comparisons(
     raters: list[str] | None = None,
     pairs: list[tuple[str, str]] | None = None,
     interval: str = stats.DEFAULT_INTERVAL,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     seed: int = 0,
     confidence: float = 0.95,
     population: str = stats.DEFAULT_POPULATION,

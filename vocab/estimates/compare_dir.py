@@ -50,7 +50,7 @@ def compare_dir(
     a: str | None = None,
     b: str | None = None,
     seed: int = 0,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     population: str = stats.DEFAULT_POPULATION,
     paired: bool = False,
 ) -> Comparisons:

@@ -210,9 +210,40 @@ def _stratified_cell(
     )
 
 
-def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confidence: float, rng):
+def cell_content(c: _Cell, verdicts: pd.Series) -> tuple:
+    """What one cell's estimate is a function of, in a canonical order (the key's, by blind id): p and the
+    attempts behind it, the design effect, each pile's totals, which pile is a placeholder, and each rated row's
+    blind id, verdict and weight (by stratum, with its size, for a sample drawn by strata). The blind ids are the
+    sample's, whoever rated it: they keep two cells whose counts agree on streams of their own."""
+    head = (c.p, c.attempts, c.deff, np.nan if c.passed_total is None else c.passed_total)
+    head += (np.nan if c.failed_total is None else c.failed_total, str(c.empty))
+    if c.strata is not None:
+        rows = [(pile, size, *ids, *verdicts.loc[ids].to_numpy(float)) for pile in c.strata for ids, size in pile]
+        return (*head, *(np.asarray(r, dtype=object).astype(str) for r in rows))
+    ids = (c.passed_ids, c.failed_ids)
+    return (*head, *ids, *(verdicts.loc[i].to_numpy(float) for i in ids), c.failed_weights, str(c.failed_levels))
+
+
+def _estimate(
+    c: _Cell,
+    verdicts: pd.Series,
+    method: str,
+    n_draws: int,
+    confidence: float,
+    rng: np.random.Generator | None = None,
+    *,
+    seed: int = 0,
+    name: str = "correction",
+):
     """The corrected rate of one cell from a rater's 0/1 ``verdicts`` (indexed by blind id), with its interval
-    by ``method``: the one implementation behind the correction table and the per-check audit."""
+    by ``method``: the one implementation behind the correction table and the per-check audit. Its draws come
+    from a stream of ``seed``, ``name`` (what is drawn), the method and the cell's own data
+    (:func:`cell_content`), its randomisation from the data alone (:func:`vocab.stats.randomisation`): the same
+    labels give the same interval whatever their rater or cell is called. ``rng``: one generator for both
+    instead (a test rebuilding the draws)."""
+    content = cell_content(c, verdicts)
+    v_rng = None if rng is not None else stats.randomisation(method, *content)
+    rng = rng if rng is not None else stats.data_stream(seed, name, method, *content)
     if c.strata is not None:
         if method != "fiducial":
             raise CalibrationError(
@@ -241,6 +272,7 @@ def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confiden
         n_draws=n_draws,
         confidence=confidence,
         rng=rng,
+        v_rng=v_rng,
     )
     if c.empty is not None:  # the placeholder pile's share is no estimate
         share = "a" if c.empty == "passed" else "b"
@@ -253,7 +285,7 @@ def correction_table(
     key: pd.DataFrame,
     passes: dict[str, pd.Series],
     *,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     seed: int = 0,
     interval: str = stats.DEFAULT_INTERVAL,
     population: str = stats.DEFAULT_POPULATION,
@@ -263,8 +295,8 @@ def correction_table(
     ``interval``: one of :data:`vocab.stats.INTERVALS` (:func:`vocab.stats.correction_interval`); 08 chose the
     default on the coverage grid. ``population``: what theta is the rate of, one of
     :data:`vocab.stats.POPULATIONS` (finite: the cell's own attempts, p known and each pile the finite set it is).
-    Each (variant, cell) draws from its own stream (:func:`vocab.stats.stream` of ``seed``, the interval, the
-    variant and the cell), so a row does not depend on the other raters or cells.
+    Each (variant, cell) draws from its own stream (``seed``, the interval and the cell's own data: :func:`_estimate`),
+    so a row does not depend on the other raters or cells, nor on what they are called.
     """
     if interval not in INTERVALS:
         raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
@@ -276,8 +308,7 @@ def correction_table(
             c = _cell(counts, key, cell, ok.index, population)
             if c is None:
                 continue
-            rng = stats.stream(seed, "correction", interval, variant, cell)
-            bs = _estimate(c, ok, interval, n_boot, 0.95, rng)
+            bs = _estimate(c, ok, interval, n_boot, 0.95, seed=seed, name="correction")
             pt = bs.point
             empty = c.empty and f"empty:{c.empty} (p = {c.p:g})"
             rows.append(
@@ -319,7 +350,7 @@ class Corrected:
     key: pd.DataFrame | None = None  # the sample's key, as the table read it
     passes: dict[str, pd.Series] | None = None  # each variant's 0/1 verdicts by blind id, as the table read them
     seed: int = 0
-    n_boot: int = 4000
+    n_boot: int = stats.N_DRAWS
     population: str = stats.DEFAULT_POPULATION
     loaded: Loaded | None = None  # what the command read (the dataset, the sample, the ratings), handed on
 
@@ -374,7 +405,7 @@ def corrected(
     raters: list[str] | None = None,
     *,
     seed: int = 0,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     population: str = stats.DEFAULT_POPULATION,
     loaded: Loaded | None = None,
 ) -> Corrected:
