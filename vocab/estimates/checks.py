@@ -33,7 +33,8 @@ def check_audit(
     cell, widened where needed to hold the rater's estimate. ``carries_error``: the critic's rate lies outside
     the rater's interval. Checks the rater left empty are skipped. Each (rater, cell, check) draws from its own
     stream (``seed`` and its own data, never a name: :func:`vocab.estimates.correct._estimate`). ``rubric``: the
-    dataset's (by default inferred from the ratings' columns); a criterion's critic verdict is read from each attempt's ``checks``.
+    dataset's (by default inferred from the ratings' columns); a criterion's critic verdict is read from each
+    attempt's ``checks``.
     """
     if interval not in INTERVALS:
         raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")

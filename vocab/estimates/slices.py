@@ -14,8 +14,8 @@ Within a cell the slices' rates carry simultaneous intervals (family-wise 95 % o
 the differences between its slices (over every pair), from the slices' joint draws
 (:func:`vocab.stats.differences.simultaneous_bands`, :func:`~vocab.stats.differences.rank_sets`). Across cells,
 within one slice, each pair of cells is compared as `vocab compare` compares two cells. Every slice draws from its own
-stream: the seed, the interval and the slice's own data (never the rater's or the slice's name). Their coverage is measured in
-:func:`vocab.coverage.slices.slice_coverage` (``benchmarks/results/slices.json``).
+stream: the seed, the interval and the slice's own data (never the rater's or the slice's name). Their coverage
+is measured in :func:`vocab.coverage.slices.slice_coverage` (``benchmarks/results/slices.json``).
 """
 
 from __future__ import annotations
