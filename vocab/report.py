@@ -21,7 +21,7 @@ import pandas as pd
 
 from vocab import figures, stats
 from vocab.errors import InputError
-from vocab.estimates import correct
+from vocab.estimates import correct, what_if
 from vocab.estimates import scores as sc
 from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
 from vocab.estimates.compare import cell_label, comparisons
@@ -238,7 +238,7 @@ def build(
             )
         )
         rep.sections.append(("", "Across all raters, Krippendorff's α and Gwet's AC1:", shown_a))
-    lost = correct.abandoned_bounds(corr[corr.rater.isin(names)], data)
+    lost = what_if.abandoned_bounds(corr[corr.rater.isin(names)], data)
     if len(lost) and lost[data.lost_label].sum() > 0:
         unit = "abandoned levels" if study else "unscored items"
         shown = pd.DataFrame(

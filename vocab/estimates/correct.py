@@ -1,6 +1,6 @@
-"""The bias-corrected pass rate per rater variant and cell, its interval, the per-check audit and the rater-error
-inversion (comparisons between cells, ranks and self-preference: :mod:`vocab.estimates.compare`). The estimators
-themselves live in :mod:`vocab.stats`."""
+"""The bias-corrected pass rate per rater variant and cell and its interval (the rater-error inversion and the lost
+units' bounds: :mod:`vocab.estimates.what_if`; comparisons between cells, ranks and self-preference:
+:mod:`vocab.estimates.compare`). The estimators themselves live in :mod:`vocab.stats`."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ import pandas as pd
 from vocab import reprs, stats
 from vocab.datasets.dataset import JudgeRubric, cells_table
 from vocab.datasets.items import cell_label
-from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE, BlindRaters, blind_raters, pooled_passes
 from vocab.raters.loaded import Loaded, load
-from vocab.raters.raters import rater_error_vs_script, rater_passes
+from vocab.raters.raters import rater_passes
 from vocab.sampling.sample import CalibrationError
 from vocab.stats.strata import stratified_correction
 
@@ -437,74 +436,3 @@ def corrected(
 def interval_text(table: pd.DataFrame) -> list[str]:
     """Each row's interval as ``[lo, hi]`` with three decimals, for tables that show intervals side by side."""
     return [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table.ci_low, table.ci_high, strict=True)]
-
-
-# --- the per-check audit ---------------------------------------------------------------------------------
-
-
-def invert_rater_error(correction: pd.DataFrame, error: float) -> pd.Series:
-    """theta with each pile share inverted for a rater that flips verdicts at rate ``error``:
-    share -> (share - e) / (1 - 2e), clipped to [0, 1]. A sensitivity analysis: it assumes the rater errs at
-    the same rate on every check, which its error on checks 2 and 3 does not show. ``error`` outside [0, 0.5)
-    cannot be inverted: ValueError, as :func:`vocab.stats.invert_flip_rate`."""
-    a, b = stats.invert_flip_rate(correction.a, error), stats.invert_flip_rate(correction.b, error)
-    p = correction.p
-    # a pile whose weight p (or 1 - p) is 0 has no share to invert (its placeholder's is NaN): its term is 0
-    passed_term = (p * a).where(p > 0, 0.0)
-    failed_term = ((1 - p) * b).where(p < 1, 0.0)
-    return (passed_term + failed_term).rename("theta_if_inverted")
-
-
-def inverted_rater_error_table(run_dir, correction: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per LLM or human rater of a rated run: its disagreement with the script on checks 2 and 3 (the only
-    error measurable here) and the corrected theta if every pile share were inverted for that error rate
-    (:func:`invert_rater_error`; a sensitivity analysis). ``correction``: the correction table (by default the
-    report's, :func:`corrected`: the library reads no table a notebook wrote). Without a script rater (an imported
-    dataset) there is nothing to measure the error against: empty."""
-
-    layout = RunDir(run_dir)
-    if not layout.script_ratings.exists():
-        return pd.DataFrame(columns=["rater", "cell", "theta", "error_vs_script", "theta_if_inverted"])
-    script = pd.read_csv(layout.script_ratings, dtype=str)
-    corr = corrected(run_dir).table if correction is None else correction
-    rows = []
-    for f in layout.ratings_files():
-        name = RunDir.rater_of(f)
-        if name == "script":
-            continue
-        e = rater_error_vs_script(pd.read_csv(f, dtype=str), script)
-        mine = corr[corr.rater == name].reset_index(drop=True)
-        # a rater that disagrees with the script on half the checks or more (or rated none of them) cannot be
-        # inverted: nan, said so by the error column beside it
-        inverted = invert_rater_error(mine, e) if 0 <= e < 0.5 else pd.Series(np.nan, index=mine.index)
-        rows.append(mine[["rater", "cell", "theta"]].assign(error_vs_script=e, theta_if_inverted=inverted))
-    return pd.concat(rows, ignore_index=True)
-
-
-def abandoned_bounds(correction: pd.DataFrame, data) -> pd.DataFrame:
-    """Per rater variant and cell: how many units were lost before a verdict — a run's abandoned levels (an
-    infrastructure fault or an unparsable answer), an imported dataset's unscored items; never counted as a
-    FAIL — and the corrected rate if every lost unit had failed (a level: its remaining attempts, up to the
-    loop's budget, all failed) or had passed (its next attempt passed), with the interval's ends moved the same
-    way (:func:`vocab.stats.lost_attempt_bounds`). ``data``: the :class:`~vocab.datasets.dataset.Dataset`."""
-    lost_by_cell = data.lost().set_index("cell")
-    rows = []
-    for r in correction.itertuples():
-        n = int((data.attempts.cell == r.cell).sum()) if data.items is None else int(data.cells.attempts[r.cell])
-        n_lost = int(lost_by_cell.lost.get(r.cell, 0))
-        failed_if = int(lost_by_cell.failed_if.get(r.cell, 0))
-        point = stats.lost_attempt_bounds(r.theta, n, failed_if, n_lost)
-        rows.append(
-            {
-                "rater": r.rater,
-                "cell": r.cell,
-                "attempts": n,
-                data.lost_label: n_lost,
-                "theta": r.theta,
-                "theta_if_failed": point.low,
-                "theta_if_passed": point.high,
-                "ci_low_if_failed": stats.lost_attempt_bounds(r.ci_low, n, failed_if, n_lost).low,
-                "ci_high_if_passed": stats.lost_attempt_bounds(r.ci_high, n, failed_if, n_lost).high,
-            }
-        )
-    return pd.DataFrame(rows)

@@ -1,10 +1,11 @@
 """The one way an estimate gets its random numbers: a stream of its own, derived from the seed and its names.
 
 An estimate printed from data (a corrected rate, a difference, an agreement) draws from :func:`data_stream`: the seed,
-what it estimates and a digest of its own data, never a rater's or a cell's name; a randomised interval's
-randomisation comes from :func:`randomisation`, its data alone. The streams cover estimates (bootstrap intervals,
-corrections, agreement) and the planner's and the grid's points (named by their parameters). The sample's draw, the coverage simulator and the exams draw from ``default_rng(seed)`` directly, each
-saying so where it draws: moving them onto these streams would redraw every committed sample and grid point."""
+what it estimates and a digest of its own data, never a rater's or a cell's name; a randomised interval's randomisation
+comes from :func:`randomisation`, its data alone. The streams cover estimates (bootstrap intervals, corrections,
+agreement) and the planner's and the grid's points (named by their parameters). The sample's draw, the coverage
+simulator and the exams draw from ``default_rng(seed)`` directly, each saying so where it draws: moving them onto these
+streams would redraw every committed sample and grid point."""
 
 from __future__ import annotations
 
