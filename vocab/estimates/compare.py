@@ -44,8 +44,9 @@ from vocab.estimates.paired import (
     undefined_comparison,
     unrated,
 )
-from vocab.stats.differences import difference_interval, draws_for_family, pairs_of
+from vocab.stats.differences import RESOLVED_TOLERANCE, difference_interval, draws_for_family, pairs_of
 from vocab.stats.differences import rank_sets as stats_rank_sets
+from vocab.stats.exact import difference_distribution, interval_of
 
 COMPARISON_COLUMNS = [
     "rater",
@@ -100,6 +101,7 @@ class CellDraws:
     p_draws: np.ndarray
     q1_draws: np.ndarray
     q0_draws: np.ndarray
+    lattices: dict | None = None  # theta's, q1's and q0's distributions computed whole, where they are
 
 
 def cell_draws(
@@ -136,6 +138,7 @@ def cell_draws(
             bs.p_samples,
             bs.q1_samples,
             bs.q0_samples,
+            bs.lattices,
         )
     return out
 
@@ -166,26 +169,40 @@ def compare_cells(a: CellDraws, b: CellDraws, confidence: float = 0.95) -> dict:
     )
     q1 = difference_interval([a.q1], a.q1_draws[None], [b.q1], b.q1_draws[None], confidence)
     q0 = difference_interval([a.q0], a.q0_draws[None], [b.q0], b.q0_draws[None], confidence)
+    d_ci, lean_ci = (float(d.low[0]), float(d.high[0])), (float(lean.low[0]), float(lean.high[0]))
+    qs = {"q1": q1, "q0": q0}
+    q_ci = {n: (float(q.low[0]), float(q.high[0])) for n, q in qs.items()}
+    if a.lattices is not None and b.lattices is not None and np.isfinite(d.estimate[0]):
+        # both cells' distributions are known whole (the finite population's fiducial interval): the differences'
+        # ends computed, not drawn (vocab.stats.exact); p is known, so the leniency gap is (p_b − p_a) − the
+        # difference
+        dist = difference_distribution(a.lattices["theta"], b.lattices["theta"])
+        d_ci = interval_of(dist, float(d.estimate[0]), confidence)
+        lean_ci = interval_of((b.p - a.p - dist[0], dist[1]), float(lean.estimate[0]), confidence)
+        for name, q in qs.items():
+            if name in a.lattices and name in b.lattices and np.isfinite(q.estimate[0]):
+                both = difference_distribution(a.lattices[name], b.lattices[name])
+                q_ci[name] = interval_of(both, float(q.estimate[0]), confidence)
     return {
         "a": a.cell,
         "b": b.cell,
         "theta_a": a.theta,
         "theta_b": b.theta,
         "difference": float(d.estimate[0]),
-        "ci_low": float(d.low[0]),
-        "ci_high": float(d.high[0]),
+        "ci_low": d_ci[0],
+        "ci_high": d_ci[1],
         "raw_difference": b.p - a.p,
         "leniency_difference": float(lean.estimate[0]),
-        "leniency_ci_low": float(lean.low[0]),
-        "leniency_ci_high": float(lean.high[0]),
+        "leniency_ci_low": lean_ci[0],
+        "leniency_ci_high": lean_ci[1],
         "q1_difference": float(q1.estimate[0]),
-        "q1_ci_low": float(q1.low[0]),
-        "q1_ci_high": float(q1.high[0]),
+        "q1_ci_low": q_ci["q1"][0],
+        "q1_ci_high": q_ci["q1"][1],
         "q0_difference": float(q0.estimate[0]),
-        "q0_ci_low": float(q0.low[0]),
-        "q0_ci_high": float(q0.high[0]),
+        "q0_ci_low": q_ci["q0"][0],
+        "q0_ci_high": q_ci["q0"][1],
         "paired": False,
-        "resolved": bool(d.resolved[0]),
+        "resolved": bool(d_ci[0] > RESOLVED_TOLERANCE or d_ci[1] < -RESOLVED_TOLERANCE),
     }
 
 

@@ -16,6 +16,7 @@ from vocab.raters.blind import PEOPLE, BlindRaters, blind_raters, pooled_passes
 from vocab.raters.loaded import Loaded, load
 from vocab.raters.raters import rater_passes
 from vocab.sampling.sample import CalibrationError
+from vocab.stats.exact import finite_intervals
 from vocab.stats.strata import stratified_correction
 
 # --- the correction per rater variant and cell ----------------------------------------------------------
@@ -273,6 +274,16 @@ def _estimate(
         rng=rng,
         v_rng=v_rng,
     )
+    if v_rng is not None and method == "fiducial" and c.passed_total is not None and np.isfinite(bs.point.theta):
+        # the finite population's theta, q1 and q0 have a known lattice distribution: their ends computed
+        # exactly, without the draws' Monte-Carlo error (vocab.stats.exact); the draws stay for the differences
+        totals, again = (c.passed_total, c.failed_total), stats.randomisation(method, *content)
+        pt = bs.point
+        exact = finite_intervals(c.p, x, y, w, totals, again, (pt.theta, pt.q1, pt.q0), confidence)
+        if exact is not None:
+            bs = dataclasses.replace(
+                bs, theta_ci=exact["theta"], q1_ci=exact["q1"], q0_ci=exact["q0"], lattices=exact["lattice"]
+            )
     if c.empty is not None:  # the placeholder pile's share is no estimate
         share = "a" if c.empty == "passed" else "b"
         bs = dataclasses.replace(bs, point=dataclasses.replace(bs.point, **{share: float("nan")}))

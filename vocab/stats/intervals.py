@@ -416,6 +416,9 @@ class CorrectionInterval:
     p_samples: np.ndarray | None = None  # the draws of p behind theta's (differences of leniency use them)
     q1_samples: np.ndarray | None = None
     q0_samples: np.ndarray | None = None
+    # theta's, q1's and q0's distributions computed whole (name -> (values, probabilities); vocab.stats.exact)
+    # where they are, else None
+    lattices: dict | None = None
 
 
 def correction_interval(
