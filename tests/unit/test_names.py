@@ -17,7 +17,7 @@ import pandas as pd
 
 from tests.unit.test_people import MLFLOW, _import, _relabel
 from vocab.cli import main
-from vocab.estimates.correct import correction_table, corrected
+from vocab.estimates.correct import corrected, correction_table
 
 ROOT = Path(__file__).resolve().parents[2]
 REVIEWERS = ROOT / "data" / "audits" / "mlflow-reviewers"
