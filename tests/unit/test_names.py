@@ -1,9 +1,9 @@
 """An interval that depends only on the data (issue #76 item 5). The same labels under three rater names print the
 same lines, byte for byte once the name is set aside (expected: equality across names, which nothing in the code
 decides: before #76 each name drew its own stream, and these six labels printed 67 % (42–83 %) for ann and bob but
-67 % (33–83 %) for person); a rater beside them moves no number of theirs; and the seed moves no printed end of the default
-interval (its ends computed exactly, vocab.stats.exact), so the spread of each end across seeds is below the
-printed precision."""
+67 % (33–83 %) for person); a rater beside them moves no number of theirs; and the seed moves no printed end of the
+default interval (its ends computed exactly, vocab.stats.exact), so the spread of each end across seeds is below
+the printed precision."""
 
 from __future__ import annotations
 
