@@ -130,6 +130,8 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
         )
     if labelled:  # said at the top, before any number is quoted without it
         headline.append(NOT_BLIND)
+    if c.raters is not None and c.raters.passed_over:  # the rater first in line gave one verdict throughout
+        headline.append(c.raters.passed_over[0].upper() + c.raters.passed_over[1:] + ".")
     for name in [lead, *(n for n in names if n != lead)]:  # a rater whose every verdict is one: named, not followed
         v = c.passes[name].dropna() if c.passes is not None and name in c.passes else None
         kind = c.raters.kinds.get(name.split("+")[0], "person") if c.raters is not None else ""

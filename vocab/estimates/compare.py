@@ -44,9 +44,15 @@ from vocab.estimates.paired import (
     undefined_comparison,
     unrated,
 )
-from vocab.stats.differences import RESOLVED_TOLERANCE, difference_interval, draws_for_family, pairs_of
+from vocab.stats.differences import (
+    RESOLVED_TOLERANCE,
+    contrast_interval,
+    difference_interval,
+    draws_for_family,
+    pairs_of,
+)
 from vocab.stats.differences import rank_sets as stats_rank_sets
-from vocab.stats.exact import difference_distribution, interval_of
+from vocab.stats.exact import difference_distribution, interval_of, sum_distribution
 
 COMPARISON_COLUMNS = [
     "rater",
@@ -270,6 +276,40 @@ def self_preference_intervals(draws: dict[str, CellDraws], confidence: float = 0
     return pd.DataFrame(rows, columns=SELF_PREFERENCE_COLUMNS[1:])
 
 
+def self_preference_did(draws: dict[str, CellDraws], confidence: float = 0.95) -> dict | None:
+    """Self-preference of a two-model writer x critic design as one number: the difference of differences of the
+    judge's leniency (p − theta), Σ over the writers of (its own model's critic − the other critic), i.e.
+    [L(A, A) − L(A, B)] + [L(B, B) − L(B, A)] for writers A, B (L(writer, critic)). It is 0 when the critics differ in
+    leniency alone, whatever the writers, and positive when each critic inflates its own model's writing more than
+    the other model's. With its interval from the four cells' draws (computed whole where every cell's distribution
+    is, :mod:`vocab.stats.exact`; coverage: :func:`vocab.coverage.differences.did_coverage`); None for any other
+    design or where a cell is missing."""
+    triples = self_preference_pairs(draws)
+    if len(triples) != 2 or len({w for w, _, _ in triples}) != 2:
+        return None
+    parts = [(draws[same], draws[cross]) for _, same, cross in triples]
+    cells = [c for pair in parts for c in pair]
+    signs = [1, -1, 1, -1]
+    lean = contrast_interval(
+        [[c.p - c.theta] for c in cells], [(c.p_draws - c.theta_draws)[None] for c in cells], signs, confidence
+    )
+    est, ci = float(lean.estimate[0]), (float(lean.low[0]), float(lean.high[0]))
+    raw = sum(s * c.p for s, c in zip(signs, cells, strict=True))
+    if all(c.lattices is not None for c in cells) and np.isfinite(est):
+        # p is known: the leniency contrast is the raw one minus theta's, whose distribution is computed whole
+        gaps = [difference_distribution(cross.lattices["theta"], same.lattices["theta"]) for same, cross in parts]
+        theta = sum_distribution(*gaps)
+        ci = interval_of((raw - theta[0], theta[1]), est, confidence)
+    return {
+        "writers": [w for w, _, _ in triples],
+        "raw": raw,
+        "leniency_did": est,
+        "ci_low": ci[0],
+        "ci_high": ci[1],
+        "resolved": bool(ci[0] > RESOLVED_TOLERANCE or ci[1] < -RESOLVED_TOLERANCE),
+    }
+
+
 @dataclass(frozen=True)
 class Comparisons:
     """Every comparison of one rater's correction: the pairs, the rank sets and (writer x critic designs) the
@@ -285,6 +325,8 @@ class Comparisons:
     unrated: dict = dataclasses.field(default_factory=dict)
     tally: tuple[int, float] | None = None  # the rows the rater gave a verdict, and how many of them passed
     left_out: tuple[tuple[str, str], ...] = ()  # (cell, why): cells of the dataset the rater's ratings cannot correct
+    passed_over: str = ""  # why the default rater is not the first in line (vocab.raters.blind.BlindRaters)
+    self_preference_did: dict | None = None  # :func:`self_preference_did` (a two-model writer x critic design)
 
     def __repr__(self) -> str:
         return reprs.text(lines(self), ": .pairs, .ranks and .self_preference hold them all")
@@ -384,7 +426,10 @@ def comparisons(
         pairs_found = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
         rated = passes[rater].dropna()
         tally = (len(rated), float(rated.sum()))
-        out[rater] = Comparisons(rater, interval, pairs_found, ranks, sp, unrated_by_pair, tally)
+        did = self_preference_did(draws, confidence)
+        out[rater] = Comparisons(
+            rater, interval, pairs_found, ranks, sp, unrated_by_pair, tally, self_preference_did=did
+        )
     return out
 
 

@@ -374,7 +374,8 @@ class Corrected:
             f"the judge's own {100 * r.p:.1f} %"
             for r in t.itertuples()
         ]
-        return [head, *rows, f"raters: {', '.join(sorted(self.ratings))}; every variant in .table"]
+        over = [self.raters.passed_over] if self.raters is not None and self.raters.passed_over else []
+        return [head, *rows, *over, f"raters: {', '.join(sorted(self.ratings))}; every variant in .table"]
 
     def __repr__(self) -> str:
         return reprs.text(self._lead_lines(), ": .table holds every rater variant")

@@ -134,3 +134,13 @@ def interval_of(dist, estimate: float, confidence: float = 0.95) -> tuple[float,
     """The equal-tailed interval of a distribution, widened to hold ``estimate`` (as the draws' interval is)."""
     lo, hi = lattice_quantiles(dist[0], dist[1], (1 - confidence) / 2)
     return (min(lo, estimate), max(hi, estimate)) if np.isfinite(estimate) else (lo, hi)
+
+
+def sum_distribution(dist_a, dist_b) -> tuple[np.ndarray, np.ndarray]:
+    """(values, probabilities) of A + B for independent A and B, on the grid of :data:`GRID`."""
+    from scipy.signal import fftconvolve  # deferred: only when a sum is computed exactly
+
+    sa, pa = binned(dist_a)
+    sb, pb = binned(dist_b)
+    conv = np.clip(fftconvolve(pa, pb), 0, None)
+    return (sa + sb + np.arange(conv.size)) * GRID, conv
