@@ -6,8 +6,10 @@ under its own and under A's), each a study of `vocab.coverage.simulate.simulate_
 sizes (350 attempts a cell, 10 rows a pile). The contrast is the judge's leniency L = p − theta,
 L(A, own) − L(A, other) + L(B, own) − L(B, other) (`vocab.estimates.compare.self_preference_did`), its interval the
 fiducial draws' (`vocab.coverage.differences.did_coverage`). Critics of several sensitivities and specificities,
-without self-preference (each critic errs alike on both writers) and with it (each critic more lenient on its own
-writer), for the finite population (the default) and the superpopulation.
+without self-preference (each critic errs alike on both writers: its leniency then differs between writers of
+different rates through those rates only, ``expected_did``) and with it (each critic's specificity lower on its own
+model's writing by ``favour``), for the finite population (the default) and the superpopulation. The truth each
+interval is checked against is the contrast of the cells' leniencies (each study's own, finite).
 
 Run: .venv/bin/python benchmarks/bench_did.py [--sims 1000] [--jobs 2]; writes benchmarks/results/did.json.
 """

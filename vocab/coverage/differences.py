@@ -307,7 +307,7 @@ def did_coverage(
             seed=seed,
             place=i,
             population=population,
-        )  # fmt: skip
+        )
         for i, c in enumerate(cells)
     ]
     signs = [1, -1, 1, -1]
@@ -324,5 +324,6 @@ def did_coverage(
         return float(np.mean(x[ok])) if ok.any() else float("nan")
 
     held = (d.low <= truth + 1e-12) & (truth - 1e-12 <= d.high)
-    return ContrastCoverage(method, population, share(held), share(d.high - d.low), share(d.resolved), sims,
-                            int(ok.sum()))  # fmt: skip
+    return ContrastCoverage(
+        method, population, share(held), share(d.high - d.low), share(d.resolved), sims, int(ok.sum())
+    )
