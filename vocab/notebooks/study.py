@@ -1,9 +1,9 @@
-"""The comparisons section of docs/study.md, written from the reference run by the code `vocab compare` and
-`03_correct` run: every number in it is computed here from the committed run, and the page holds what this writes
-(``tests/unit/test_study_page.py``).
+"""The corrected rates and comparisons sections of docs/study.md, written from the reference run by the code that
+`vocab compare` and `03_correct` run: every number in them is computed here from the committed run, and the page
+holds what this writes (``tests/unit/test_study_page.py``).
 
-    python -m vocab.notebooks.study          # print the section
-    python -m vocab.notebooks.study --write   # rewrite it in docs/study.md
+    python -m vocab.notebooks.study          # print the sections
+    python -m vocab.notebooks.study --write   # rewrite them in docs/study.md
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ import numpy as np
 
 from vocab.estimates.compare import comparisons
 from vocab.estimates.compare_text import degenerate_text
-from vocab.estimates.correct import variants
+from vocab.estimates.correct import corrected, variants
+from vocab.estimates.what_if import abandoned_bounds
 from vocab.raters.blind import blind_raters
 from vocab.raters.loaded import load
 
@@ -24,6 +25,8 @@ RUN = ROOT / "data" / "runs" / "reference"
 PAGE = ROOT / "docs" / "study.md"
 BEGIN = "<!-- comparisons: written by python -m vocab.notebooks.study --write; do not edit by hand -->"
 END = "<!-- end of comparisons -->"
+CORRECTED_BEGIN = "<!-- corrected rates: written by python -m vocab.notebooks.study --write; do not edit by hand -->"
+CORRECTED_END = "<!-- end of corrected rates -->"
 MODELS = {"smollm2": "SmolLM2", "gemma3": "gemma"}
 
 
@@ -160,20 +163,77 @@ def section(run_dir: Path = RUN) -> str:
     return "\n".join(out).strip() + "\n"
 
 
-def page_with_section(page: str, text: str) -> str:
+def _r(x: float) -> str:
+    return f"{x:.2f}" if x >= 0.1 or x == 0 else f"{x:.3f}"
+
+
+def corrected_section(run_dir: Path = RUN) -> str:
+    """The corrected rates' section: the script's verdict on checks 2 and 3, each variant's theta and interval, the
+    default rater's table and its abandoned-level bounds, from the run's correction (:func:`corrected`)."""
+    c = corrected(run_dir)
+    t, lead = c.table, c.lead
+    s = c.script
+    both = int(((s.c2 == "PASSED") & (s.c3 == "PASSED")).sum()) if s is not None else 0
+    flat = t[t.theta == 0].groupby("rater").ci_high.agg(["min", "max"])
+    scripted = flat.loc[[v for v in flat.index if v.endswith("+script")]]
+    out = [
+        f"The script passes checks 2 and 3 on only {both} of the {c.n_rows} sampled rows. So every `+script` variant "
+        f"gives θ = 0, with intervals (the default, fiducial: see [statistics.md](statistics.md)) reaching "
+        f"{_r(scripted['min'].min())}–{_r(scripted['max'].max())}. Every interval here is of the cell's own attempts "
+        '(finite piles, `population = "finite"`, '
+        "[statistics.md](statistics.md#what-theta-is-the-rate-of-finite-piles-or-a-superpopulation)): the critic's "
+        "pass rate p is known, a pile whose every row is labelled is known, and the ends are computed, not drawn "
+        "(`vocab.stats.exact`).",
+        "",
+    ]
+    for v in sorted(r for r in flat.index if not r.endswith("+script")):
+        out.append(
+            f"{v} as a blind rater passes no row (θ = 0, up to {_r(flat.loc[v, 'min'])}–{_r(flat.loc[v, 'max'])}): "
+            "0 by construction, not a finding."
+        )
+    mine = t[t.rater == lead].sort_values("cell")
+    out += [
+        "",
+        f"{lead}, the default rater (its verdicts vary), puts θ between {_r(mine.theta.min())} and "
+        f"{_r(mine.theta.max())}:",
+        "",
+        f"| cell (writer → critic) | raw p | θ with {lead} rating | 95 % interval |",
+        "|---|---|---|---|",
+        *(
+            f"| {_cell(r.cell)} | {_r(r.p)} | {_r(r.theta)} | [{_r(r.ci_low)}, {_r(r.ci_high)}] |"
+            for r in mine.itertuples()
+        ),
+        "",
+    ]
+    bounds = abandoned_bounds(mine, c.data).sort_values("cell")
+    out.append(
+        f"Abandoned levels bound θ (`analysis/abandoned_bounds.csv`): with {lead} rating, θ had every abandoned "
+        "level failed and had every one passed: "
+        + "; ".join(f"{_cell(r.cell)} {_r(r.theta_if_failed)} and {_r(r.theta_if_passed)}" for r in bounds.itertuples())
+        + "."
+    )
+    return "\n".join(out).strip() + "\n"
+
+
+def page_with_section(page: str, text: str, begin: str = BEGIN, end: str = END) -> str:
     """``page`` with the text between its markers replaced by ``text``."""
-    head, rest = page.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{BEGIN}\n{text}{END}{tail}"
+    head, rest = page.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{text}{end}{tail}"
+
+
+def page() -> str:
+    """docs/study.md as the code writes its generated sections today."""
+    text = page_with_section(PAGE.read_text(), corrected_section(), CORRECTED_BEGIN, CORRECTED_END)
+    return page_with_section(text, section())
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    text = section()
     if "--write" in argv:
-        PAGE.write_text(page_with_section(PAGE.read_text(), text))
+        PAGE.write_text(page())
     else:
-        sys.stdout.write(text)
+        sys.stdout.write(corrected_section() + "\n" + section())
     return 0
 
 
