@@ -26,6 +26,7 @@ from vocab.estimates import scores as sc
 from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
 from vocab.estimates.compare import cell_label, comparisons
 from vocab.estimates.compare_text import degenerate_text, rank_line, unrated_text
+from vocab.estimates.pooled import pooled_lines
 from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE
 from vocab.records import dir_lock, versions, write_bytes_atomic, write_text_atomic
@@ -107,7 +108,14 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
     labelled = labels_note(run_dir, stages) is not None  # people's labels found in the source, not a draw of vocab's
     kind = "labels in the source (not drawn by vocab)" if labelled else "blind ratings"
     rated = set(c.passes[lead].dropna().index) if c.passes is not None and lead in c.passes else None
+    pooled = pooled_lines(c) if c.passes is not None and lead in c.passes else {}
+    done = set()
     for r in corr[corr.rater == lead].itertuples():
+        if r.cell in pooled:  # judges on the same outputs: their one rate, once
+            if pooled[r.cell] not in done:
+                headline.append(pooled[r.cell])
+                done.add(pooled[r.cell])
+            continue
         writer, _, judge = r.cell.partition("__")
         # the cell's own rows: those its rate reads, of those sampled from it (not the whole sheet's)
         mine = c.key.blind_id[c.key.cell == r.cell] if c.key is not None else None

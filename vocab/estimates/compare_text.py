@@ -98,7 +98,8 @@ def lines(c) -> list[str]:  # c: vocab.estimates.compare.Comparisons, which show
     out += [flag] if flag else []
     out += [c.passed_over] if c.passed_over else []
     out += [comparison_line(r, c.unrated.get((r["a"], r["b"])), c.rater) for r in c.pairs.to_dict("records")]
-    if len(c.ranks) >= 2:
+    # judges on the same outputs are one rate: where every pair is such, there is nothing to rank
+    if len(c.ranks) >= 2 and not (len(c.pairs) and c.pairs.paired.astype(bool).all()):
         out.append("ranks: " + "; ".join(rank_line(r) for r in c.ranks.itertuples()))
     if c.left_out:
         out.append(

@@ -156,3 +156,38 @@ def pooled_interval(sizes, k, n, n_draws: int, rng: np.random.Generator, confide
     est = float((sizes * k / n).sum() / sizes.sum())
     lo, hi = holding_rows([est], theta_draws[None, :], (1 - confidence) / 2)
     return est, float(lo[0]), float(hi[0])
+
+
+def _num(x: float) -> str:
+    """A rate in percent as the report prints it: whole numbers, one decimal under 10 %."""
+    v = 100 * x
+    return f"{v:.1f}".removesuffix(".0") if 0 < v < 9.95 else f"{v:.0f}"
+
+
+def _pct(x: float) -> str:
+    return f"{_num(x)} %"
+
+
+def pooled_lines(c) -> dict[str, str]:
+    """Per cell of a set of judges on the same outputs (:func:`vocab.estimates.pooled.groups`): the line of their
+    one rate, pooled from every labelled row of those outputs against the lead rater's verdicts
+    (:func:`vocab.estimates.pooled.pooled_rate`); cells whose set the labels cannot pool are left out."""
+    out = {}
+    verdicts = c.passes[c.lead].dropna()
+    for cells in groups(c.data, c.key):
+        r = pooled_rate(c.data, c.key, verdicts, cells, n_draws=c.n_boot, seed=c.seed)
+        if not np.isfinite(r.theta):
+            continue
+        system = cells[0].partition("__")[0]
+        judges = [x.partition("__")[2] for x in cells]
+        said = (float(c.data.cells.passed[x] / c.data.cells.attempts[x]) for x in cells)
+        rates = ", ".join(f"{j} {_pct(v)}" for j, v in zip(judges, said, strict=True))
+        pooled_from = "every judge's" if r.used == r.cells else ", ".join(x.partition("__")[2] for x in r.used) + "'s"
+        line = (
+            f"{system} judged by {', '.join(judges)} (the same {r.outputs} outputs): one rate for them all, "
+            f"{_pct(r.theta)} ({_num(r.ci_low)}–{_pct(r.ci_high)}, 95 %), against {c.lead}'s labels of {r.labelled} "
+            f"of those outputs pooled from {pooled_from} piles; the judges say {rates}. They are compared on q1, q0 "
+            "and leniency only (vocab compare)."
+        )
+        out.update({x: line for x in cells})
+    return out
