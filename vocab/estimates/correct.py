@@ -218,8 +218,10 @@ def cell_content(c: _Cell, verdicts: pd.Series) -> tuple:
     head = (c.p, c.attempts, c.deff, np.nan if c.passed_total is None else c.passed_total)
     head += (np.nan if c.failed_total is None else c.failed_total, str(c.empty))
     if c.strata is not None:
-        rows = [(pile, size, *ids, *verdicts.loc[ids].to_numpy(float)) for pile in c.strata for ids, size in pile]
-        return (*head, *(np.asarray(r, dtype=object).astype(str) for r in rows))
+        rows = [
+            (i, size, *ids, *verdicts.loc[ids].to_numpy(float)) for i, pile in enumerate(c.strata) for ids, size in pile
+        ]
+        return (*head, *(np.array([str(x) for x in r]) for r in rows))
     ids = (c.passed_ids, c.failed_ids)
     return (*head, *ids, *(verdicts.loc[i].to_numpy(float) for i in ids), c.failed_weights, str(c.failed_levels))
 
