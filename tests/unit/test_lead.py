@@ -40,11 +40,11 @@ def test_the_rater_first_in_line_who_passed_nothing_does_not_lead():
 def test_self_preference_is_the_sum_of_the_writers_leniency_gaps():
     """The difference of differences from the committed correction table's p and theta (L = p − theta):
     L(smollm2, own) − L(smollm2, other) + L(gemma3, own) − L(gemma3, other)."""
-    c = corrected(REFERENCE)
+    c = corrected(REFERENCE, n_boot=1000)  # p and theta do not depend on the draws
     t = c.table[c.table.rater == "smollm2"].set_index("cell")
     lean = t.p - t.theta
     expected = lean["smollm2__smollm2"] - lean["smollm2__gemma3"] + lean["gemma3__gemma3"] - lean["gemma3__smollm2"]
-    did = self_preference_did(cell_draws(c.data, c.key, c.passes["smollm2"], rater="smollm2"))
+    did = self_preference_did(cell_draws(c.data, c.key, c.passes["smollm2"], rater="smollm2", n_boot=1000))
     assert did is not None and did["leniency_did"] == pytest.approx(expected, abs=1e-12)
     assert did["ci_low"] <= did["leniency_did"] <= did["ci_high"]
 
