@@ -3,7 +3,7 @@
 >>> import vocab
 >>> ref = vocab.open("data/runs/reference")
 >>> ref.rate("gemma3 → smollm2", rater="smollm2")
-gemma3 → smollm2 under smollm2's ratings: corrected 22.7 % (11.3–48.8 %), the judge's own 38.3 %
+gemma3 → smollm2 under smollm2's ratings: corrected 22.7 % (9.7–44.8 %), the judge's own 38.3 %
 
 Every answer is computed by the functions the CLI, the report and the notebooks call (``vocab.estimates``), from
 one read of the directory (:func:`vocab.raters.loaded.load`), and cached on the object: ask twice, computed once.
@@ -69,7 +69,7 @@ class Opened:
     dir: Path
     loaded: Loaded
     seed: int = 0
-    n_boot: int = 4000
+    n_boot: int = stats.N_DRAWS
     population: str = stats.DEFAULT_POPULATION
     _cache: dict = field(default_factory=dict, repr=False)
 
@@ -105,7 +105,7 @@ class Opened:
         95 % interval as text, then the numbers (``p``, ``theta``, ``ci_low``, ``ci_high``, ``q1``, ``q0`` ...).
 
         >>> ref.rates("smollm2").loc["gemma3 → smollm2", "corrected"]
-        '22.7 % (11.3–48.8 %)'
+        '22.7 % (9.7–44.8 %)'
         """
         c = self._corrected()
         table = c.table if rater == "all" else c.table[c.table.rater == c.rater(rater, self.dir)]
@@ -269,7 +269,9 @@ class Opened:
         )
 
 
-def open(path: str | Path, *, seed: int = 0, n_boot: int = 4000, population: str = stats.DEFAULT_POPULATION) -> Opened:
+def open(
+    path: str | Path, *, seed: int = 0, n_boot: int = stats.N_DRAWS, population: str = stats.DEFAULT_POPULATION
+) -> Opened:
     """Open a study run (``manifest.json``) or an imported dataset (``dataset.json``) to explore it.
 
     ``seed``, ``n_boot`` and ``population`` are the correction's (as ``vocab audit`` takes them)."""

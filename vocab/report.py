@@ -22,11 +22,12 @@ import pandas as pd
 from vocab import figures, stats
 from vocab.datasets.items import cell_label
 from vocab.errors import InputError
-from vocab.estimates import correct
+from vocab.estimates import correct, what_if
 from vocab.estimates import scores as sc
 from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
 from vocab.estimates.compare import comparisons
 from vocab.estimates.compare_text import degenerate_text, rank_line, unrated_text
+from vocab.estimates.pooled import pooled_lines
 from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE
 from vocab.records import dir_lock, versions, write_bytes_atomic, write_text_atomic
@@ -108,7 +109,14 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
     labelled = labels_note(run_dir, stages) is not None  # people's labels found in the source, not a draw of vocab's
     kind = "labels in the source (not drawn by vocab)" if labelled else "blind ratings"
     rated = set(c.passes[lead].dropna().index) if c.passes is not None and lead in c.passes else None
+    pooled = pooled_lines(c) if c.passes is not None and lead in c.passes else {}
+    done = set()
     for r in corr[corr.rater == lead].itertuples():
+        if r.cell in pooled:  # judges on the same outputs: their one rate, once
+            if pooled[r.cell] not in done:
+                headline.append(pooled[r.cell])
+                done.add(pooled[r.cell])
+            continue
         writer, _, judge = r.cell.partition("__")
         # the cell's own rows: those its rate reads, of those sampled from it (not the whole sheet's)
         mine = c.key.blind_id[c.key.cell == r.cell] if c.key is not None else None
@@ -131,6 +139,8 @@ def headline_lines(run_dir: str | Path, c) -> list[str]:
         )
     if labelled:  # said at the top, before any number is quoted without it
         headline.append(NOT_BLIND)
+    if c.raters is not None and c.raters.passed_over:  # the rater first in line gave one verdict throughout
+        headline.append(c.raters.passed_over[0].upper() + c.raters.passed_over[1:] + ".")
     for name in [lead, *(n for n in names if n != lead)]:  # a rater whose every verdict is one: named, not followed
         v = c.passes[name].dropna() if c.passes is not None and name in c.passes else None
         kind = c.raters.kinds.get(name.split("+")[0], "person") if c.raters is not None else ""
@@ -147,7 +157,7 @@ def build(
     raters: list[str] | None = None,
     *,
     seed: int = 0,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     population: str = stats.DEFAULT_POPULATION,
 ) -> Report:
     run_dir = Path(run_dir)
@@ -239,7 +249,7 @@ def build(
             )
         )
         rep.sections.append(("", "Across all raters, Krippendorff's α and Gwet's AC1:", shown_a))
-    lost = correct.abandoned_bounds(corr[corr.rater.isin(names)], data)
+    lost = what_if.abandoned_bounds(corr[corr.rater.isin(names)], data)
     if len(lost) and lost[data.lost_label].sum() > 0:
         unit = "abandoned levels" if study else "unscored items"
         shown = pd.DataFrame(

@@ -11,8 +11,10 @@ import pytest
 
 from vocab import stats
 from vocab.calibration import draw_sample
-from vocab.coverage.clustered import ClusteredStudies, clustered_interval
+from vocab.coverage.clustered import ClusteredStudies, clustered_interval, clustered_piles
 from vocab.estimates import correction_table, variants
+from vocab.estimates.correct import _cell, cell_content, cell_counts
+from vocab.stats.exact import finite_intervals
 
 from .test_calibration import synthetic_attempts
 
@@ -50,8 +52,23 @@ def test_the_simulator_computes_what_the_report_prints(seed):
         assert len(table) == 4
         for row in table.itertuples():
             study = _as_study(att, key, verdicts, row.cell)
-            rng = stats.stream(seed, "correction", interval, "r", row.cell)  # the report's stream for that row
-            est, lo, hi = clustered_interval(interval, study, 300, rng, population=population)
+            # the report's streams for that row: the seed and the cell's own data
+            content = cell_content(_cell(cell_counts(att), key, row.cell, verdicts.index, population), verdicts)
+            rng = stats.data_stream(seed, "correction", interval, *content)
+            v_rng = stats.randomisation(interval, *content)
+            est, lo, hi = clustered_interval(interval, study, 300, rng, population=population, v_rng=v_rng)
+            if (interval, population) == ("fiducial", stats.FINITE):
+                # the report prints theta's ends computed exactly (vocab.stats.exact, checked against 300,000 draws in
+                # test_exact.py) where the draws would estimate them: the same from the simulator's piles
+                pl = clustered_piles(study, population)
+                totals = (pl.passed_total[0], pl.failed_total[0])
+                x, y = (v[0][~np.isnan(v[0])] for v in (pl.passed, pl.failed))
+                w = pl.weights[0][~np.isnan(pl.failed[0])]
+                again = stats.randomisation(interval, *content)
+                r = (x.mean(), (w * y).sum() / w.sum())
+                q1, q0 = stats.sensitivity(pl.p[0], *r), stats.specificity(pl.p[0], *r)
+                exact = finite_intervals(pl.p[0], x, y, w, totals, again, (est[0], q1, q0))
+                lo[0], hi[0] = exact["theta"]
             assert (est[0], lo[0], hi[0]) == (row.theta, row.ci_low, row.ci_high), (interval, population, row.cell)
 
 

@@ -380,7 +380,10 @@ def test_one_persons_partial_sheet_leads_over_complete_llm_raters(tmp_path, caps
     sheet = [json.loads(line) for line in (run / "calibration" / "blind_sheet.jsonl").read_text().splitlines()]
     rows = [r["blind_id"] for r in sheet][:23]
     f = tmp_path / "jane.csv"
-    pd.DataFrame({"blind_id": rows, **{f"c{i}": "PASSED" for i in range(1, 13)}}).to_csv(f, index=False)
+    # her verdicts vary (every check passed on every other row): a rater who passed every row would not lead (#76)
+    checks = {f"c{i}": "PASSED" for i in range(1, 13)}
+    frame = pd.DataFrame({"blind_id": rows, **checks}).assign(c2=["PASSED", "FAILED"] * 11 + ["PASSED"])
+    frame.to_csv(f, index=False)
     assert main(["ratings", "import", str(f), "--run-dir", str(run), "--rater", "jane-doe", "--partial"]) == 0
     handed = len(pd.read_csv(run / "calibration" / "ratings_jane-doe.csv"))
     assert handed == 23 and len(sheet) == 67

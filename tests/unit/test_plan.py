@@ -118,15 +118,17 @@ def test_bad_input_to_plan_is_one_line(capsys, extra, words):
 
 
 def test_a_plan_from_a_pilot_plugs_in_its_estimates_per_cell(capsys, tmp_path):
-    """The reference run as a pilot: each cell's theta is the committed correction table's (03, analysis/
-    correction.csv) for the rater with most rows rated, its attempts and piles are what the results files log, and
-    every reference cell has theta 0 by gemma3 (no true pass), so q1 is undefined: 0.5 stands in, and it says so."""
+    """The reference run as a pilot, read through gemma3's ratings (asked for: by default the pilot follows smollm2,
+    gemma3 passing none of its rows, #76): each cell's theta is the committed correction table's (03, analysis/
+    correction.csv) for that rater, its attempts and piles are what the results files log, and every reference cell
+    has theta 0 by gemma3 (no true pass), so q1 is undefined: 0.5 stands in, and it says so."""
     import pandas as pd
 
     from vocab.raters.raters import read_ratings
     from vocab.records import read_jsonl
 
-    assert main(["plan", str(REFERENCE), "--half-width", ".1", "--sims", "200", "--n-boot", "200", "--json"]) == 0
+    args = ["plan", str(REFERENCE), "--rater", "gemma3", "--half-width", ".1", "--sims", "200", "--n-boot", "200"]
+    assert main([*args, "--json"]) == 0
     d = json.loads(capsys.readouterr().out)
     assert "as if true" in d["warning"] and d["rater"] == "gemma3"
     assert d["rows_rated"] == len(read_ratings(REFERENCE, "gemma3")) == 67

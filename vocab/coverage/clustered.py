@@ -207,10 +207,12 @@ def clustered_interval(
     *,
     unanimous_scale: float = 1.0,
     population: str = stats.SUPERPOPULATION,
+    v_rng: np.random.Generator | None = None,
 ):
     """(estimate, low, high) per study, by :func:`vocab.stats.correction_intervals` (the report's intervals).
     ``unanimous_scale`` (fiducial only, for :func:`unanimous_tradeoff`): how much of the piles' uncertainty the
-    interval keeps where both piles are unanimous; 1 is the method as it stands."""
+    interval keeps where both piles are unanimous; 1 is the method as it stands. ``v_rng``: the randomisation's
+    generator (None: ``rng``, as the simulator draws it; the report's: :func:`vocab.stats.randomisation`)."""
     if method not in CLUSTERED_METHODS:
         raise ValueError(f"unknown method {method!r} (known: {', '.join(CLUSTERED_METHODS)})")
     interval, p_model = AS_INTERVAL[method]
@@ -223,6 +225,7 @@ def clustered_interval(
         rng=rng,
         p_model=p_model,
         unanimous_scale=unanimous_scale,
+        v_rng=v_rng,
     )
     return r.theta, r.low, r.high
 

@@ -20,7 +20,14 @@ import numpy as np
 from vocab import stats
 from vocab.coverage.clustered import clustered_piles, population_theta, simulate_clustered
 from vocab.coverage.simulate import MAX_DRAWS, check_sizes, simulate_studies, study_piles
-from vocab.stats.differences import difference_interval, draws_for_family, pairs_of, rank_sets, true_ranks
+from vocab.stats.differences import (
+    contrast_interval,
+    difference_interval,
+    draws_for_family,
+    pairs_of,
+    rank_sets,
+    true_ranks,
+)
 
 
 @dataclass(frozen=True)
@@ -255,3 +262,68 @@ def clustered_pair_coverage(
     d = difference_interval(ta, da, tb, db, confidence)
     lean = difference_interval(pa - ta, pda - da, pb - tb, pdb - db, confidence)
     return _pair_coverage(stats.DEFAULT_INTERVAL, d, lean, truth_b - truth_a, lean_b - lean_a, ok, sims)
+
+
+@dataclass(frozen=True)
+class ContrastCoverage:
+    method: str
+    population: str
+    coverage: float  # of the leniency's difference of differences
+    mean_width: float
+    shown: float  # share of studies whose interval excludes 0
+    sims: int
+    defined: int
+
+    def as_dict(self) -> dict:
+        return {k: (round(v, 6) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+def did_coverage(
+    cells: tuple[Cell, Cell, Cell, Cell],
+    *,
+    attempts: int,
+    piles: int,
+    sims: int,
+    seed: int,
+    n_boot: int = 1000,
+    method: str = stats.DEFAULT_INTERVAL,
+    population: str = stats.FINITE,
+    confidence: float = 0.95,
+) -> ContrastCoverage:
+    """Coverage of self-preference's difference of differences (:func:`vocab.estimates.compare.self_preference_did`)
+    over ``sims`` studies of four independent cells, in its order: writer A's own critic, A under the other critic,
+    B's own, B under the other; the contrast L1 − L2 + L3 − L4 of the judge's leniency L = p − theta. Its truth: the
+    cells' expected leniencies for the superpopulation, each study's own (its p minus its share of good attempts)
+    for the finite population."""
+    check_sizes(sims=sims, n_boot=4 * n_boot, attempts=attempts, piles=piles)
+    got = [
+        _cell_draws(
+            c,
+            attempts=attempts,
+            piles=piles,
+            sims=sims,
+            n_boot=n_boot,
+            method=method,
+            seed=seed,
+            place=i,
+            population=population,
+        )
+        for i, c in enumerate(cells)
+    ]
+    signs = [1, -1, 1, -1]
+    est = [p - t for t, _, p, _, _, _ in got]
+    draws = [pd_ - d for _, d, _, pd_, _, _ in got]
+    d = contrast_interval(est, draws, signs, confidence)
+    if population == stats.FINITE:
+        truth = sum(s * (p - tr) for s, (_, _, p, _, _, tr) in zip(signs, got, strict=True))
+    else:
+        truth = np.full(sims, sum(s * c.leniency for s, c in zip(signs, cells, strict=True)))
+    ok = np.logical_and.reduce([g[4] for g in got])
+
+    def share(x):
+        return float(np.mean(x[ok])) if ok.any() else float("nan")
+
+    held = (d.low <= truth + 1e-12) & (truth - 1e-12 <= d.high)
+    return ContrastCoverage(
+        method, population, share(held), share(d.high - d.low), share(d.resolved), sims, int(ok.sum())
+    )

@@ -305,6 +305,17 @@ class Items:
             [cell],
         ).fetchall()
 
+    def verdict_patterns(self, cells) -> list[tuple]:
+        """Per scored output (level, attempt) of ``cells``: (level, attempt as text, its verdicts by the cells in
+        their sorted order, 'P' passed or 'F' not, and how many of the cells scored it)."""
+        marks = ", ".join("?" for _ in cells)
+        return self.con.execute(
+            "SELECT level, attempt::VARCHAR, string_agg(CASE WHEN verdict = 'PASSED' THEN 'P' ELSE 'F' END, '' "
+            f"ORDER BY cell), count(*) FROM {self.src} WHERE cell IN ({marks}) AND verdict <> 'UNSCORED' "
+            "GROUP BY level, attempt",
+            list(cells),
+        ).fetchall()
+
     def shared_verdicts(self, a: str, b: str, strata, wanted: list[str]) -> tuple[dict[str, int], list] | None:
         """Cells ``a`` and ``b``'s scored items at the same (level, attempt). None where one is judged twice in a
         cell, shown to the rater otherwise in the other (its visible fields differ), or none is shared; else the

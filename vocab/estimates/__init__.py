@@ -28,13 +28,11 @@ from vocab.estimates.compare import (
 from vocab.estimates.correct import (
     CORRECTION_COLUMNS,
     INTERVALS,
-    abandoned_bounds,
     correction_table,
     interval_text,
-    invert_rater_error,
-    inverted_rater_error_table,
     variants,
 )
+from vocab.estimates.what_if import abandoned_bounds, invert_rater_error, inverted_rater_error_table
 
 __all__ = [
     "COMPARISON_COLUMNS",

@@ -14,12 +14,12 @@ from vocab.raters.raters import rater_passes, rubric_of
 
 
 def kappa_table(
-    ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None, *, n_boot: int = 4000, seed: int = 0
+    ratings: dict[str, pd.DataFrame], script: pd.DataFrame | None, *, n_boot: int = stats.N_DRAWS, seed: int = 0
 ) -> pd.DataFrame:
     """Cohen's kappa and Gwet's AC1 on the overall verdict between every pair of non-script raters, raw and with
     checks 2 and 3 from the script, with percentile bootstrap intervals over rows. Each statistic of each pair
-    and variant resamples from its own stream (:func:`vocab.stats.stream` of ``seed`` and those names), so a
-    pair's row does not depend on the other raters."""
+    and variant resamples from its own stream (:func:`vocab.stats.data_stream` of ``seed`` and the pair's own rows:
+    their ids and verdicts, never the raters' names), so a pair's row does not depend on the other raters."""
 
     names = sorted(n for n in ratings if n != "script")
     rows = []
@@ -44,12 +44,17 @@ def kappa_table(
                     )
                     continue
                 x, y = pa.loc[ids].to_numpy(int), pb.loc[ids].to_numpy(int)
-                k = stats.kappa_bootstrap(x, y, n_resamples=n_boot, rng=stats.stream(seed, "kappa", ra, rb, variant))
+                # the pair's own rows (their ids, the two raters' verdicts in either order: both statistics are
+                # symmetric), never their names
+                content = (ids, *sorted((x, y), key=lambda v: v.tobytes()))
+                k = stats.kappa_bootstrap(
+                    x, y, n_resamples=n_boot, rng=stats.data_stream(seed, "kappa", variant, *content)
+                )
                 ac1 = stats.agreement_bootstrap(
                     np.vstack([x, y]),
                     stats.gwet_ac1,
                     n_resamples=n_boot,
-                    rng=stats.stream(seed, "ac1", ra, rb, variant),
+                    rng=stats.data_stream(seed, "ac1", variant, *content),
                 )
                 rows.append(
                     {
@@ -96,13 +101,13 @@ KAPPA_COLUMNS = [
 
 
 def agreement_table(
-    ratings: dict[str, pd.DataFrame], rubric: JudgeRubric | None = None, *, n_boot: int = 4000, seed: int = 0
+    ratings: dict[str, pd.DataFrame], rubric: JudgeRubric | None = None, *, n_boot: int = stats.N_DRAWS, seed: int = 0
 ) -> pd.DataFrame:
     """Across all non-script raters (two or more) on the overall verdict: Krippendorff's alpha (nominal) and
     Gwet's AC1, each with a percentile bootstrap interval over rows. Where one verdict dominates, kappa and
     alpha collapse towards 0 (or below) even when raters mostly agree; AC1's chance agreement does not grow
     with the imbalance, so it stays near the raw agreement. Each statistic resamples from its own stream (``seed``,
-    its name and the raters')."""
+    its name and the rows it resamples, not the raters' names)."""
     names = sorted(n for n in ratings if n != "script")
     passes = pd.DataFrame({n: rater_passes(ratings[n], rubric=rubric) for n in names}).dropna()
     data = passes.T.astype(float).to_numpy()
@@ -121,7 +126,9 @@ def agreement_table(
                 }
             )
             continue
-        rng = stats.stream(seed, "agreement", name, *names)
+        # the raters' verdicts in a canonical order (both statistics are symmetric in the raters), never their names
+        rows_ = sorted(data, key=lambda v: v.tobytes())
+        rng = stats.data_stream(seed, "agreement", name, list(passes.index), *rows_)
         a = stats.agreement_bootstrap(data, fn, n_resamples=n_boot, rng=rng)
         rows.append(
             {

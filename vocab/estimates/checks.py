@@ -19,7 +19,7 @@ def check_audit(
     ratings: pd.DataFrame,
     *,
     rater: str,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     seed: int = 0,
     family_alpha: float = 0.05,
     interval: str = stats.DEFAULT_INTERVAL,
@@ -32,8 +32,9 @@ def check_audit(
     ones), with the ``interval`` method at 1 - family_alpha / (checks tested): Bonferroni over the checks of a
     cell, widened where needed to hold the rater's estimate. ``carries_error``: the critic's rate lies outside
     the rater's interval. Checks the rater left empty are skipped. Each (rater, cell, check) draws from its own
-    stream (``seed`` and those names). ``rubric``: the dataset's (by default inferred from the ratings'
-    columns); a criterion's critic verdict is read from each attempt's ``checks``.
+    stream (``seed`` and its own data, never a name: :func:`vocab.estimates.correct._estimate`). ``rubric``: the
+    dataset's (by default inferred from the ratings' columns); a criterion's critic verdict is read from each
+    attempt's ``checks``.
     """
     if interval not in INTERVALS:
         raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
@@ -54,8 +55,7 @@ def check_audit(
         for crit in checks:
             critic_rate = float(att.checks.map(lambda x, i=crit.id: x.get(i) == "PASSED").mean())
             verdicts = rated[crit.column].eq("PASSED").astype(float)
-            rng = stats.stream(seed, "check_audit", interval, rater, cell, crit.id)
-            bs = _estimate(c, verdicts, interval, n_boot, level, rng)
+            bs = _estimate(c, verdicts, interval, n_boot, level, seed=seed, name="check_audit")
             # widened to hold the rater's own estimate where a randomised interval leaves it out (at a unanimous
             # pile it may): a critic that agrees with the rater's estimate exactly never carries an error
             est = bs.point.theta

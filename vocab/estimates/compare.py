@@ -43,8 +43,15 @@ from vocab.estimates.paired import (
     undefined_comparison,
     unrated,
 )
-from vocab.stats.differences import difference_interval, draws_for_family, pairs_of
+from vocab.stats.differences import (
+    RESOLVED_TOLERANCE,
+    contrast_interval,
+    difference_interval,
+    draws_for_family,
+    pairs_of,
+)
 from vocab.stats.differences import rank_sets as stats_rank_sets
+from vocab.stats.exact import difference_distribution, interval_of, sum_distribution
 
 COMPARISON_COLUMNS = [
     "rater",
@@ -99,6 +106,7 @@ class CellDraws:
     p_draws: np.ndarray
     q1_draws: np.ndarray
     q0_draws: np.ndarray
+    lattices: dict | None = None  # theta's, q1's and q0's distributions computed whole, where they are
 
 
 def cell_draws(
@@ -108,13 +116,13 @@ def cell_draws(
     *,
     rater: str,
     interval: str = stats.DEFAULT_INTERVAL,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     seed: int = 0,
     population: str = stats.DEFAULT_POPULATION,
     stream: str = "correction",
 ) -> dict[str, CellDraws]:
     """Every cell the rater's ``verdicts`` can correct, with its draws: the correction table's own (the same
-    stream of ``seed``, ``interval``, ``rater`` and the cell), so each theta and its interval are the table's;
+    stream of ``seed``, ``interval`` and the cell's own data), so each theta and its interval are the table's;
     ``stream`` another name draws others (:func:`family_draws`' extra draws)."""
     counts = cell_counts(counts)
     out = {}
@@ -122,8 +130,7 @@ def cell_draws(
         c = _cell(counts, key, cell, verdicts.index, population)
         if c is None:
             continue
-        rng = stats.stream(seed, stream, interval, rater, cell)
-        bs = _estimate(c, verdicts, interval, n_boot, 0.95, rng)
+        bs = _estimate(c, verdicts, interval, n_boot, 0.95, seed=seed, name=stream)
         pt = bs.point
         out[cell] = CellDraws(
             cell,
@@ -136,6 +143,7 @@ def cell_draws(
             bs.p_samples,
             bs.q1_samples,
             bs.q0_samples,
+            bs.lattices,
         )
     return out
 
@@ -144,7 +152,7 @@ def family_draws(draws: dict[str, CellDraws], quantities: int, extra, confidence
     """``draws`` with enough theta draws for simultaneous bands over ``quantities``
     (:func:`~vocab.stats.differences.draws_for_family`): each cell's own draws (its line's), then, where the family
     needs more, ``extra(n)``'s n more (:func:`cell_draws` from a stream of its own), so a band's end never rests on
-    the one or two most extreme draws. As they are where the draws suffice (up to 6 cells at 4,000 draws)."""
+    the one or two most extreme draws. As they are where the draws suffice (up to 14 cells at 20,000 draws)."""
     have = min((len(d.theta_draws) for d in draws.values()), default=0)
     need = draws_for_family(quantities, confidence)
     if not draws or need <= have:
@@ -166,26 +174,40 @@ def compare_cells(a: CellDraws, b: CellDraws, confidence: float = 0.95) -> dict:
     )
     q1 = difference_interval([a.q1], a.q1_draws[None], [b.q1], b.q1_draws[None], confidence)
     q0 = difference_interval([a.q0], a.q0_draws[None], [b.q0], b.q0_draws[None], confidence)
+    d_ci, lean_ci = (float(d.low[0]), float(d.high[0])), (float(lean.low[0]), float(lean.high[0]))
+    qs = {"q1": q1, "q0": q0}
+    q_ci = {n: (float(q.low[0]), float(q.high[0])) for n, q in qs.items()}
+    if a.lattices is not None and b.lattices is not None and np.isfinite(d.estimate[0]):
+        # both cells' distributions are known whole (the finite population's fiducial interval): the differences'
+        # ends computed, not drawn (vocab.stats.exact); p is known, so the leniency gap is (p_b − p_a) − the
+        # difference
+        dist = difference_distribution(a.lattices["theta"], b.lattices["theta"])
+        d_ci = interval_of(dist, float(d.estimate[0]), confidence)
+        lean_ci = interval_of((b.p - a.p - dist[0], dist[1]), float(lean.estimate[0]), confidence)
+        for name, q in qs.items():
+            if name in a.lattices and name in b.lattices and np.isfinite(q.estimate[0]):
+                both = difference_distribution(a.lattices[name], b.lattices[name])
+                q_ci[name] = interval_of(both, float(q.estimate[0]), confidence)
     return {
         "a": a.cell,
         "b": b.cell,
         "theta_a": a.theta,
         "theta_b": b.theta,
         "difference": float(d.estimate[0]),
-        "ci_low": float(d.low[0]),
-        "ci_high": float(d.high[0]),
+        "ci_low": d_ci[0],
+        "ci_high": d_ci[1],
         "raw_difference": b.p - a.p,
         "leniency_difference": float(lean.estimate[0]),
-        "leniency_ci_low": float(lean.low[0]),
-        "leniency_ci_high": float(lean.high[0]),
+        "leniency_ci_low": lean_ci[0],
+        "leniency_ci_high": lean_ci[1],
         "q1_difference": float(q1.estimate[0]),
-        "q1_ci_low": float(q1.low[0]),
-        "q1_ci_high": float(q1.high[0]),
+        "q1_ci_low": q_ci["q1"][0],
+        "q1_ci_high": q_ci["q1"][1],
         "q0_difference": float(q0.estimate[0]),
-        "q0_ci_low": float(q0.low[0]),
-        "q0_ci_high": float(q0.high[0]),
+        "q0_ci_low": q_ci["q0"][0],
+        "q0_ci_high": q_ci["q0"][1],
         "paired": False,
-        "resolved": bool(d.resolved[0]),
+        "resolved": bool(d_ci[0] > RESOLVED_TOLERANCE or d_ci[1] < -RESOLVED_TOLERANCE),
     }
 
 
@@ -253,6 +275,40 @@ def self_preference_intervals(draws: dict[str, CellDraws], confidence: float = 0
     return pd.DataFrame(rows, columns=SELF_PREFERENCE_COLUMNS[1:])
 
 
+def self_preference_did(draws: dict[str, CellDraws], confidence: float = 0.95) -> dict | None:
+    """Self-preference of a two-model writer x critic design as one number: the difference of differences of the
+    judge's leniency (p − theta), Σ over the writers of (its own model's critic − the other critic), i.e.
+    [L(A, A) − L(A, B)] + [L(B, B) − L(B, A)] for writers A, B (L(writer, critic)). It is 0 when the critics differ in
+    leniency alone, whatever the writers, and positive when each critic inflates its own model's writing more than
+    the other model's. With its interval from the four cells' draws (computed whole where every cell's distribution
+    is, :mod:`vocab.stats.exact`; coverage: :func:`vocab.coverage.differences.did_coverage`); None for any other
+    design or where a cell is missing."""
+    triples = self_preference_pairs(draws)
+    if len(triples) != 2 or len({w for w, _, _ in triples}) != 2:
+        return None
+    parts = [(draws[same], draws[cross]) for _, same, cross in triples]
+    cells = [c for pair in parts for c in pair]
+    signs = [1, -1, 1, -1]
+    lean = contrast_interval(
+        [[c.p - c.theta] for c in cells], [(c.p_draws - c.theta_draws)[None] for c in cells], signs, confidence
+    )
+    est, ci = float(lean.estimate[0]), (float(lean.low[0]), float(lean.high[0]))
+    raw = sum(s * c.p for s, c in zip(signs, cells, strict=True))
+    if all(c.lattices is not None for c in cells) and np.isfinite(est):
+        # p is known: the leniency contrast is the raw one minus theta's, whose distribution is computed whole
+        gaps = [difference_distribution(cross.lattices["theta"], same.lattices["theta"]) for same, cross in parts]
+        theta = sum_distribution(*gaps)
+        ci = interval_of((raw - theta[0], theta[1]), est, confidence)
+    return {
+        "writers": [w for w, _, _ in triples],
+        "raw": raw,
+        "leniency_did": est,
+        "ci_low": ci[0],
+        "ci_high": ci[1],
+        "resolved": bool(ci[0] > RESOLVED_TOLERANCE or ci[1] < -RESOLVED_TOLERANCE),
+    }
+
+
 @dataclass(frozen=True)
 class Comparisons:
     """Every comparison of one rater's correction: the pairs, the rank sets and (writer x critic designs) the
@@ -268,6 +324,8 @@ class Comparisons:
     unrated: dict = dataclasses.field(default_factory=dict)
     tally: tuple[int, float] | None = None  # the rows the rater gave a verdict, and how many of them passed
     left_out: tuple[tuple[str, str], ...] = ()  # (cell, why): cells of the dataset the rater's ratings cannot correct
+    passed_over: str = ""  # why the default rater is not the first in line (vocab.raters.blind.BlindRaters)
+    self_preference_did: dict | None = None  # :func:`self_preference_did` (a two-model writer x critic design)
 
     def __repr__(self) -> str:
         return reprs.text(lines(self), ": .pairs, .ranks and .self_preference hold them all")
@@ -307,7 +365,7 @@ def comparisons(
     raters: list[str] | None = None,
     pairs: list[tuple[str, str]] | None = None,
     interval: str = stats.DEFAULT_INTERVAL,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     seed: int = 0,
     confidence: float = 0.95,
     population: str = stats.DEFAULT_POPULATION,
@@ -360,7 +418,10 @@ def comparisons(
         pairs_found = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
         rated = passes[rater].dropna()
         tally = (len(rated), float(rated.sum()))
-        out[rater] = Comparisons(rater, interval, pairs_found, ranks, sp, unrated_by_pair, tally)
+        did = self_preference_did(draws, confidence)
+        out[rater] = Comparisons(
+            rater, interval, pairs_found, ranks, sp, unrated_by_pair, tally, self_preference_did=did
+        )
     return out
 
 

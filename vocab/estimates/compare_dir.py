@@ -50,7 +50,7 @@ def compare_dir(
     a: str | None = None,
     b: str | None = None,
     seed: int = 0,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     population: str = stats.DEFAULT_POPULATION,
     paired: bool = False,
 ) -> Comparisons:
@@ -89,6 +89,8 @@ def compare_dir(
             f"{run_dir}: {name}'s ratings cannot correct {', '.join(map(cell_label, missing))} "
             "(a pile with no rated row): rate it first"
         )
+    if rater is None and c.raters is not None and c.raters.passed_over:
+        found = dataclasses.replace(found, passed_over=c.raters.passed_over)
     if pairs is None:  # every pair: the cells none can hold are named, with why
         return dataclasses.replace(found, left_out=left_out(c, name, set(found.ranks.cell)))
     return found

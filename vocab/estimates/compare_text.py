@@ -109,8 +109,10 @@ def lines(c) -> list[str]:  # c: vocab.estimates.compare.Comparisons, which show
     out = [f"comparisons against {c.rater}'s ratings ({c.interval} intervals, 95 %; ranks family-wise 95 %):"]
     flag = degenerate_text(c.rater, *c.tally) if c.tally else ""
     out += [flag] if flag else []
+    out += [c.passed_over] if c.passed_over else []
     out += [comparison_line(r, c.unrated.get((r["a"], r["b"])), c.rater) for r in c.pairs.to_dict("records")]
-    if len(c.ranks) >= 2:
+    # judges on the same outputs are one rate: where every pair is such, there is nothing to rank
+    if len(c.ranks) >= 2 and not (len(c.pairs) and c.pairs.paired.astype(bool).all()):
         out.append("ranks: " + "; ".join(rank_line(r) for r in c.ranks.itertuples()))
     if c.left_out:
         out.append(
@@ -124,4 +126,24 @@ def lines(c) -> list[str]:  # c: vocab.estimates.compare.Comparisons, which show
             f"gap {_points(r.leniency_difference)} [{_points(r.leniency_ci_low)}, "
             f"{_points(r.leniency_ci_high)}]; raw gap {_points(r.raw_gap)}"
         )
+    if c.self_preference_did is not None:
+        out.append(did_line(c.self_preference_did))
     return out
+
+
+def did_line(d: dict) -> str:
+    """Self-preference as one number: the difference of differences of the judge's leniency (each writer's own
+    critic minus the other critic, summed over the writers), with its interval; "not shown" where it holds 0."""
+    a, b = d["writers"]
+    state = (
+        "shown: each critic inflates its own model's writing more than the other's"
+        if d["ci_low"] > RESOLVED_TOLERANCE
+        else "shown the other way: each critic inflates the other model's writing more"
+        if d["ci_high"] < -RESOLVED_TOLERANCE
+        else "not shown (the interval holds 0)"
+    )
+    return (
+        f"self-preference (difference of differences of leniency: {a}'s gap plus {b}'s): "
+        f"{_points(d['leniency_did'])} points [{_points(d['ci_low'])}, {_points(d['ci_high'])}], {state}; raw "
+        f"{_points(d['raw'])}"
+    )

@@ -1,6 +1,6 @@
-"""The bias-corrected pass rate per rater variant and cell, its interval, the per-check audit and the rater-error
-inversion (comparisons between cells, ranks and self-preference: :mod:`vocab.estimates.compare`). The estimators
-themselves live in :mod:`vocab.stats`."""
+"""The bias-corrected pass rate per rater variant and cell and its interval (the rater-error inversion and the lost
+units' bounds: :mod:`vocab.estimates.what_if`; comparisons between cells, ranks and self-preference:
+:mod:`vocab.estimates.compare`). The estimators themselves live in :mod:`vocab.stats`."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ import pandas as pd
 from vocab import reprs, stats
 from vocab.datasets.dataset import JudgeRubric, cells_table
 from vocab.datasets.items import cell_label
-from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE, BlindRaters, blind_raters, pooled_passes
 from vocab.raters.loaded import Loaded, load
-from vocab.raters.raters import rater_error_vs_script, rater_passes
+from vocab.raters.raters import rater_passes
 from vocab.sampling.sample import CalibrationError
+from vocab.stats.exact import finite_intervals
 from vocab.stats.strata import stratified_correction
 
 # --- the correction per rater variant and cell ----------------------------------------------------------
@@ -210,9 +210,42 @@ def _stratified_cell(
     )
 
 
-def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confidence: float, rng):
+def cell_content(c: _Cell, verdicts: pd.Series) -> tuple:
+    """What one cell's estimate is a function of, in a canonical order (the key's, by blind id): p and the
+    attempts behind it, the design effect, each pile's totals, which pile is a placeholder, and each rated row's
+    blind id, verdict and weight (by stratum, with its size, for a sample drawn by strata). The blind ids are the
+    sample's, whoever rated it: they keep two cells whose counts agree on streams of their own."""
+    head = (c.p, c.attempts, c.deff, np.nan if c.passed_total is None else c.passed_total)
+    head += (np.nan if c.failed_total is None else c.failed_total, str(c.empty))
+    if c.strata is not None:
+        rows = [
+            (i, size, *ids, *verdicts.loc[ids].to_numpy(float)) for i, pile in enumerate(c.strata) for ids, size in pile
+        ]
+        return (*head, *(np.array([str(x) for x in r]) for r in rows))
+    ids = (c.passed_ids, c.failed_ids)
+    return (*head, *ids, *(verdicts.loc[i].to_numpy(float) for i in ids), c.failed_weights, str(c.failed_levels))
+
+
+def _estimate(
+    c: _Cell,
+    verdicts: pd.Series,
+    method: str,
+    n_draws: int,
+    confidence: float,
+    rng: np.random.Generator | None = None,
+    *,
+    seed: int = 0,
+    name: str = "correction",
+):
     """The corrected rate of one cell from a rater's 0/1 ``verdicts`` (indexed by blind id), with its interval
-    by ``method``: the one implementation behind the correction table and the per-check audit."""
+    by ``method``: the one implementation behind the correction table and the per-check audit. Its draws come
+    from a stream of ``seed``, ``name`` (what is drawn), the method and the cell's own data
+    (:func:`cell_content`), its randomisation from the data alone (:func:`vocab.stats.randomisation`): the same
+    labels give the same interval whatever their rater or cell is called. ``rng``: one generator for both
+    instead (a test rebuilding the draws)."""
+    content = cell_content(c, verdicts)
+    v_rng = None if rng is not None else stats.randomisation(method, *content)
+    rng = rng if rng is not None else stats.data_stream(seed, name, method, *content)
     if c.strata is not None:
         if method != "fiducial":
             raise CalibrationError(
@@ -241,7 +274,18 @@ def _estimate(c: _Cell, verdicts: pd.Series, method: str, n_draws: int, confiden
         n_draws=n_draws,
         confidence=confidence,
         rng=rng,
+        v_rng=v_rng,
     )
+    if v_rng is not None and method == "fiducial" and c.passed_total is not None and np.isfinite(bs.point.theta):
+        # the finite population's theta, q1 and q0 have a known lattice distribution: their ends computed
+        # exactly, without the draws' Monte-Carlo error (vocab.stats.exact); the draws stay for the differences
+        totals, again = (c.passed_total, c.failed_total), stats.randomisation(method, *content)
+        pt = bs.point
+        exact = finite_intervals(c.p, x, y, w, totals, again, (pt.theta, pt.q1, pt.q0), confidence)
+        if exact is not None:
+            bs = dataclasses.replace(
+                bs, theta_ci=exact["theta"], q1_ci=exact["q1"], q0_ci=exact["q0"], lattices=exact["lattice"]
+            )
     if c.empty is not None:  # the placeholder pile's share is no estimate
         share = "a" if c.empty == "passed" else "b"
         bs = dataclasses.replace(bs, point=dataclasses.replace(bs.point, **{share: float("nan")}))
@@ -253,7 +297,7 @@ def correction_table(
     key: pd.DataFrame,
     passes: dict[str, pd.Series],
     *,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     seed: int = 0,
     interval: str = stats.DEFAULT_INTERVAL,
     population: str = stats.DEFAULT_POPULATION,
@@ -263,8 +307,8 @@ def correction_table(
     ``interval``: one of :data:`vocab.stats.INTERVALS` (:func:`vocab.stats.correction_interval`); 08 chose the
     default on the coverage grid. ``population``: what theta is the rate of, one of
     :data:`vocab.stats.POPULATIONS` (finite: the cell's own attempts, p known and each pile the finite set it is).
-    Each (variant, cell) draws from its own stream (:func:`vocab.stats.stream` of ``seed``, the interval, the
-    variant and the cell), so a row does not depend on the other raters or cells.
+    Each (variant, cell) draws from its own stream (``seed``, the interval and the cell's own data: :func:`_estimate`),
+    so a row does not depend on the other raters or cells, nor on what they are called.
     """
     if interval not in INTERVALS:
         raise CalibrationError(f"unknown interval {interval!r} (known: {', '.join(INTERVALS)})")
@@ -276,8 +320,7 @@ def correction_table(
             c = _cell(counts, key, cell, ok.index, population)
             if c is None:
                 continue
-            rng = stats.stream(seed, "correction", interval, variant, cell)
-            bs = _estimate(c, ok, interval, n_boot, 0.95, rng)
+            bs = _estimate(c, ok, interval, n_boot, 0.95, seed=seed, name="correction")
             pt = bs.point
             empty = c.empty and f"empty:{c.empty} (p = {c.p:g})"
             rows.append(
@@ -319,7 +362,7 @@ class Corrected:
     key: pd.DataFrame | None = None  # the sample's key, as the table read it
     passes: dict[str, pd.Series] | None = None  # each variant's 0/1 verdicts by blind id, as the table read them
     seed: int = 0
-    n_boot: int = 4000
+    n_boot: int = stats.N_DRAWS
     population: str = stats.DEFAULT_POPULATION
     loaded: Loaded | None = None  # what the command read (the dataset, the sample, the ratings), handed on
 
@@ -333,7 +376,8 @@ class Corrected:
             f"the judge's own {100 * r.p:.1f} %"
             for r in t.itertuples()
         ]
-        return [head, *rows, f"raters: {', '.join(sorted(self.ratings))}; every variant in .table"]
+        over = [self.raters.passed_over] if self.raters is not None and self.raters.passed_over else []
+        return [head, *rows, *over, f"raters: {', '.join(sorted(self.ratings))}; every variant in .table"]
 
     def __repr__(self) -> str:
         return reprs.text(self._lead_lines(), ": .table holds every rater variant")
@@ -374,7 +418,7 @@ def corrected(
     raters: list[str] | None = None,
     *,
     seed: int = 0,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     population: str = stats.DEFAULT_POPULATION,
     loaded: Loaded | None = None,
 ) -> Corrected:
@@ -406,74 +450,3 @@ def corrected(
 def interval_text(table: pd.DataFrame) -> list[str]:
     """Each row's interval as ``[lo, hi]`` with three decimals, for tables that show intervals side by side."""
     return [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table.ci_low, table.ci_high, strict=True)]
-
-
-# --- the per-check audit ---------------------------------------------------------------------------------
-
-
-def invert_rater_error(correction: pd.DataFrame, error: float) -> pd.Series:
-    """theta with each pile share inverted for a rater that flips verdicts at rate ``error``:
-    share -> (share - e) / (1 - 2e), clipped to [0, 1]. A sensitivity analysis: it assumes the rater errs at
-    the same rate on every check, which its error on checks 2 and 3 does not show. ``error`` outside [0, 0.5)
-    cannot be inverted: ValueError, as :func:`vocab.stats.invert_flip_rate`."""
-    a, b = stats.invert_flip_rate(correction.a, error), stats.invert_flip_rate(correction.b, error)
-    p = correction.p
-    # a pile whose weight p (or 1 - p) is 0 has no share to invert (its placeholder's is NaN): its term is 0
-    passed_term = (p * a).where(p > 0, 0.0)
-    failed_term = ((1 - p) * b).where(p < 1, 0.0)
-    return (passed_term + failed_term).rename("theta_if_inverted")
-
-
-def inverted_rater_error_table(run_dir, correction: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Per LLM or human rater of a rated run: its disagreement with the script on checks 2 and 3 (the only
-    error measurable here) and the corrected theta if every pile share were inverted for that error rate
-    (:func:`invert_rater_error`; a sensitivity analysis). ``correction``: the correction table (by default the
-    report's, :func:`corrected`: the library reads no table a notebook wrote). Without a script rater (an imported
-    dataset) there is nothing to measure the error against: empty."""
-
-    layout = RunDir(run_dir)
-    if not layout.script_ratings.exists():
-        return pd.DataFrame(columns=["rater", "cell", "theta", "error_vs_script", "theta_if_inverted"])
-    script = pd.read_csv(layout.script_ratings, dtype=str)
-    corr = corrected(run_dir).table if correction is None else correction
-    rows = []
-    for f in layout.ratings_files():
-        name = RunDir.rater_of(f)
-        if name == "script":
-            continue
-        e = rater_error_vs_script(pd.read_csv(f, dtype=str), script)
-        mine = corr[corr.rater == name].reset_index(drop=True)
-        # a rater that disagrees with the script on half the checks or more (or rated none of them) cannot be
-        # inverted: nan, said so by the error column beside it
-        inverted = invert_rater_error(mine, e) if 0 <= e < 0.5 else pd.Series(np.nan, index=mine.index)
-        rows.append(mine[["rater", "cell", "theta"]].assign(error_vs_script=e, theta_if_inverted=inverted))
-    return pd.concat(rows, ignore_index=True)
-
-
-def abandoned_bounds(correction: pd.DataFrame, data) -> pd.DataFrame:
-    """Per rater variant and cell: how many units were lost before a verdict — a run's abandoned levels (an
-    infrastructure fault or an unparsable answer), an imported dataset's unscored items; never counted as a
-    FAIL — and the corrected rate if every lost unit had failed (a level: its remaining attempts, up to the
-    loop's budget, all failed) or had passed (its next attempt passed), with the interval's ends moved the same
-    way (:func:`vocab.stats.lost_attempt_bounds`). ``data``: the :class:`~vocab.datasets.dataset.Dataset`."""
-    lost_by_cell = data.lost().set_index("cell")
-    rows = []
-    for r in correction.itertuples():
-        n = int((data.attempts.cell == r.cell).sum()) if data.items is None else int(data.cells.attempts[r.cell])
-        n_lost = int(lost_by_cell.lost.get(r.cell, 0))
-        failed_if = int(lost_by_cell.failed_if.get(r.cell, 0))
-        point = stats.lost_attempt_bounds(r.theta, n, failed_if, n_lost)
-        rows.append(
-            {
-                "rater": r.rater,
-                "cell": r.cell,
-                "attempts": n,
-                data.lost_label: n_lost,
-                "theta": r.theta,
-                "theta_if_failed": point.low,
-                "theta_if_passed": point.high,
-                "ci_low_if_failed": stats.lost_attempt_bounds(r.ci_low, n, failed_if, n_lost).low,
-                "ci_high_if_passed": stats.lost_attempt_bounds(r.ci_high, n, failed_if, n_lost).high,
-            }
-        )
-    return pd.DataFrame(rows)

@@ -105,7 +105,7 @@ def gate(
     max_unscored: float | None = None,
     rater: str | None = None,
     seed: int = 0,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     population: str = stats.DEFAULT_POPULATION,
     anytime: bool = False,
 ) -> list[CellGate]:
@@ -230,7 +230,7 @@ def difference_gate(
     min_q0_difference: float | None = None,
     rater: str | None = None,
     seed: int = 0,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     population: str = stats.DEFAULT_POPULATION,
 ) -> DifferenceGate:
     """`vocab gate DIR --a OLD --b NEW --min-difference M`: holds when the lower end of NEW − OLD's 95 % interval

@@ -244,7 +244,7 @@ def paired_comparison(
     verdicts: pd.Series,
     *,
     rater: str,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     seed: int = 0,
     confidence: float = 0.95,
 ) -> dict | None:
@@ -253,7 +253,8 @@ def paired_comparison(
     rated = rated_strata(shared, key, verdicts)
     if any(shared.sizes[s] and not rated[s][1] for s in STRATA):
         return None
-    rng = stats.stream(seed, "paired", rater, shared.a, shared.b)
+    # from the seed and the pair's own data (each stratum's outputs and rated rows), never the judges' or rater's names
+    rng = stats.data_stream(seed, "paired", *([shared.sizes[h], *rated[h][:2]] for h in STRATA))
     sizes = {h: np.array([shared.sizes[h]]) for h in STRATA}
     est, dr = paired_estimates(
         sizes, {h: (np.array([rated[h][0]]), np.array([rated[h][1]])) for h in STRATA}, n_boot, rng

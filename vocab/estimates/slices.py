@@ -14,9 +14,9 @@ Within a cell the slices' rates carry simultaneous intervals (family-wise 95 % o
 the differences between its slices (over every pair), from the slices' joint draws
 (:func:`vocab.stats.differences.simultaneous_bands`, :func:`~vocab.stats.differences.rank_sets`). Across cells,
 within one slice, each pair of cells is compared as `vocab compare` compares two cells. Every slice draws from its own
-stream: the seed, the interval, the rater and the slice's name. Their coverage is measured in
-:func:`vocab.coverage.slices.slice_coverage` (``benchmarks/results/slices.json``). What the commands print of them is
-:mod:`vocab.estimates.slices_text`'s.
+stream: the seed, the interval and the slice's own data (never the rater's or the slice's name). Their coverage
+is measured in :func:`vocab.coverage.slices.slice_coverage` (``benchmarks/results/slices.json``). What the commands
+print of them is :mod:`vocab.estimates.slices_text`'s.
 """
 
 from __future__ import annotations
@@ -172,13 +172,13 @@ def slice_estimates(
     *,
     rater: str,
     interval: str = stats.DEFAULT_INTERVAL,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     seed: int = 0,
     population: str = stats.DEFAULT_POPULATION,
     confidence: float = 0.95,
 ) -> SliceEstimates:
     """Every slice of ``s`` the rater's ``verdicts`` give enough labels, corrected as a cell (its draws from the
-    stream of the seed, ``interval``, the rater and the slice's name)."""
+    stream of the seed, ``interval`` and the slice's own data)."""
     labels = label_counts(s, verdicts.index)
     ok = labels.index[labels.status == "ok"]
     key = s.key[s.key.cell.isin(ok)]
@@ -264,7 +264,7 @@ def slices_dir(
     *,
     rater: str | None = None,
     seed: int = 0,
-    n_boot: int = 4000,
+    n_boot: int = stats.N_DRAWS,
     population: str = stats.DEFAULT_POPULATION,
 ) -> SliceEstimates:
     """`vocab compare DIR --by COLUMN`: the slices of one rater's correction (by default the report's lead)."""

@@ -46,11 +46,13 @@ class BlindRaters:
     """The blind raters of a run or dataset as the correction reads them: each rater's ratings, their kinds, and
     the default rater of the headline, the gate and the planner: people before any LLM or script rater —
     :data:`PEOPLE` when two or more people rated, the one person when one did, else the rater with most rows, then by
-    name."""
+    name — passing over a rater whose verdicts do not vary (every row passed, or none) where one whose verdicts vary
+    exists (#76 item 6), with one line saying so (``passed_over``)."""
 
     ratings: dict[str, pd.DataFrame]
     kinds: dict[str, str]
     lead: str
+    passed_over: str = ""  # why the first in line does not lead ("" when it does)
 
     @property
     def people(self) -> list[str]:
@@ -120,11 +122,26 @@ def blind_raters(
     ratings = {n: (read or (lambda r: read_ratings(run_dir, r)))(n) for n in names}
     chosen = BlindRaters(ratings, {n: kinds[n] for n in names}, "")
     if wanted and len(wanted) == 1 and wanted[0] != PEOPLE:
-        lead = wanted[0]
-    elif chosen.pooled:
-        lead = PEOPLE
-    elif chosen.people:  # one person: their ratings lead, however few rows they cover beside a model's
-        (lead,) = chosen.people
-    else:  # no person: the machine raters, the one with most rows first, then by name
-        lead = min(names, key=lambda n: (-len(ratings[n]), n))
-    return dataclasses.replace(chosen, lead=lead)
+        return dataclasses.replace(chosen, lead=wanted[0])
+    # people first (all of them pooled when two or more rated; one person, however few rows they cover beside a
+    # model's), then the machine raters, the one with most rows first, then by name
+    line = [PEOPLE] if chosen.pooled else list(chosen.people)
+    line += sorted((n for n in names if chosen.kinds[n] != "person"), key=lambda n: (-len(ratings[n]), n))
+    varied = [n for n in line if not _one_verdict(chosen.passes(n))]
+    lead = varied[0] if varied else line[0]
+    note = ""
+    if lead != line[0]:  # a rater whose every verdict is one would make every rate 0 (or 1) by construction
+        v = chosen.passes(line[0])
+        said = "none" if v.sum() == 0 else "every one"
+        by = "0" if v.sum() == 0 else "100 %"
+        note = (
+            f"the default rater is {lead}, whose verdicts vary: {line[0]}, first in line, passed {said} of the "
+            f"{len(v.dropna())} rows rated (its rates {by} by construction)"
+        )
+    return dataclasses.replace(chosen, lead=lead, passed_over=note)
+
+
+def _one_verdict(passes: pd.Series) -> bool:
+    """Every rated row has one verdict (all passed, or none): a rater whose rates are 0 or 1 by construction."""
+    v = passes.dropna()
+    return len(v) > 0 and (float(v.sum()) == 0 or float(v.sum()) == len(v))

@@ -57,9 +57,10 @@ from vocab.stats.ranking import (
     elo_updates,
     online_elo,
 )
-from vocab.stats.seeds import derived_seed, stream
+from vocab.stats.seeds import N_DRAWS, data_digest, data_stream, derived_seed, randomisation, stream
 
 __all__ = [
+    "N_DRAWS",
     "DEFAULT_INTERVAL",
     "DEFAULT_POPULATION",
     "FINITE",
@@ -82,6 +83,8 @@ __all__ = [
     "bradley_terry",
     "bradley_terry_bootstrap",
     "cohens_kappa",
+    "data_digest",
+    "data_stream",
     "correct",
     "corrected_rate",
     "correction_interval",
@@ -102,6 +105,7 @@ __all__ = [
     "online_elo",
     "percentile_interval",
     "pile_bootstrap",
+    "randomisation",
     "sensitivity",
     "specificity",
     "stream",

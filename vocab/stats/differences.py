@@ -57,6 +57,18 @@ def difference_interval(est_a, draws_a, est_b, draws_b, confidence: float = 0.95
     return Difference(est, lo, hi)
 
 
+def contrast_interval(ests, draws, signs, confidence: float = 0.95) -> Difference:
+    """Σ signs_i · x_i per study over independent quantities x_i (``ests``: K arrays (S,); ``draws``: K arrays
+    (S, D)), e.g. a difference of differences: the percentile interval of the combined draws, widened to hold the
+    estimate; NaN where any part is undefined."""
+    est = sum(s * np.asarray(e, dtype=float) for s, e in zip(signs, ests, strict=True))
+    comb = sum(s * np.atleast_2d(np.asarray(d, dtype=float)) for s, d in zip(signs, draws, strict=True))
+    lo, hi = holding_rows(est, comb, (1 - confidence) / 2)
+    undefined = ~np.isfinite(est)
+    lo[undefined], hi[undefined] = np.nan, np.nan
+    return Difference(np.asarray(est, dtype=float), lo, hi)
+
+
 # a difference is resolved when its interval clears 0 by more than this: shares known exactly (piles labelled whole)
 # differ from each other only in the last digits of their sums, which is no difference
 RESOLVED_TOLERANCE = 1e-9

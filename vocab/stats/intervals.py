@@ -196,9 +196,20 @@ def _keep_unanimous(draws: np.ndarray, share: np.ndarray, where: np.ndarray, sca
     return np.where(top, 1 - scale * (1 - draws), np.where(bottom, scale * draws, draws))
 
 
-def share_draws(method: str, piles: Piles, n_draws: int, rng: np.random.Generator, *, unanimous_scale: float = 1.0):
+def share_draws(
+    method: str,
+    piles: Piles,
+    n_draws: int,
+    rng: np.random.Generator,
+    *,
+    unanimous_scale: float = 1.0,
+    v_rng: np.random.Generator | None = None,
+):
     """(a, b) draws, (S, n_draws) each, by ``method`` (one of :data:`INTERVALS`). ``unanimous_scale`` (fiducial
-    only, for 08's trade-off table): how much of the piles' uncertainty is kept where both piles are unanimous."""
+    only, for 08's trade-off table): how much of the piles' uncertainty is kept where both piles are unanimous.
+    ``v_rng``: where the fiducial interval's randomisation (one uniform a pile) comes from (None: ``rng``, in
+    the order it always has; a printed estimate's, :func:`vocab.stats.seeds.randomisation`)."""
+    v_rng = rng if v_rng is None else v_rng
     na, a, nb, b = piles.shares()
     s = len(piles.p)
     if method == "seed":
@@ -208,8 +219,8 @@ def share_draws(method: str, piles: Piles, n_draws: int, rng: np.random.Generato
         )
     if method == "fiducial":
         nbe = kish_rows(piles.weights)
-        ab = binomial_cd_draws(np.nan_to_num(a) * na, na, rng.random(s), n_draws, rng)
-        bb = binomial_cd_draws(np.nan_to_num(b) * nbe, nbe, rng.random(s), n_draws, rng)
+        ab = binomial_cd_draws(np.nan_to_num(a) * na, na, v_rng.random(s), n_draws, rng)
+        bb = binomial_cd_draws(np.nan_to_num(b) * nbe, nbe, v_rng.random(s), n_draws, rng)
         if unanimous_scale != 1.0:
             both = np.isin(a, (0.0, 1.0)) & np.isin(b, (0.0, 1.0))
             ab, bb = _keep_unanimous(ab, a, both, unanimous_scale), _keep_unanimous(bb, b, both, unanimous_scale)
@@ -222,16 +233,16 @@ def share_draws(method: str, piles: Piles, n_draws: int, rng: np.random.Generato
     raise ValueError(f"unknown interval {method!r} (known: {', '.join(INTERVALS)})")
 
 
-def p_draws(model: str, piles: Piles, n_draws: int, rng: np.random.Generator) -> np.ndarray:
+def p_draws(model: str, piles: Piles, n_draws: int, rng: np.random.Generator, v_rng=None) -> np.ndarray:
     """(S, n_draws) draws of p: ``fixed`` (p itself), ``cd`` (its randomised confidence distribution on attempts /
     design effect), ``beta`` (Jeffreys on the attempts), ``beta-deff`` (on attempts / design effect), ``binomial``
-    (the attempts resampled as if independent)."""
+    (the attempts resampled as if independent). ``v_rng``: cd's randomisation (None: ``rng``)."""
     s, p = len(piles.p), piles.p
     if model == "fixed":
         return np.repeat(p[:, None], n_draws, axis=1)
     if model == "cd":
         n_eff = piles.attempts / piles.deff
-        return binomial_cd_draws(p * n_eff, n_eff, rng.random(s), n_draws, rng)
+        return binomial_cd_draws(p * n_eff, n_eff, (rng if v_rng is None else v_rng).random(s), n_draws, rng)
     if model in ("beta", "beta-deff"):
         n_eff = piles.attempts / (piles.deff if model == "beta-deff" else 1.0)
         kp = p * n_eff
@@ -323,6 +334,7 @@ def correction_intervals(
     p_model: str | Callable[[np.random.Generator], np.ndarray] | None = None,
     with_q: bool = False,
     unanimous_scale: float = 1.0,
+    v_rng: np.random.Generator | None = None,
 ) -> Intervals:
     """Theta and its interval by ``method`` for every study of ``piles``; with ``with_q`` also the critic's
     sensitivity q1 and specificity q0 with theirs. Draws in this order: a, b, then p (``p_model``: the method's own
@@ -331,17 +343,18 @@ def correction_intervals(
     passed, then failed). For finite piles by the fiducial method, q1's and q0's ends are read last from each
     pile's bounding draws (:func:`vocab.stats.shares.bounded_q`; a pile labelled all but a row or two left q0's
     lower end above the truth in 5–8 % of audits with the fiducial draws: ``benchmarks/results/finite.json``); their
-    draws (``q1_draws``, ``q0_draws``, what differences take) stay the fiducial ones."""
+    draws (``q1_draws``, ``q0_draws``, what differences take) stay the fiducial ones. ``v_rng``: the
+    randomisation's generator (:func:`share_draws`; None: ``rng``)."""
     if method == "ppi":
         return ppi_intervals(piles, confidence)
     if method not in INTERVALS:
         raise ValueError(f"unknown interval {method!r} (known: {', '.join(METHODS)})")
     if not 0 <= unanimous_scale <= 1 or (unanimous_scale != 1 and method != "fiducial"):
         raise ValueError(f"unanimous_scale must lie in [0, 1], for fiducial only; got {unanimous_scale} for {method}")
-    ab, bb = share_draws(method, piles, n_draws, rng, unanimous_scale=unanimous_scale)
+    ab, bb = share_draws(method, piles, n_draws, rng, unanimous_scale=unanimous_scale, v_rng=v_rng)
     # finite piles: p is every verdict seen, known whatever model of p a method would draw for a superpopulation
     model = "fixed" if piles.finite else (p_model or METHOD_P[method])
-    pb = model(rng) if callable(model) else p_draws(model, piles, n_draws, rng)
+    pb = model(rng) if callable(model) else p_draws(model, piles, n_draws, rng, v_rng)
     if piles.finite:
         nan = np.full(len(piles.p), np.nan)
         ab = finite_shares(ab, piles.passed, nan if piles.passed_total is None else piles.passed_total, rng)
@@ -390,6 +403,9 @@ class CorrectionInterval:
     p_samples: np.ndarray | None = None  # the draws of p behind theta's (differences of leniency use them)
     q1_samples: np.ndarray | None = None
     q0_samples: np.ndarray | None = None
+    # theta's, q1's and q0's distributions computed whole (name -> (values, probabilities); vocab.stats.exact)
+    # where they are, else None
+    lattices: dict | None = None
 
 
 def correction_interval(
@@ -408,12 +424,14 @@ def correction_interval(
     n_draws: int = 4000,
     confidence: float = 0.95,
     rng: np.random.Generator,
+    v_rng: np.random.Generator | None = None,
 ) -> CorrectionInterval:
     """The corrected rate of one cell with its interval by ``method`` (one of :data:`INTERVALS`): the entry point
     of 03's tables and the report, for the overall verdict and for each check alike. ``level_passes`` and
     ``level_attempts``: the cell's counts per level, for p's design effect (fiducial; 1 without them); or ``deff``, that
     design effect computed already (an imported dataset keeps it). ``passed_total`` and ``failed_total``: the
-    piles' rows in all, for the finite population (:class:`Piles`; both None: the superpopulation)."""
+    piles' rows in all, for the finite population (:class:`Piles`; both None: the superpopulation). ``v_rng``: the
+    randomisation's generator (:func:`share_draws`)."""
     if method not in INTERVALS:
         raise ValueError(f"unknown interval {method!r} (known: {', '.join(INTERVALS)})")
     if deff is None:
@@ -428,7 +446,7 @@ def correction_interval(
         passed_total=passed_total,
         failed_total=failed_total,
     )
-    r = correction_intervals(method, piles, n_draws=n_draws, confidence=confidence, rng=rng, with_q=True)
+    r = correction_intervals(method, piles, n_draws=n_draws, confidence=confidence, rng=rng, with_q=True, v_rng=v_rng)
     point = Correction(float(p), float(r.a[0]), float(r.b[0]), float(r.theta[0]), float(r.q1[0]), float(r.q0[0]))
     return CorrectionInterval(
         point,
