@@ -339,16 +339,20 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
         table.loc[p.paired.to_numpy(), ["difference (95 %), points", "resolved"]] = ["the same outputs (paired)", "—"]
         for q, name in (("q1", "sensitivity"), ("q0", "specificity")):
             table[f"{name} b − a (95 %), paired"] = [
-                ("undefined (below)" if (a, b) in found.unrated else f"{pts(d)} [{pts(lo)}, {pts(hi)}]") if pr else ""
+                (
+                    f"bounded [{pts(lo)}, {pts(hi)}] (below)"
+                    if (a, b) in found.unrated
+                    else f"{pts(d)} [{pts(lo)}, {pts(hi)}]"
+                )
+                if pr
+                else ""
                 for a, b, pr, d, lo, hi in zip(
                     p.a, p.b, p.paired, p[f"{q}_difference"], p[f"{q}_ci_low"], p[f"{q}_ci_high"], strict=True
                 )
             ]
     undefined = "".join(
         f" {cell_label(b)} − {cell_label(a)}: "
-        + unrated_text(a.split("__", 1)[-1], b.split("__", 1)[-1], short, c.lead).replace(
-            "sensitivity", "Sensitivity", 1
-        )
+        + _capital(unrated_text(a.split("__", 1)[-1], b.split("__", 1)[-1], short, c.lead, _row(p, a, b)))
         + "."
         for (a, b), short in found.unrated.items()
     )
@@ -364,6 +368,15 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
             table,
         )
     )
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _row(pairs: pd.DataFrame, a: str, b: str) -> dict:
+    """The comparison row of cells ``a`` and ``b``."""
+    return pairs[(pairs.a == a) & (pairs.b == b)].iloc[0].to_dict()
 
 
 def scores_section(rep: Report, c) -> None:

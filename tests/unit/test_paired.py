@@ -181,16 +181,25 @@ def test_an_unrated_stratum_is_named(tmp_path, capsys):
     rc, _, err = _run(["compare", d, "--a", "A", "--b", "B", "--paired"], capsys)
     assert rc == 2 and f"the {len(pf)} outputs passed by A and failed by B have no output ann rated" in err[0]
     # without --paired (#76): never the independent comparison, which would difference one rate with itself; one
-    # rate, the known gap, and q1 and q0 undefined, with the stratum that leaves them so and what would define them
+    # rate, the known gap, and q1 and q0 not identified but bounded by the census of verdicts, with the stratum that
+    # leaves them so and what would estimate them; the bound holds the outputs' own differences (from the truth)
     rc, out, _ = _run(["compare", d, "--json"], capsys)
     r = json.loads(out[0])["comparisons"][0]
     assert rc == 0 and r["paired"] is True and r["resolved"] is False and r["difference"] == 0
     assert r["q1_difference"] is None and r["q0_difference"] is None and r["unrated_strata"] == {"PF": len(pf)}
     assert r["raw_difference"] == pytest.approx(((both.B == "PASSED").sum() - (both.A == "PASSED").sum()) / len(both))
+    good = table.drop_duplicates("id").set_index("id").truth.reindex(both.index).eq(1)
+    passed = both.eq("PASSED")
+    q1 = (passed.B[good].mean() - passed.A[good].mean(), r["q1_ci_low"], r["q1_ci_high"])
+    q0 = ((~passed.B)[~good].mean() - (~passed.A)[~good].mean(), r["q0_ci_low"], r["q0_ci_high"])
+    for truth, lo, hi in (q1, q0):
+        assert lo <= truth + 1e-12 and truth - 1e-12 <= hi and hi - lo < 0.5, (truth, lo, hi)
     rc, out, _ = _run(["compare", d], capsys)
     line = next(x for x in out if x.startswith("B − A on S's same outputs (paired): one rate for both"))
-    assert (f"sensitivity and specificity undefined: ann rated none of the {len(pf)} outputs passed by A and failed "
-            "by B") in line and "rate one output of it to define them" in line, line  # fmt: skip
+    pts = [f"{100 * x:+.0f}".replace("-", "−") for x in (q1[1], q1[2], q0[1], q0[2])]
+    assert f"sensitivity between {pts[0]} and {pts[1]} points; specificity between {pts[2]} and {pts[3]}" in line
+    assert (f"bounded: ann rated none of the {len(pf)} outputs passed by A and failed by B") in line, line
+    assert "rate one output of it to estimate them" in line, line
     assert not any(x.startswith("S → B − S → A") for x in out)  # no difference of the one rate with itself
 
 
@@ -266,9 +275,10 @@ def test_an_undefined_paired_difference_has_no_interval():
 
 def test_two_judges_that_mostly_agree_are_never_compared_as_independent(tmp_path, capsys):
     """#76: two judges whose verdicts differ on 6 of 400 outputs, 10 labels a pile: no output where they disagree
-    is in the sample, so the paired q1 and q0 differences are undefined. `vocab compare` says so in one line, naming
-    the strata (counted from the table) whose labels would define them, prints no difference of the one rate, and
-    never ranks the two cells apart."""
+    is in the sample, so the paired q1 and q0 differences are not identified. The census of verdicts bounds them:
+    `vocab compare` prints the bound (holding the outputs' own differences, counted from the truth: B misses 3 of the
+    good outputs A passes, and passes 3 of the bad ones A fails), names the strata (counted from the table) whose
+    labels would estimate them, prints no difference of the one rate, and never ranks the two cells apart."""
     rng = np.random.default_rng(3)
     good = rng.random(400) < 0.5
     a_pass = good.copy()
@@ -292,23 +302,31 @@ def test_two_judges_that_mostly_agree_are_never_compared_as_independent(tmp_path
     rc, out, _ = _run(["compare", d], capsys)
     assert rc == 0
     line = next(x for x in out if x.startswith("B − A on S's same outputs (paired): one rate for both"))
-    said = ("sensitivity and specificity undefined: ann rated none of the 3 outputs passed by A and failed by B nor of "
-            "the 3 outputs failed by A and passed by B")  # fmt: skip
-    assert said in line and "rate one output of each" in line, line
+    said = ("bounded: ann rated none of the 3 outputs passed by A and failed by B nor of the 3 outputs failed by A and "
+            "passed by B")  # fmt: skip
+    assert said in line and "rate one output of each to estimate them" in line, line
+    rc, js, _ = _run(["compare", d, "--json"], capsys)
+    r = json.loads(js[0])["comparisons"][0]
+    truth = {"q1": -3 / good.sum(), "q0": -3 / (~good).sum()}
+    for q in ("q1", "q0"):
+        assert r[f"{q}_difference"] is None and r[f"{q}_ci_low"] <= truth[q] <= r[f"{q}_ci_high"], r
+        assert r[f"{q}_ci_high"] - r[f"{q}_ci_low"] < 0.06, r  # 6 disagreements of 400 bound it closely
     assert "B passes 0 points more than A" in line  # 200 − 200 passes of 400: known
     assert not any("resolved" in x for x in out), out
     # one rate: never ranked apart, and with no other cell nothing to rank, so no ranks line (the JSON ties them)
     assert not any(x.startswith("ranks: ") for x in out), out
     rc, js, _ = _run(["compare", d, "--json"], capsys)
     assert [(r["rank_low"], r["rank_high"]) for r in json.loads(js[0])["ranks"]] == [(1, 2), (1, 2)]
-    # the gate on their q1 difference does not hold, and says why; the report says it under its table
+    # the gate on their q1 difference reads the bound's lower end, and says why it is a bound; so does the report
     rc, out, _ = _run(["gate", d, "--a", "A", "--b", "B", "--min-q1-difference", "-0.5"], capsys)
-    assert rc == 1 and "the q1 difference's lower bound undefined ≥ -0.5: does not hold" in out[0], out
+    assert rc == 0 and f"the q1 difference's lower bound {r['q1_ci_low']:+.3f} ≥ -0.5: holds" in out[0], out
     assert said in out[0], out
+    rc, out, _ = _run(["gate", d, "--a", "A", "--b", "B", "--min-q1-difference", "0"], capsys)
+    assert rc == 1, out  # B is the less sensitive: its bound does not clear 0
     assert main(["report", str(d), "--out", str(tmp_path / "r")]) == 0
     md = (tmp_path / "r" / "report.md").read_text()
-    assert "S → B − S → A: Sensitivity and specificity undefined: ann rated none" in md
-    assert "| the same outputs (paired) | — |" in md and "undefined (below)" in md
+    assert "S → B − S → A: Sensitivity between" in md and "bounded: ann rated none" in md
+    assert "| the same outputs (paired) | — |" in md and "bounded [" in md
 
 
 def test_cells_known_to_share_one_rate_are_never_ranked_apart():

@@ -40,7 +40,6 @@ from vocab.estimates.paired import (
     rated_strata,
     same_outputs,
     shared_outputs,
-    undefined_comparison,
     unrated,
 )
 from vocab.stats.differences import (
@@ -429,8 +428,8 @@ def _paired(
     shared: Shared | None, key, verdicts, rater, n_boot, seed, confidence, population
 ) -> tuple[dict | None, dict[str, int]]:
     """Two judges' cells on the same outputs (``shared``), compared paired (:mod:`vocab.estimates.paired`), and the
-    strata with outputs and no rated output (then the row is
-    :func:`~vocab.estimates.paired.undefined_comparison`'s: one rate, q1 and q0 undefined); (None, {}) for cells
+    strata with outputs and no rated output (then one rate, q1 and q0 not identified and bounded: their ends the
+    census's bound, :func:`~vocab.estimates.paired.paired_comparison`); (None, {}) for cells
     that are not paired (``shared`` None), a sample drawn by strata, or the superpopulation (the paired comparison is
     of these outputs)."""
     if shared is None or population != stats.FINITE or "stratum" in key.columns:
@@ -438,10 +437,7 @@ def _paired(
     if rater != PEOPLE and conflicting_label(shared, key, verdicts) is not None:
         return None, {}  # one output labelled both ways by one rater: each cell compared on its own
     short = unrated(shared, rated_strata(shared, key, verdicts))
-    if short:
-        row = undefined_comparison(shared)
-    else:
-        row = paired_comparison(shared, key, verdicts, rater=rater, n_boot=n_boot, seed=seed, confidence=confidence)
+    row = paired_comparison(shared, key, verdicts, rater=rater, n_boot=n_boot, seed=seed, confidence=confidence)
     return {k: v for k, v in row.items() if k in COMPARISON_COLUMNS}, short
 
 

@@ -34,21 +34,32 @@ def _points(x: float, signed: bool = True) -> str:
     return (f"{v:+.0f}" if signed else f"{v:.0f}").replace("-", "−")  # a minus sign, not a hyphen
 
 
-def unrated_text(a: str, b: str, unrated: dict[str, int], rater: str) -> str:
-    """Why two judges' paired q1 and q0 differences are undefined, and what labels define them: ``unrated`` the
+def unrated_text(a: str, b: str, unrated: dict[str, int], rater: str, r: dict | None = None) -> str:
+    """Why two judges' paired q1 and q0 differences are not identified, the bound the census of their verdicts gives
+    them (``r``: the comparison's row, its q1 and q0 ends the bound's), and what labels narrow them: ``unrated`` the
     strata (PP, PF, FP, FF) with outputs and none rated, each with its outputs."""
     verb = {"P": "passed", "F": "failed"}
     parts = [f"the {n} outputs {verb[s[0]]} by {a} and {verb[s[1]]} by {b}" for s, n in unrated.items()]
+    why = f"{rater} rated none of {' nor of '.join(parts)} (a stratum of the outputs the pairing weighs by its size)"
+    each = "each" if len(parts) > 1 else "it"
+    if r is not None and all(np.isfinite(r[f"{q}_ci_{e}"]) for q in ("q1", "q0") for e in ("low", "high")):
+        bound = "; ".join(
+            f"{name} between {_points(r[f'{q}_ci_low'])} and {_points(r[f'{q}_ci_high'])} points"
+            for name, q in (("sensitivity", "q1"), ("specificity", "q0"))
+        )
+        return (
+            f"{bound} (95 %, bounded: {why}, so only the judges' disagreements bound it); rate one output of {each} "
+            "to estimate them"
+        )
     return (
-        f"sensitivity and specificity undefined: {rater} rated none of {' nor of '.join(parts)} (a stratum of the "
-        f"outputs the pairing weighs by its size); rate one output of {'each' if len(parts) > 1 else 'it'} to "
-        "define them (the independent comparison would difference one rate with itself)"
+        f"sensitivity and specificity undefined: {why}; rate one output of {each} to define them (the independent "
+        "comparison would difference one rate with itself)"
     )
 
 
 def paired_line(r: dict, unrated: dict[str, int] | None = None, rater: str = "") -> str:
     """Two judges on the same outputs in words: their pass rates' known gap, then sensitivity and specificity (or,
-    with ``unrated`` strata, why they are undefined: :func:`unrated_text`)."""
+    with ``unrated`` strata, their bound and why it is one: :func:`unrated_text`)."""
     a, b = (x.split("__", 1)[-1] for x in (r["a"], r["b"]))
     system = r["a"].split("__", 1)[0]
 
@@ -59,7 +70,11 @@ def paired_line(r: dict, unrated: dict[str, int] | None = None, rater: str = "")
         state = "resolved" if lo > RESOLVED_TOLERANCE or hi < -RESOLVED_TOLERANCE else "not resolved"
         return f"{name} {_points(r[f'{key}_difference'])} points [{_points(lo)}, {_points(hi)}], {state}"
 
-    qs = unrated_text(a, b, unrated, rater) if unrated else f"{part('sensitivity', 'q1')}; {part('specificity', 'q0')}"
+    qs = (
+        unrated_text(a, b, unrated, rater, r)
+        if unrated
+        else f"{part('sensitivity', 'q1')}; {part('specificity', 'q0')}"
+    )
     return (
         f"{b} − {a} on {system}'s same outputs (paired): one rate for both; {b} passes "
         f"{_points(abs(r['raw_difference']), False)} points {'more' if r['raw_difference'] >= 0 else 'fewer'} than "

@@ -177,7 +177,7 @@ class DifferenceGate:
     checks: tuple[Check, ...]
     comparison: dict  # the comparison's row (vocab.estimates.compare.compare_cells)
     why: str = (
-        ""  # two judges on the same outputs whose q1 and q0 differences are undefined: why, and what defines them
+        ""  # two judges on the same outputs whose q1 and q0 differences are only bounded: why, and what narrows them
     )
 
     @property
@@ -249,5 +249,5 @@ def difference_gate(
             checks.append(Check(name, margins[key], v, not math.isnan(v) and v >= margins[key] - 1e-12))
     short = found.unrated.get((row["a"], row["b"]))
     judges = (row["a"].split("__", 1)[-1], row["b"].split("__", 1)[-1])
-    why = unrated_text(*judges, short, found.rater) if short else ""
+    why = unrated_text(*judges, short, found.rater, row) if short else ""
     return DifferenceGate(row["a"], row["b"], found.rater, tuple(checks), row, why)

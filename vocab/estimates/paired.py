@@ -21,8 +21,10 @@ two cells. Then, with N_h the stratum's outputs and N their sum::
 
 and q1_b − q1_a, q0_b − q0_a with the percentile intervals of their draws. The difference of the judges' pass
 rates is known (both judged every output): it is their leniency difference, with no sampling error. A stratum with
-outputs and no rated one leaves the q1 and q0 differences undefined (:func:`undefined_comparison`: still one rate,
-never the independent comparison, which would difference one rate with itself). The coverage is measured in
+outputs and no rated one leaves the q1 and q0 differences unidentified, but not unknown: the census of verdicts
+bounds them (:func:`vocab.stats.paired_bounds.bounded_differences`, the unrated strata's shares anywhere in [0, 1];
+two judges that disagree on few outputs differ little). Still one rate, never the independent comparison, which
+would difference one rate with itself. The coverage, the bound's too, is measured in
 :func:`vocab.coverage.paired.paired_coverage` (``benchmarks/results/paired.json``).
 """
 
@@ -38,6 +40,7 @@ from vocab import stats
 from vocab.datasets.items import CELL_JOIN
 from vocab.stats.differences import pairs_of
 from vocab.stats.intervals import holding_rows
+from vocab.stats.paired_bounds import bounded_differences
 from vocab.stats.shares import binomial_cd_draws, completed
 
 STRATA = ("PP", "PF", "FP", "FF")
@@ -207,6 +210,17 @@ def unrated(shared: Shared, rated: dict[str, tuple[float, int]]) -> dict[str, in
     return {s: shared.sizes[s] for s in STRATA if shared.sizes[s] and not rated[s][1]}
 
 
+def _bounded_comparison(shared: Shared, rated, sizes, n_boot: int, rng, alpha: float) -> dict:
+    """:func:`paired_comparison`'s row where a stratum is unrated: one rate (not identified either: NaN), the
+    known gap, and q1's and q0's differences bounded (their point NaN, their ends the bound's)."""
+    tau = {h: stratum_draws(np.array([rated[h][0]]), np.array([rated[h][1]]), sizes[h], n_boot, rng) for h in STRATA}
+    bounds = bounded_differences(sizes, tau, alpha)
+    row = undefined_comparison(shared)
+    for q in ("q1", "q0"):
+        row[f"{q}_ci_low"], row[f"{q}_ci_high"] = (float(x[0]) for x in bounds[q])
+    return row
+
+
 def undefined_comparison(shared: Shared) -> dict:
     """b − a of two judges on the same outputs when a stratum with outputs has no rated output: still one rate for
     both (never a difference of two), their pass rates' gap known, and q1 and q0 differences undefined (NaN) — not
@@ -249,13 +263,15 @@ def paired_comparison(
     confidence: float = 0.95,
 ) -> dict | None:
     """b − a of two judges on the same outputs (a row of :data:`vocab.estimates.compare.COMPARISON_COLUMNS` but the
-    rater, ``paired`` true), or None when a stratum with outputs has no rated output."""
+    rater, ``paired`` true). Where a stratum with outputs has no rated output, q1's and q0's differences are not
+    identified (NaN) and their ends are the bound the census of verdicts gives
+    (:func:`vocab.stats.paired_bounds.bounded_differences`: the unrated strata's shares anywhere in [0, 1])."""
     rated = rated_strata(shared, key, verdicts)
-    if any(shared.sizes[s] and not rated[s][1] for s in STRATA):
-        return None
     # from the seed and the pair's own data (each stratum's outputs and rated rows), never the judges' or rater's names
     rng = stats.data_stream(seed, "paired", *([shared.sizes[h], *rated[h][:2]] for h in STRATA))
     sizes = {h: np.array([shared.sizes[h]]) for h in STRATA}
+    if unrated(shared, rated):
+        return _bounded_comparison(shared, rated, sizes, n_boot, rng, (1 - confidence) / 2)
     est, dr = paired_estimates(
         sizes, {h: (np.array([rated[h][0]]), np.array([rated[h][1]])) for h in STRATA}, n_boot, rng
     )
