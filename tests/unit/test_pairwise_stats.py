@@ -1,0 +1,106 @@
+"""The corrected preferences of a pairwise judge (vocab.stats.pairwise): two classes are θ, draw for draw; three
+classes against hand-worked shares and against the simulated truth's lattice."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from vocab import stats
+from vocab.estimates import correct
+from vocab.stats.pairwise import PairPiles, pairwise_intervals, win_rate
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _as_pairwise(x, y, w, passed_total, failed_total) -> PairPiles:
+    """θ's cell as a two-class pairwise cell: the passed pile the judge's B pile, the failed pile its A pile."""
+    zeros = np.zeros(0)
+    return PairPiles.make(
+        (x, y, zeros), (np.zeros(len(x)), np.zeros(len(y)), zeros), (np.ones(len(x)), w, zeros),
+        [passed_total, failed_total, 0], False,
+    )  # fmt: skip
+
+
+def test_two_classes_are_the_reference_runs_theta_draw_for_draw(monkeypatch):
+    """Every (rater variant, cell) of the reference run's committed correction, recomputed by the pairwise
+    function from the piles the correction handed to θ's interval and a generator in the same state: the same
+    estimate, the same draws and the same ends, to the bit; and those are the committed report/corrected.csv's."""
+    run = ROOT / "data" / "runs" / "reference"
+    calls = []
+    original = stats.correction_interval
+
+    def capture(method, p, attempts, x, y, w, **kw):
+        state = copy.deepcopy(kw["rng"].bit_generator.state)
+        out = original(method, p, attempts, x, y, w, **kw)
+        calls.append((p, x, y, w, kw, state, out))
+        return out
+
+    monkeypatch.setattr(stats, "correction_interval", capture)
+    table = correct.corrected(run).table
+    committed = pd.read_csv(run / "report" / "corrected.csv")
+    assert len(calls) == len(table) == len(committed) == 16
+    for col in ("theta", "ci_low", "ci_high"):
+        assert table[col].tolist() == committed[col].tolist(), col
+    for p, x, y, w, kw, state, out in calls:
+        piles = _as_pairwise(x, y, w, kw["passed_total"], kw["failed_total"])
+        assert piles.judge_shares()[0, 0] == p
+        rng = np.random.default_rng()
+        rng.bit_generator.state = state
+        r = pairwise_intervals(piles, n_draws=kw["n_draws"], rng=rng)
+        assert np.array_equal(r.draws.b[0], out.theta_samples)
+        assert (r.b.estimate[0], r.b.low[0], r.b.high[0]) == (out.point.theta, *out.theta_ci)
+        # with two classes the win rate (either tie rule) is the share of B
+        assert (r.win_rate_b.low[0], r.win_rate_b.high[0]) == out.theta_ci
+        assert (r.win_rate_b_dropped.low[0], r.win_rate_b_dropped.high[0]) == out.theta_ci
+    # every committed row was one of them
+    assert sorted(round(o.point.theta, 12) for *_, o in calls) == sorted(committed.theta.round(12).tolist())
+
+
+def test_shares_and_win_rates_by_hand():
+    """One cell, counted by hand: the judge put 60 items in B, 30 in A, 10 in tie; people labelled
+    B pile: b b b a tie (5), A pile: a a b a (4), tie pile: tie a (2).
+    share_b = .6·3/5 + .3·1/4 + .1·0 = .435; share_tie = .6·1/5 + .3·0 + .1·1/2 = .17; share_a = .395;
+    win rate of B = .435 + .085 = .52; ties dropped = .435 / .83."""
+    piles = PairPiles.from_labels([[["b", "b", "b", "a", "tie"]], [["a", "a", "b", "a"]], [["tie", "a"]]], [60, 30, 10])
+    r = pairwise_intervals(piles, n_draws=2000, rng=np.random.default_rng(3))
+    assert r.b.estimate[0] == pytest.approx(0.435)
+    assert r.tie.estimate[0] == pytest.approx(0.17)
+    assert r.a.estimate[0] == pytest.approx(0.395)
+    assert r.win_rate_b.estimate[0] == pytest.approx(0.52)
+    assert r.win_rate_b_dropped.estimate[0] == pytest.approx(0.435 / 0.83)
+    assert r.raw["win_rate_b"][0] == pytest.approx(0.65)
+    for share in (r.a, r.b, r.tie, r.win_rate_b, r.win_rate_b_dropped):
+        assert share.low[0] <= share.estimate[0] <= share.high[0]
+    # the draws are shares of the 100 items: each a multiple of 1/100, the three summing to 1
+    assert np.allclose(r.draws.a + r.draws.b + r.draws.tie, 1)
+    assert np.allclose(np.round(r.draws.b * 100), r.draws.b * 100)
+    # labelled in full, every pile is known: no width
+    full = PairPiles.from_labels([[["b", "tie"]], [["a"]], [["tie"]]], [2, 1, 1])
+    f = pairwise_intervals(full, n_draws=500, rng=np.random.default_rng(0))
+    assert (f.win_rate_b.low[0], f.win_rate_b.high[0]) == (0.5, 0.5)  # (1 + 2·½) / 4
+
+
+def test_an_empty_pile_needs_no_label_and_an_unlabelled_one_is_undefined():
+    empty = PairPiles.from_labels([[["b", "a"]], [["a"]], [[]]], [10, 5, 0])
+    r = pairwise_intervals(empty, n_draws=500, rng=np.random.default_rng(0))
+    assert r.b.estimate[0] == pytest.approx(10 / 15 * 0.5)
+    assert not empty.ties[0] and r.tie.high[0] == 0
+    unlabelled = PairPiles.from_labels([[["b"]], [[]], [["tie"]]], [10, 5, 2])
+    u = pairwise_intervals(unlabelled, n_draws=500, rng=np.random.default_rng(0))
+    assert np.isnan(u.win_rate_b.estimate[0]) and np.isnan(u.win_rate_b.low[0])
+
+
+def test_bad_piles_are_named():
+    with pytest.raises(ValueError, match="a, b or tie"):
+        PairPiles.from_labels([[["b", "B>A"]], [["a"]], [[]]], [10, 5, 0])
+    with pytest.raises(ValueError, match="more labelled rows"):
+        PairPiles.from_labels([[["b", "a"]], [["a"]], [[]]], [1, 5, 0])
+    with pytest.raises(ValueError, match="without ties"):
+        PairPiles.from_labels([[["b", "tie"]], [["a"]], [[]]], [10, 5, 0], ties=False)
+    with pytest.raises(ValueError, match="tie rule"):
+        win_rate(0.5, 0.1, rule="thirds")

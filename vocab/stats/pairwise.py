@@ -1,0 +1,281 @@
+"""Corrected preferences of a pairwise judge ("A, B or tie"), vectorised over studies: the per-pile fiducial draws
+of :mod:`vocab.stats.intervals` carried from two classes to three.
+
+A study is a *cell*: one pairing of two systems (A and B) under one judge. The judge put each of the cell's N items
+in one of three piles: it preferred B, it preferred A, or it called a tie (N_B, N_A, N_T items; its raw shares are
+N_B / N, N_A / N, N_T / N). People labelled a sample of each pile (A, B or tie). Then, over these N items (the
+finite population, as θ's default),
+
+    share_c = Σ_pile (N_pile / N) · (the pile's share of items people put in class c)      c ∈ {A, B, tie}
+    win rate of B = share_B + share_tie / 2        (ties half; "ties dropped": share_B / (share_A + share_B))
+
+**The draws** (:func:`pairwise_draws`). Each pile's class shares are drawn by breaking the stick class by class,
+each break a randomised binomial confidence distribution (:func:`~vocab.stats.intervals.binomial_cd_draws`, the
+fiducial method's): first the share of B in the pile (k_B of n labelled rows), then the share of ties among the
+rest (k_T of n − k_B). A Dirichlet's shares break the same way into Betas; here each break is exact for its own
+proportion. The pile's unlabelled N − n items are then completed as θ's finite piles are
+(:func:`~vocab.stats.intervals.finite_shares`): Binomial(N − n, π_B) more B, then Binomial(the rest, π_T) more ties
+— a multinomial completion broken the same way. The corrected shares' draws are the piles' draws weighted by the
+judge's pile shares; every estimate's interval is the equal-tailed 95 % of its draws, widened to hold the estimate
+(:func:`~vocab.stats.intervals.holding_rows`) and clipped to [0, 1].
+
+**Two classes are θ.** The random numbers are taken in θ's order first: the B pile's share of B (θ's passed pile,
+a), the A pile's share of B (θ's failed pile, b), their finite completions (passed, then failed); then the tie pile,
+then the ties within each pile. A study with no tie anywhere (``ties`` False: the judge never said tie and no label
+is a tie; the dataset has two classes) has its tie shares held at 0, so its share of B and its win rate are θ of
+"B won: PASSED", draw for draw and end for end, from the same generator (the B pile the passed pile, the A pile the
+failed pile). ``tests/unit/test_pairwise_stats.py`` checks it on the reference run's committed correction.
+
+A pile's rows may carry weights (θ's failed pile weights a row by its level's failures; a pairwise item weighs 1):
+its shares are weighted, and each break is taken on its Kish effective rows, as θ's failed pile is. A label may be
+fractional (people pooled: a row's B value and tie value are the shares of people who said so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from vocab.stats.correction import kish_rows
+from vocab.stats.intervals import binomial_cd_draws, holding_rows
+
+PILES = ("b", "a", "tie")  # the judge's piles in the order their draws are taken (θ's passed, failed, then ties)
+CLASSES = ("a", "b", "tie")  # the shares reported
+TIE_RULES = ("half", "dropped")  # how a win rate counts ties: half a win each, or left out
+
+
+@dataclass(frozen=True)
+class PairPiles:
+    """S cells' calibration data. Per pile (in :data:`PILES` order): each labelled row's B value and tie value
+    (1 or 0 for one person's label, a share for people pooled; NaN past the pile's end) and weight (0 past the
+    end); ``totals`` (S, 3) the judge's items in each pile; ``ties`` (S,) whether tie is a class at all."""
+
+    b: tuple[np.ndarray, np.ndarray, np.ndarray]  # (S, n_j) each
+    tie: tuple[np.ndarray, np.ndarray, np.ndarray]
+    weights: tuple[np.ndarray, np.ndarray, np.ndarray]
+    totals: np.ndarray  # (S, 3)
+    ties: np.ndarray  # (S,) bool
+
+    @classmethod
+    def from_labels(cls, labels, totals, *, ties=None, weights=None) -> PairPiles:
+        """From class labels: ``labels[j]`` an (S, n_j) array of "a", "b", "tie" (None or "" past a pile's end) or
+        one cell's list per pile; ``totals`` (S, 3) or (3,). ``ties`` by default: any tie among a study's labels
+        or in its tie pile."""
+        totals = np.atleast_2d(np.asarray(totals, dtype=float))
+        s = totals.shape[0]
+        rows = []
+        for lab in labels:
+            arr = np.asarray(lab, dtype=object)
+            arr = arr.reshape(s, -1) if arr.size else np.empty((s, 0), dtype=object)
+            rows.append(arr)
+        bad = {v for arr in rows for v in arr.ravel().tolist() if v not in ("a", "b", "tie", None, "")}
+        if bad:
+            raise ValueError(f"a label must be a, b or tie; got {sorted(map(str, bad))}")
+        b = tuple(np.where(np.isin(r, ("a", "b", "tie")), (r == "b").astype(float), np.nan) for r in rows)
+        t = tuple(np.where(np.isin(r, ("a", "b", "tie")), (r == "tie").astype(float), np.nan) for r in rows)
+        w = tuple((~np.isnan(x)).astype(float) for x in b) if weights is None else weights
+        if ties is None:
+            ties = (totals[:, 2] > 0) | np.any([np.nansum(x, axis=1) > 0 for x in t], axis=0)
+        return cls.make(b, t, w, totals, ties)
+
+    @classmethod
+    def make(cls, b, tie, weights, totals, ties) -> PairPiles:
+        """Validated: ValueError naming what is wrong."""
+        totals = np.atleast_2d(np.asarray(totals, dtype=float))
+        s = totals.shape[0]
+        b = tuple(np.asarray(x, dtype=float).reshape(s, -1) for x in b)
+        tie = tuple(np.asarray(x, dtype=float).reshape(s, -1) for x in tie)
+        weights = tuple(np.asarray(x, dtype=float).reshape(s, -1) for x in weights)
+        ties = np.broadcast_to(np.asarray(ties, dtype=bool), (s,)).copy()
+        if totals.shape != (s, 3) or not np.all(np.isfinite(totals)) or np.any(totals < 0):
+            raise ValueError("totals must be (studies, 3) finite counts of items, one a pile (B, A, tie)")
+        if len(b) != 3 or len(tie) != 3 or len(weights) != 3:
+            raise ValueError("three piles (B, A, tie) of labels, tie values and weights are needed")
+        for j, name in enumerate(PILES):
+            if not b[j].shape == tie[j].shape == weights[j].shape:
+                raise ValueError(f"pile {name}: labels, tie values and weights differ in shape")
+            lab = ~np.isnan(b[j])
+            if np.any(b[j][lab] + tie[j][lab] > 1 + 1e-12) or np.any(b[j][lab] < 0) or np.any(tie[j][lab] < 0):
+                raise ValueError(f"pile {name}: a row's B and tie values must be shares summing to at most 1")
+            n = lab.sum(axis=1)
+            if np.any((totals[:, j] > 0) & (n > totals[:, j])):
+                raise ValueError(f"pile {name}: more labelled rows than items in the pile")
+        if np.any(totals.sum(axis=1) <= 0):
+            raise ValueError("a cell needs at least one item")
+        if np.any(~ties & ((totals[:, 2] > 0) | np.any([np.nansum(x, axis=1) > 0 for x in tie], axis=0))):
+            raise ValueError("a study without ties has a tie pile or a tie label")
+        return cls(b, tie, weights, totals, ties)
+
+    def rows(self) -> np.ndarray:
+        """(S, 3) labelled rows per pile."""
+        return np.stack([np.sum(~np.isnan(x), axis=1) for x in self.b], axis=1)
+
+    def pile_shares(self) -> tuple[np.ndarray, np.ndarray]:
+        """(S, 3) each pile's weighted share of B and of ties among its labelled rows (NaN for an unlabelled pile)."""
+        out_b, out_t = [], []
+        for x, t, w in zip(self.b, self.tie, self.weights, strict=True):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out_b.append(np.nansum(np.nan_to_num(x) * w, axis=1) / w.sum(axis=1))
+                out_t.append(np.nansum(np.nan_to_num(t) * w, axis=1) / w.sum(axis=1))
+        return np.stack(out_b, axis=1), np.stack(out_t, axis=1)
+
+    def judge_shares(self) -> np.ndarray:
+        """(S, 3) the judge's pile shares in :data:`PILES` order; the A pile's is 1 − the others' (so that with no
+        tie pile it is θ's 1 − p to the bit)."""
+        n = self.totals.sum(axis=1)
+        sb, st = self.totals[:, 0] / n, self.totals[:, 2] / n
+        return np.stack([sb, 1 - sb - st, st], axis=1)
+
+    def defined(self) -> np.ndarray:
+        """(S,) every pile holding items has a labelled row."""
+        return np.all((self.rows() > 0) | (self.totals == 0), axis=1)
+
+
+def _cd(share, rows, rng, n_draws):
+    """One break's draws: the fiducial draws of a proportion ``share`` of ``rows`` (effective) rows."""
+    return binomial_cd_draws(np.nan_to_num(share) * rows, rows, rng.random(len(rows)), n_draws, rng)
+
+
+def _complete(draws, k, n, total, rng):
+    """(more, completed share) of a pile's unlabelled ``total − n`` rows, ``k`` labelled in the class, the class
+    drawn at ``draws``: (k + Binomial(total − n, draw)) / total, as :func:`~vocab.stats.intervals.finite_shares`
+    (its very calls), the draws kept where nothing is labelled or the pile is empty."""
+    use = np.isfinite(total) & (n > 0) & (total >= n)
+    rest = np.where(use, total - n, 0).astype(np.int64)[:, None]
+    pi = np.clip(np.nan_to_num(draws), 0, 1)
+    more = rng.binomial(rest, pi)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        done = (k[:, None] + more) / total[:, None]
+    return more, np.where(use[:, None], done, draws), use
+
+
+@dataclass(frozen=True)
+class PairDraws:
+    """(S, n_draws) draws of each corrected share over the cell (each pile's draws weighted by its judge share)."""
+
+    a: np.ndarray
+    b: np.ndarray
+    tie: np.ndarray
+
+
+def pairwise_draws(piles: PairPiles, n_draws: int, rng: np.random.Generator) -> PairDraws:
+    """The corrected shares' joint draws, taken in the order the module's docstring gives (θ's first)."""
+    s = piles.totals.shape[0]
+    kish = [kish_rows(w) for w in piles.weights]
+    sb, stie = piles.pile_shares()
+    n = piles.rows().astype(float)
+    k_b = [np.nansum(x, axis=1) for x in piles.b]  # labelled rows' B values (a share counts its share)
+    k_t = [np.nansum(x, axis=1) for x in piles.tie]
+    # 1. the B and A piles' share of B (θ's a, then b), 2. their completions (passed, then failed)
+    pb = [_cd(sb[:, j], kish[j], rng, n_draws) for j in (0, 1)]
+    done_b, more_b, used = [None] * 3, [None] * 3, [None] * 3
+    for j in (0, 1):
+        more_b[j], done_b[j], used[j] = _complete(pb[j], k_b[j], n[:, j], piles.totals[:, j], rng)
+    # 3. the tie pile's share of B and its completion
+    pb.append(_cd(sb[:, 2], kish[2], rng, n_draws))
+    more_b[2], done_b[2], used[2] = _complete(pb[2], k_b[2], n[:, 2], piles.totals[:, 2], rng)
+    # 4. within each pile, the ties among what is not B, and their completion among the unlabelled rest
+    done_t = []
+    for j in range(3):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            among = np.where(sb[:, j] < 1, stie[:, j] / (1 - sb[:, j]), 0.0)
+        q = _cd(among, kish[j] * (1 - np.nan_to_num(sb[:, j])), rng, n_draws)
+        rest = np.where(used[j][:, None], (piles.totals[:, j] - n[:, j])[:, None] - more_b[j], 0).astype(np.int64)
+        more_t = rng.binomial(np.maximum(rest, 0), np.clip(q, 0, 1))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fin = (k_t[j][:, None] + more_t) / piles.totals[:, j][:, None]
+        t = np.where(used[j][:, None], fin, (1 - pb[j]) * q)
+        done_t.append(np.where(piles.ties[:, None], t, 0.0))
+    w = piles.judge_shares()
+    share_b = _weighted(w, done_b)
+    share_t = _weighted(w, done_t)
+    share_a = _weighted(w, [1 - done_b[j] - done_t[j] for j in range(3)])
+    return PairDraws(share_a, share_b, share_t)
+
+
+def _weighted(w, per_pile):
+    """Σ_j w_j · x_j in :data:`PILES` order, an empty pile's term 0 (its draws are no estimate)."""
+    out = None
+    for j, x in enumerate(per_pile):
+        term = np.where(w[:, j : j + 1] > 0, w[:, j : j + 1] * x, 0.0)
+        out = term if out is None else out + term
+    return out
+
+
+@dataclass(frozen=True)
+class Ranged:
+    """(S,) estimates with their intervals."""
+
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+
+
+@dataclass(frozen=True)
+class PairIntervals:
+    """Per cell: the judge's raw shares, the corrected shares and win rates of B, each with its interval."""
+
+    raw: dict[str, np.ndarray]  # "a", "b", "tie", "win_rate_b", "win_rate_b_dropped"
+    a: Ranged
+    b: Ranged
+    tie: Ranged
+    win_rate_b: Ranged  # ties half
+    win_rate_b_dropped: Ranged  # ties left out
+    draws: PairDraws
+    win_draws: np.ndarray  # (S, n_draws) win rate of B (ties half)
+
+
+def win_rate(b, tie, a=None, *, rule: str = "half"):
+    """The win rate of B: its wins plus half the ties (``half``), or its wins among the decided items
+    (``dropped``: b / (a + b), NaN when nothing is decided)."""
+    if rule == "half":
+        return np.asarray(b) + np.asarray(tie) / 2
+    if rule == "dropped":
+        den = np.asarray(a) + np.asarray(b)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, np.asarray(b) / np.where(den > 0, den, 1), np.nan)
+    raise ValueError(f"unknown tie rule {rule!r} (known: {', '.join(TIE_RULES)})")
+
+
+def _ranged(est, draws, alpha, undefined) -> Ranged:
+    lo, hi = holding_rows(est, draws, alpha)
+    out = []
+    for x in (est, lo, hi):
+        x = np.clip(np.asarray(x, dtype=float), 0, 1)
+        x[undefined] = np.nan
+        out.append(x)
+    return Ranged(*out)
+
+
+def pairwise_intervals(
+    piles: PairPiles, *, n_draws: int = 4000, confidence: float = 0.95, rng: np.random.Generator
+) -> PairIntervals:
+    """Every cell's corrected shares and win rates of B with their intervals (the module's docstring)."""
+    alpha = (1 - confidence) / 2
+    d = pairwise_draws(piles, n_draws, rng)
+    w = piles.judge_shares()
+    sb, st = piles.pile_shares()
+    est_b = _weighted(w, [sb[:, j : j + 1] for j in range(3)])[:, 0]
+    est_t = np.where(piles.ties, _weighted(w, [st[:, j : j + 1] for j in range(3)])[:, 0], 0.0)
+    est_a = _weighted(w, [1 - sb[:, j : j + 1] - st[:, j : j + 1] for j in range(3)])[:, 0]
+    undefined = ~piles.defined()
+    # with two classes the win rates are the share of B itself (θ), not a sum or ratio that could move a bit
+    two = ~piles.ties
+    win = np.where(two, est_b, win_rate(est_b, est_t))
+    win_draws = np.where(two[:, None], d.b, win_rate(d.b, d.tie))
+    drop = np.where(two, est_b, win_rate(est_b, est_t, est_a, rule="dropped"))
+    drop_draws = np.where(two[:, None], d.b, win_rate(d.b, d.tie, d.a, rule="dropped"))
+    raw = {"b": w[:, 0], "a": w[:, 1], "tie": w[:, 2]}
+    raw["win_rate_b"] = win_rate(raw["b"], raw["tie"])
+    raw["win_rate_b_dropped"] = win_rate(raw["b"], raw["tie"], raw["a"], rule="dropped")
+    return PairIntervals(
+        raw,
+        _ranged(est_a, d.a, alpha, undefined),
+        _ranged(est_b, d.b, alpha, undefined),
+        _ranged(est_t, d.tie, alpha, undefined),
+        _ranged(win, win_draws, alpha, undefined),
+        _ranged(drop, drop_draws, alpha, undefined),
+        d,
+        win_draws,
+    )
