@@ -161,7 +161,6 @@ class PairDraws:
 
 def pairwise_draws(piles: PairPiles, n_draws: int, rng: np.random.Generator) -> PairDraws:
     """The corrected shares' joint draws, taken in the order the module's docstring gives (θ's first)."""
-    s = piles.totals.shape[0]
     kish = [kish_rows(w) for w in piles.weights]
     sb, stie = piles.pile_shares()
     n = piles.rows().astype(float)
