@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vocab.stats.pairwise import PairPiles, pairwise_intervals, win_rate
+from vocab.stats.pairwise import PAIRED, PairPiles, pairwise_intervals, win_rate
 
 TOLERANCE = 1e-9
 ESTIMATES = ("a", "b", "tie", "win_rate_b", "win_rate_b_dropped")
@@ -131,17 +131,19 @@ def pairwise_coverage(
     n_draws: int = 1000,
     confidence: float = 0.95,
     anchor: bool = True,
+    rule: str = PAIRED,
 ) -> PairCoverage:
     """One point's coverage: ``truth`` the people's class shares (a, b, tie), ``judge`` the 3×3 verdict matrix
     (:data:`JUDGES`), ``labels`` items labelled a pile. With no tie in the truth and none in the judge's verdicts
-    the cell has two classes (θ)."""
+    the cell has two classes (θ). ``rule``: :data:`vocab.stats.pairwise.RULES` (the first one tried, for the
+    record)."""
     rng = np.random.default_rng(seed)
     judge = np.asarray(judge, float)
     if judge.shape == (2, 3):
         judge = np.vstack([judge, [0, 0, 1]])
     ties = bool(truth[2] > 0 or judge[:2, 2].any())
     piles, t, cells, sampled = study_piles(rng, n_items, truth, judge, labels, sims, ties)
-    r = pairwise_intervals(piles, n_draws=n_draws, confidence=confidence, rng=rng)
+    r = pairwise_intervals(piles, n_draws=n_draws, confidence=confidence, rng=rng, rule=rule)
     truths = {
         "a": t[:, 0],
         "b": t[:, 1],

@@ -152,29 +152,93 @@ def _complete(draws, k, n, total, rng):
 
 @dataclass(frozen=True)
 class PairDraws:
-    """(S, n_draws) draws of each corrected share over the cell (each pile's draws weighted by its judge share)."""
+    """(S, n_draws) draws over the cell (each pile's draws weighted by its judge share): each share's and each win
+    rate's own (under :data:`PAIRED` they are not one joint draw of the three shares)."""
 
     a: np.ndarray
     b: np.ndarray
     tie: np.ndarray
+    win: np.ndarray  # the win rate of B, ties half
+    dropped: np.ndarray  # ties dropped
 
 
-def pairwise_draws(piles: PairPiles, n_draws: int, rng: np.random.Generator) -> PairDraws:
-    """The corrected shares' joint draws, taken in the order the module's docstring gives (θ's first)."""
+PAIRED, STICK = "paired", "stick"
+RULES = (PAIRED, STICK)  # the default first; STICK the first rule tried, kept for the record (docs/statistics.md)
+
+
+def _theta_draws(piles: PairPiles, n_draws: int, rng):
+    """Each pile's completed share of B, drawn exactly as θ draws its piles (B pile as passed, A pile as failed,
+    then the tie pile); with the draws and completions behind them."""
     kish = [kish_rows(w) for w in piles.weights]
-    sb, stie = piles.pile_shares()
+    sb, _ = piles.pile_shares()
     n = piles.rows().astype(float)
     k_b = [np.nansum(x, axis=1) for x in piles.b]  # labelled rows' B values (a share counts its share)
-    k_t = [np.nansum(x, axis=1) for x in piles.tie]
-    # 1. the B and A piles' share of B (θ's a, then b), 2. their completions (passed, then failed)
     pb = [_cd(sb[:, j], kish[j], rng, n_draws) for j in (0, 1)]
     done_b, more_b, used = [None] * 3, [None] * 3, [None] * 3
     for j in (0, 1):
         more_b[j], done_b[j], used[j] = _complete(pb[j], k_b[j], n[:, j], piles.totals[:, j], rng)
-    # 3. the tie pile's share of B and its completion
     pb.append(_cd(sb[:, 2], kish[2], rng, n_draws))
     more_b[2], done_b[2], used[2] = _complete(pb[2], k_b[2], n[:, 2], piles.totals[:, 2], rng)
-    # 4. within each pile, the ties among what is not B, and their completion among the unlabelled rest
+    return done_b, pb, more_b, used
+
+
+def _class_draws(piles: PairPiles, values, n_draws: int, rng):
+    """Each pile's completed share of one class (or union of classes) whose labelled rows' values are ``values``
+    (one (S, n_j) array a pile): its own fiducial draws and finite completion, θ's machinery on "the class or
+    not"."""
+    out = []
+    for j, (x, w) in enumerate(zip(values, piles.weights, strict=True)):
+        rows = kish_rows(w)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.nansum(np.nan_to_num(x) * w, axis=1) / w.sum(axis=1)
+        draws = _cd(share, rows, rng, n_draws)
+        n = np.sum(~np.isnan(x), axis=1).astype(float)
+        out.append(_complete(draws, np.nansum(x, axis=1), n, piles.totals[:, j], rng)[1])
+    return out
+
+
+def _paired(lead: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``other``'s draws reordered so that each row's rank follows ``lead``'s: the two comonotone (the coupling
+    under which their sum is widest), each keeping its own distribution."""
+    ranks = np.argsort(np.argsort(lead, axis=1, kind="stable"), axis=1, kind="stable")
+    return np.take_along_axis(np.sort(other, axis=1), ranks, axis=1)
+
+
+def pairwise_draws(piles: PairPiles, n_draws: int, rng: np.random.Generator, rule: str = PAIRED) -> PairDraws:
+    """The corrected shares' and win rates' draws, θ's first (the module's docstring)."""
+    done_b, pb, more_b, used = _theta_draws(piles, n_draws, rng)
+    w = piles.judge_shares()
+    share_b = _weighted(w, done_b)
+    ties = piles.ties[:, None]
+    if rule == STICK:
+        share_a, share_t = _stick(piles, n_draws, rng, done_b, pb, more_b, used)
+        win = win_rate(share_b, share_t)
+        return PairDraws(share_a, share_b, share_t, win, win_rate(share_b, share_t, share_a, rule="dropped"))
+    if rule != PAIRED:
+        raise ValueError(f"unknown rule {rule!r} (known: {', '.join(RULES)})")
+    # the items that are not A (B or tie), each pile by its own draws, paired with its B draws rank for rank
+    not_a = [np.nan_to_num(b) + np.nan_to_num(t) for b, t in zip(piles.b, piles.tie, strict=True)]
+    not_a = [np.where(np.isnan(b), np.nan, x) for b, x in zip(piles.b, not_a, strict=True)]
+    done_na = _class_draws(piles, not_a, n_draws, rng)
+    done_t = _class_draws(piles, piles.tie, n_draws, rng)
+    paired = [np.where(ties, _paired(done_b[j], done_na[j]), done_b[j]) for j in range(3)]
+    share_a = _weighted(w, [1 - x for x in paired])
+    share_t = np.where(ties, _weighted(w, done_t), 0.0)
+    # the win rate is the mean of an ordered outcome (A < tie < B): half its share of "not A" plus half its share
+    # of B, the two cumulative shares each by its own exact draws, paired
+    win = _weighted(w, [(done_b[j] + paired[j]) / 2 for j in range(3)])
+    dropped = win_rate(share_b, None, share_a, rule="dropped")
+    return PairDraws(share_a, share_b, share_t, win, dropped)
+
+
+def _stick(piles, n_draws, rng, done_b, pb, more_b, used):
+    """The first rule tried (:data:`STICK`): each pile's stick broken after B, the ties' share of the rest by its
+    fiducial draws (k_T of the n − k_B rows not B), completed among the unlabelled rest; A what is left. It
+    under-covers A and the win rate (docs/statistics.md)."""
+    kish = [kish_rows(w) for w in piles.weights]
+    sb, stie = piles.pile_shares()
+    n = piles.rows().astype(float)
+    k_t = [np.nansum(x, axis=1) for x in piles.tie]
     done_t = []
     for j in range(3):
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -187,10 +251,7 @@ def pairwise_draws(piles: PairPiles, n_draws: int, rng: np.random.Generator) -> 
         t = np.where(used[j][:, None], fin, (1 - pb[j]) * q)
         done_t.append(np.where(piles.ties[:, None], t, 0.0))
     w = piles.judge_shares()
-    share_b = _weighted(w, done_b)
-    share_t = _weighted(w, done_t)
-    share_a = _weighted(w, [1 - done_b[j] - done_t[j] for j in range(3)])
-    return PairDraws(share_a, share_b, share_t)
+    return _weighted(w, [1 - done_b[j] - done_t[j] for j in range(3)]), _weighted(w, done_t)
 
 
 def _weighted(w, per_pile):
@@ -225,7 +286,7 @@ class PairIntervals:
     win_draws: np.ndarray  # (S, n_draws) win rate of B (ties half)
 
 
-def win_rate(b, tie, a=None, *, rule: str = "half"):
+def win_rate(b, tie=None, a=None, *, rule: str = "half"):
     """The win rate of B: its wins plus half the ties (``half``), or its wins among the decided items
     (``dropped``: b / (a + b), NaN when nothing is decided)."""
     if rule == "half":
@@ -248,11 +309,17 @@ def _ranged(est, draws, alpha, undefined) -> Ranged:
 
 
 def pairwise_intervals(
-    piles: PairPiles, *, n_draws: int = 4000, confidence: float = 0.95, rng: np.random.Generator
+    piles: PairPiles,
+    *,
+    n_draws: int = 4000,
+    confidence: float = 0.95,
+    rng: np.random.Generator,
+    rule: str = PAIRED,
 ) -> PairIntervals:
-    """Every cell's corrected shares and win rates of B with their intervals (the module's docstring)."""
+    """Every cell's corrected shares and win rates of B with their intervals (the module's docstring); ``rule``
+    one of :data:`RULES`."""
     alpha = (1 - confidence) / 2
-    d = pairwise_draws(piles, n_draws, rng)
+    d = pairwise_draws(piles, n_draws, rng, rule)
     w = piles.judge_shares()
     sb, st = piles.pile_shares()
     est_b = _weighted(w, [sb[:, j : j + 1] for j in range(3)])[:, 0]
@@ -262,9 +329,9 @@ def pairwise_intervals(
     # with two classes the win rates are the share of B itself (θ), not a sum or ratio that could move a bit
     two = ~piles.ties
     win = np.where(two, est_b, win_rate(est_b, est_t))
-    win_draws = np.where(two[:, None], d.b, win_rate(d.b, d.tie))
+    win_draws = np.where(two[:, None], d.b, d.win)
     drop = np.where(two, est_b, win_rate(est_b, est_t, est_a, rule="dropped"))
-    drop_draws = np.where(two[:, None], d.b, win_rate(d.b, d.tie, d.a, rule="dropped"))
+    drop_draws = np.where(two[:, None], d.b, d.dropped)
     raw = {"b": w[:, 0], "a": w[:, 1], "tie": w[:, 2]}
     raw["win_rate_b"] = win_rate(raw["b"], raw["tie"])
     raw["win_rate_b_dropped"] = win_rate(raw["b"], raw["tie"], raw["a"], rule="dropped")
