@@ -28,38 +28,44 @@ BAR = 0.93  # every estimate's coverage at least this at 99.5 % of points (issue
 RECHECK = 4  # a point under the bar on any estimate is simulated again with this many times the studies, fresh
 
 
-# the first rule tried (each pile's stick broken after B; A what is left), on the points where it fell short, the
-# same studies as the default's rows (docs/statistics.md)
-STICK_POINTS = (
+# the rules first tried, on the points where they fell short, the same studies as the default's rows
+# (docs/statistics.md): STICK (each pile's stick broken after B; A what is left), and the ties' low end from the
+# randomised draws
+TRIED_POINTS = (
     (150, (0.45, 0.45, 0.1), "erring", 5),
     (150, (0.45, 0.45, 0.1), "tie-happy", 5),
     (150, (0.5, 0.5, 0.0), "good", 5),
+    (1000, (0.45, 0.45, 0.1), "erring", 5),
+    (1000, (0.45, 0.45, 0.1), "good", 5),
+    (150, (0.7, 0.25, 0.05), "good", 5),
 )
 
 
-def _point(items, truth, judge, labels, sims, seed, draws, *names, rule=PAIRED):
+def _point(items, truth, judge, labels, sims, seed, draws, *names, rule=PAIRED, bound_ties=True):
     two = judge.startswith("two-class ")
     matrix = TWO_CLASS_JUDGES[judge.removeprefix("two-class ")] if two else JUDGES[judge]
     own = derived_seed(seed, "pairwise", items, *truth, judge, labels, *names)  # each point its own stream
-    return pairwise_coverage(items, truth, matrix, labels, sims=sims, seed=own, n_draws=draws, rule=rule)
+    return pairwise_coverage(
+        items, truth, matrix, labels, sims=sims, seed=own, n_draws=draws, rule=rule, bound_ties=bound_ties
+    )
 
 
 def run_point(args) -> dict:
     items, truth, judge, labels, sims, seed, draws = args
     r = _point(items, truth, judge, labels, sims, seed, draws)
-    if (items, truth, judge, labels) in STICK_POINTS:
-        stick = _point(items, truth, judge, labels, sims, seed, draws, rule=STICK)
-        stick_row = {k: round(v, 4) for k, v in stick.coverage.items()}
-    else:
-        stick_row = None
+    tried = {}
+    if (items, truth, judge, labels) in TRIED_POINTS:
+        for name, kw in (("stick", {"rule": STICK}), ("randomised_ties", {"bound_ties": False})):
+            again = _point(items, truth, judge, labels, sims, seed, draws, **kw)
+            tried[name] = {k: round(v, 4) for k, v in again.coverage.items()}
     row = {"items": items, "truth": list(truth), "judge": judge, "labels": labels, "sims": sims}
     row["piles_mean"] = [round(x, 1) for x in r.piles]
     row["labelled_mean"] = round(r.labels, 1)
     row["coverage"] = {k: round(v, 4) for k, v in r.coverage.items()}
     row["width"] = {k: round(v, 4) for k, v in r.width.items()}
     row["ppi_win_rate_b"] = {"coverage": round(r.ppi_coverage, 4), "width": round(r.ppi_width, 4)}
-    if stick_row is not None:
-        row["stick_rule_coverage"] = stick_row
+    if tried:
+        row["tried_rules_coverage"] = tried
     if min(r.coverage.values()) < BAR:  # the grid's simulation error or the rule's: fresh studies, RECHECK times more
         again = _point(items, truth, judge, labels, RECHECK * sims, seed, draws, "recheck")
         row["recheck"] = {"sims": RECHECK * sims, "coverage": {k: round(v, 4) for k, v in again.coverage.items()}}

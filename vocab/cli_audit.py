@@ -70,10 +70,10 @@ def _audit_pairwise(args) -> int:
 
 
 def cmd_audit(args) -> int:
-    from vocab.audit import audit_locked
-
     if _pairwise_source(args):
         return _audit_pairwise(args)
+    from vocab.audit import audit_locked
+
     raters = names(args.raters, "--raters") if args.raters is not None else ()
     llm = names(args.llm_raters, "--llm-raters") if args.llm_raters is not None else ()
     a = audit_locked(

@@ -104,3 +104,33 @@ def test_bad_piles_are_named():
         PairPiles.from_labels([[["b", "tie"]], [["a"]], [[]]], [10, 5, 0], ties=False)
     with pytest.raises(ValueError, match="tie rule"):
         win_rate(0.5, 0.1, rule="thirds")
+
+
+def test_the_simulators_two_class_cells_are_thetas_studies():
+    """Cells simulated with no tie anywhere, corrected by the pairwise function and by θ's vectorised interval
+    (vocab.stats.correction_intervals on the same piles: B pile passed, A pile failed) from generators in one
+    state: the same ends, study by study; and each study's truth is its own items' share (the cells' counts)."""
+    from vocab.coverage.pairwise import TWO_CLASS_JUDGES, study_piles
+
+    judge = np.vstack([TWO_CLASS_JUDGES["first-position"], [0, 0, 1]])
+    rng = np.random.default_rng(11)
+    piles, truth, cells, _ = study_piles(rng, 60, (0.55, 0.45, 0.0), judge, 6, 40, False)
+    assert np.allclose(truth[:, 1] * 60, cells[:, 1, :].sum(axis=1)) and not piles.ties.any()
+    state = rng.bit_generator.state
+    r = pairwise_intervals(piles, n_draws=300, rng=rng)
+    theta = stats.Piles(
+        piles.judge_shares()[:, 0],
+        piles.totals.sum(axis=1),
+        piles.b[0],
+        piles.b[1],
+        piles.weights[1],
+        np.ones(40),
+        piles.totals[:, 0],
+        piles.totals[:, 1],
+    )
+    again = np.random.default_rng()
+    again.bit_generator.state = state
+    t = stats.correction_intervals("fiducial", theta, n_draws=300, rng=again)
+    ok = np.isfinite(t.theta)
+    assert ok.sum() > 30
+    assert np.array_equal(r.win_rate_b.low[ok], t.low[ok]) and np.array_equal(r.win_rate_b.high[ok], t.high[ok])

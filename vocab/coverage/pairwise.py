@@ -132,18 +132,19 @@ def pairwise_coverage(
     confidence: float = 0.95,
     anchor: bool = True,
     rule: str = PAIRED,
+    bound_ties: bool = True,
 ) -> PairCoverage:
     """One point's coverage: ``truth`` the people's class shares (a, b, tie), ``judge`` the 3×3 verdict matrix
     (:data:`JUDGES`), ``labels`` items labelled a pile. With no tie in the truth and none in the judge's verdicts
-    the cell has two classes (θ). ``rule``: :data:`vocab.stats.pairwise.RULES` (the first one tried, for the
-    record)."""
+    the cell has two classes (θ). ``rule``: :data:`vocab.stats.pairwise.RULES`; ``bound_ties`` False: the ties'
+    low end from the randomised draws (the rules first tried, for the record)."""
     rng = np.random.default_rng(seed)
     judge = np.asarray(judge, float)
     if judge.shape == (2, 3):
         judge = np.vstack([judge, [0, 0, 1]])
     ties = bool(truth[2] > 0 or judge[:2, 2].any())
     piles, t, cells, sampled = study_piles(rng, n_items, truth, judge, labels, sims, ties)
-    r = pairwise_intervals(piles, n_draws=n_draws, confidence=confidence, rng=rng, rule=rule)
+    r = pairwise_intervals(piles, n_draws=n_draws, confidence=confidence, rng=rng, rule=rule, bound_ties=bound_ties)
     truths = {
         "a": t[:, 0],
         "b": t[:, 1],

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy.stats import beta
+from scipy.special import betaincinv
 
 from vocab import stats
 from vocab.datasets.errors import CalibrationError
@@ -96,8 +96,8 @@ class Census:
 def clopper_pearson(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """The exact equal-tailed interval of k successes in n trials."""
     alpha = (1 - confidence) / 2
-    lo = 0.0 if k == 0 else float(beta.ppf(alpha, k, n - k + 1))
-    hi = 1.0 if k == n else float(beta.ppf(1 - alpha, k + 1, n - k))
+    lo = 0.0 if k == 0 else float(betaincinv(k, n - k + 1, alpha))
+    hi = 1.0 if k == n else float(betaincinv(k + 1, n - k, 1 - alpha))
     return lo, hi
 
 

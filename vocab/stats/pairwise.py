@@ -9,22 +9,28 @@ finite population, as θ's default),
     share_c = Σ_pile (N_pile / N) · (the pile's share of items people put in class c)      c ∈ {A, B, tie}
     win rate of B = share_B + share_tie / 2        (ties half; "ties dropped": share_B / (share_A + share_B))
 
-**The draws** (:func:`pairwise_draws`). Each pile's class shares are drawn by breaking the stick class by class,
-each break a randomised binomial confidence distribution (:func:`~vocab.stats.intervals.binomial_cd_draws`, the
-fiducial method's): first the share of B in the pile (k_B of n labelled rows), then the share of ties among the
-rest (k_T of n − k_B). A Dirichlet's shares break the same way into Betas; here each break is exact for its own
-proportion. The pile's unlabelled N − n items are then completed as θ's finite piles are
-(:func:`~vocab.stats.intervals.finite_shares`): Binomial(N − n, π_B) more B, then Binomial(the rest, π_T) more ties
-— a multinomial completion broken the same way. The corrected shares' draws are the piles' draws weighted by the
-judge's pile shares; every estimate's interval is the equal-tailed 95 % of its draws, widened to hold the estimate
-(:func:`~vocab.stats.intervals.holding_rows`) and clipped to [0, 1].
+**The draws** (:func:`pairwise_draws`, rule :data:`PAIRED`). Each share is drawn as θ draws a pile's share: per
+pile, the randomised binomial confidence distribution of "this class or not" (:func:`~vocab.stats.intervals.
+binomial_cd_draws`, k of the n labelled rows), its unlabelled N − n items completed as θ's finite piles are
+(:func:`~vocab.stats.intervals.finite_shares`: (k + Binomial(N − n, π)) / N), the piles weighted by the judge's
+pile shares. A multinomial's margins are binomials, so each share is the θ of its own class. The **win rate**
+(ties half) is the mean of an ordered outcome (A < tie < B): half its share of "not A" plus half its share of B,
+each of those two cumulative shares by its own draws, paired rank for rank within each pile (comonotone: the
+coupling under which their sum is widest). Ties dropped: B / (A + B) from those draws. The **ties' share**, a rare
+class in most cells, takes its low end from each pile's lower bounding distribution, Beta(k, n − k + 1) (Clopper
+and Pearson's lower end: 0 at k = 0), its high end from the randomised draws. Every interval is the equal-tailed
+95 % of its draws, widened to hold its estimate (:func:`~vocab.stats.intervals.holding_rows`) and clipped to
+[0, 1]. The first rule tried, :data:`STICK` (each pile's stick broken after B, the ties' share of the rest drawn
+next, A what is left), under-covered A and the win rate; the randomised ties' low end under-covered the ties'
+share at 5 labels a pile (docs/statistics.md, ``benchmarks/results/pairwise.json``).
 
 **Two classes are θ.** The random numbers are taken in θ's order first: the B pile's share of B (θ's passed pile,
 a), the A pile's share of B (θ's failed pile, b), their finite completions (passed, then failed); then the tie pile,
-then the ties within each pile. A study with no tie anywhere (``ties`` False: the judge never said tie and no label
-is a tie; the dataset has two classes) has its tie shares held at 0, so its share of B and its win rate are θ of
-"B won: PASSED", draw for draw and end for end, from the same generator (the B pile the passed pile, the A pile the
-failed pile). ``tests/unit/test_pairwise_stats.py`` checks it on the reference run's committed correction.
+then the other shares. A study with no tie anywhere (``ties`` False: the judge never said tie and no label is a
+tie; the dataset has two classes) has its ties held at 0 and its A at 1 − B, so its share of B and both win
+rates are θ of "B won: PASSED", draw for draw and end for end, from the same generator (the B pile the passed
+pile, the A pile the failed pile). ``tests/unit/test_pairwise_stats.py`` checks it on the reference run's
+committed correction.
 
 A pile's rows may carry weights (θ's failed pile weights a row by its level's failures; a pairwise item weighs 1):
 its shares are weighted, and each break is taken on its Kish effective rows, as θ's failed pile is. A label may be
@@ -160,6 +166,7 @@ class PairDraws:
     tie: np.ndarray
     win: np.ndarray  # the win rate of B, ties half
     dropped: np.ndarray  # ties dropped
+    tie_high: np.ndarray | None = None  # the ties' upper bounding draws (``tie`` then its lower ones), if bounded
 
 
 PAIRED, STICK = "paired", "stick"
@@ -182,16 +189,20 @@ def _theta_draws(piles: PairPiles, n_draws: int, rng):
     return done_b, pb, more_b, used
 
 
-def _class_draws(piles: PairPiles, values, n_draws: int, rng):
+def _class_draws(piles: PairPiles, values, n_draws: int, rng, bound: float | None = None):
     """Each pile's completed share of one class (or union of classes) whose labelled rows' values are ``values``
     (one (S, n_j) array a pile): its own fiducial draws and finite completion, θ's machinery on "the class or
-    not"."""
+    not"). ``bound`` 1: every draw from the confidence distribution's lower bounding Beta(k, n − k + 1), 0: from
+    its upper Beta(k + 1, n − k) (Clopper–Pearson's two ends); None: the randomised mixture."""
     out = []
     for j, (x, w) in enumerate(zip(values, piles.weights, strict=True)):
         rows = kish_rows(w)
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.nansum(np.nan_to_num(x) * w, axis=1) / w.sum(axis=1)
-        draws = _cd(share, rows, rng, n_draws)
+        if bound is None:
+            draws = _cd(share, rows, rng, n_draws)
+        else:
+            draws = binomial_cd_draws(np.nan_to_num(share) * rows, rows, np.full(len(rows), bound), n_draws, rng)
         n = np.sum(~np.isnan(x), axis=1).astype(float)
         out.append(_complete(draws, np.nansum(x, axis=1), n, piles.totals[:, j], rng)[1])
     return out
@@ -204,7 +215,9 @@ def _paired(lead: np.ndarray, other: np.ndarray) -> np.ndarray:
     return np.take_along_axis(np.sort(other, axis=1), ranks, axis=1)
 
 
-def pairwise_draws(piles: PairPiles, n_draws: int, rng: np.random.Generator, rule: str = PAIRED) -> PairDraws:
+def pairwise_draws(
+    piles: PairPiles, n_draws: int, rng: np.random.Generator, rule: str = PAIRED, bound_ties: bool = True
+) -> PairDraws:
     """The corrected shares' and win rates' draws, θ's first (the module's docstring)."""
     done_b, pb, more_b, used = _theta_draws(piles, n_draws, rng)
     w = piles.judge_shares()
@@ -220,7 +233,12 @@ def pairwise_draws(piles: PairPiles, n_draws: int, rng: np.random.Generator, rul
     not_a = [np.nan_to_num(b) + np.nan_to_num(t) for b, t in zip(piles.b, piles.tie, strict=True)]
     not_a = [np.where(np.isnan(b), np.nan, x) for b, x in zip(piles.b, not_a, strict=True)]
     done_na = _class_draws(piles, not_a, n_draws, rng)
-    done_t = _class_draws(piles, piles.tie, n_draws, rng)
+    if bound_ties:  # the ties' interval from each pile's two bounding distributions: its low end, its high end
+        done_t = _class_draws(piles, piles.tie, n_draws, rng, bound=1.0)
+        high = _class_draws(piles, piles.tie, n_draws, rng)
+        tie_high = np.where(ties, _weighted(piles.judge_shares(), high), 0.0)
+    else:
+        done_t, tie_high = _class_draws(piles, piles.tie, n_draws, rng), None
     paired = [np.where(ties, _paired(done_b[j], done_na[j]), done_b[j]) for j in range(3)]
     share_a = _weighted(w, [1 - x for x in paired])
     share_t = np.where(ties, _weighted(w, done_t), 0.0)
@@ -228,7 +246,7 @@ def pairwise_draws(piles: PairPiles, n_draws: int, rng: np.random.Generator, rul
     # of B, the two cumulative shares each by its own exact draws, paired
     win = _weighted(w, [(done_b[j] + paired[j]) / 2 for j in range(3)])
     dropped = win_rate(share_b, None, share_a, rule="dropped")
-    return PairDraws(share_a, share_b, share_t, win, dropped)
+    return PairDraws(share_a, share_b, share_t, win, dropped, tie_high)
 
 
 def _stick(piles, n_draws, rng, done_b, pb, more_b, used):
@@ -298,8 +316,11 @@ def win_rate(b, tie=None, a=None, *, rule: str = "half"):
     raise ValueError(f"unknown tie rule {rule!r} (known: {', '.join(TIE_RULES)})")
 
 
-def _ranged(est, draws, alpha, undefined) -> Ranged:
+def _ranged(est, draws, alpha, undefined, high=None) -> Ranged:
+    """The estimates' intervals from their draws (the high end from ``high``'s draws when given)."""
     lo, hi = holding_rows(est, draws, alpha)
+    if high is not None:
+        hi = holding_rows(est, high, alpha)[1]
     out = []
     for x in (est, lo, hi):
         x = np.clip(np.asarray(x, dtype=float), 0, 1)
@@ -315,11 +336,12 @@ def pairwise_intervals(
     confidence: float = 0.95,
     rng: np.random.Generator,
     rule: str = PAIRED,
+    bound_ties: bool = True,
 ) -> PairIntervals:
     """Every cell's corrected shares and win rates of B with their intervals (the module's docstring); ``rule``
     one of :data:`RULES`."""
     alpha = (1 - confidence) / 2
-    d = pairwise_draws(piles, n_draws, rng, rule)
+    d = pairwise_draws(piles, n_draws, rng, rule, bound_ties)
     w = piles.judge_shares()
     sb, st = piles.pile_shares()
     est_b = _weighted(w, [sb[:, j : j + 1] for j in range(3)])[:, 0]
@@ -339,7 +361,7 @@ def pairwise_intervals(
         raw,
         _ranged(est_a, d.a, alpha, undefined),
         _ranged(est_b, d.b, alpha, undefined),
-        _ranged(est_t, d.tie, alpha, undefined),
+        _ranged(est_t, d.tie, alpha, undefined, d.tie_high),
         _ranged(win, win_draws, alpha, undefined),
         _ranged(drop, drop_draws, alpha, undefined),
         d,
