@@ -152,3 +152,15 @@ def test_a_bad_table_is_one_line_exit_2_and_nothing_written(case, tmp_path, caps
     err = capsys.readouterr().err.strip()
     assert said in err and len(err.splitlines()) == 1
     assert not d.exists()
+
+
+def test_what_a_pairwise_dataset_does_not_take_yet_is_refused_in_one_line(dataset, tmp_path, capsys):
+    capsys.readouterr()
+    assert main(["audit", str(dataset), "--raters", "ann"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "vocab: error: --raters: not yet for a pairwise dataset (its people's labels come in the table's "
+        "label:NAME columns)"
+    )
+    assert main(["import", "table", str(SMALL), "--run-dir", str(tmp_path / "e"), "--pass-at", "3"]) == 2
+    assert "--pass-at: not for a pairwise table" in capsys.readouterr().err
+    assert not (tmp_path / "e").exists()
