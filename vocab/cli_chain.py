@@ -333,7 +333,8 @@ def add_chain(sub) -> None:
     it = _importer(
         isub,
         "table",
-        "a CSV, JSON Lines or Parquet table, or a folder of Parquet parts (columns: vocab/imports/__init__.py)",
+        "a CSV, JSON Lines or Parquet table, or a folder of Parquet parts (columns: vocab/imports/__init__.py; "
+        "two systems a row, A, B or tie: vocab/imports/pairwise_table.py)",
         "file",
         cmd_import_table,
     )
