@@ -63,7 +63,7 @@ def _audit_pairwise(args) -> int:
         raise UsageError(f"{d} is a directory: it is audited in place (leave out --out)")
     a = pairwise_audit(d, seed=args.seed)
     if args.json:
-        print(json.dumps(a.json(), indent=1))
+        print(json.dumps(a.json(args.ties or "half"), indent=1))
     else:
         print("\n".join(a.lines()))
     return 0
@@ -72,6 +72,7 @@ def _audit_pairwise(args) -> int:
 def cmd_audit(args) -> int:
     if _pairwise_source(args):
         return _audit_pairwise(args)
+    refuse_given((("--ties", args.ties),), "for a pairwise dataset (A, B or tie)")
     from vocab.audit import audit_locked
 
     raters = names(args.raters, "--raters") if args.raters is not None else ()
@@ -240,6 +241,11 @@ def add_audit(sub) -> None:
         "values (--per-pile rows a pile shared over its strata, at least 3 each); the rate weights them back",
     )
     au.add_argument("--json", action="store_true", help="the rates as one JSON object (the steps' lines go to stderr)")
+    au.add_argument(
+        "--ties",
+        choices=("half", "dropped"),
+        help="a pairwise dataset's --json: the win rate counts a tie half a win (default) or drops ties",
+    )
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--max-calls", type=call_budget, default=None)
     au.add_argument("--scorer", help="Inspect: the scorer whose grades are the verdicts")

@@ -71,6 +71,13 @@ def test_audit_json_holds_the_hand_counted_shares(dataset, capsys):
     assert one["win_rate_b"]["ci_high"] <= 3 / 12 + 1e-12
     # llama vs mistral: every item labelled by someone (pooled): B 1/4, tie 2/4, A 1/4: no width
     assert two["win_rate_b"] == pytest.approx({"raw": 0.875, "estimate": 0.5, "ci_low": 0.5, "ci_high": 0.5})
+    # ties dropped: B's wins among the items not tied, 0 of 5/6 corrected, 3/6 of 4/6 by the judge
+    capsys.readouterr()
+    assert main(["audit", str(dataset), "--json", "--ties", "dropped"]) == 0
+    dropped = json.loads(capsys.readouterr().out)
+    assert dropped["ties"] == "dropped" and set(dropped["cells"][0]) == set(one)
+    assert dropped["cells"][0]["win_rate_b"]["raw"] == pytest.approx(0.75)
+    assert dropped["cells"][0]["win_rate_b"]["estimate"] == 0
     # the judge: 7 items in both orders, 3 inconsistent (2, 4, 8), the first-shown answer won both times in 2, 8
     swap, first = out["judge"]["swap_inconsistency"], out["judge"]["first_position"]
     assert (swap["items"], swap["estimate"]) == (7, pytest.approx(3 / 7))

@@ -18,7 +18,7 @@ from vocab.datasets.pairwise import Cell, PairwiseDataset, load_pairwise, pile_c
 from vocab.stats.pairwise import PILES, PairPiles, pairwise_intervals
 
 PEOPLE = "people"  # several people's labels pooled: a row's B and tie values are the shares of them who said so
-TIE_RULE = "half"  # the win rate counts a tie as half a win; "ties dropped" is printed beside it
+TIE_RULES = ("half", "dropped")  # a tie counts half a win (the default), or ties are left out of the win rate
 TIE_RULE_TEXT = "a tie counts half a win (ties dropped: wins among the items not tied)"
 
 
@@ -66,7 +66,8 @@ class CellResult:
     win_dropped_raw: float | None
     win_dropped: Share
 
-    def json(self) -> dict:
+    def json(self, ties: str = "half") -> dict:
+        raw, est = (self.win_raw, self.win) if ties == "half" else (self.win_dropped_raw, self.win_dropped)
         return {
             "a": self.cell.a,
             "b": self.cell.b,
@@ -74,8 +75,7 @@ class CellResult:
             "items": self.items,
             "raw": self.raw,
             "corrected": {k: v.json() for k, v in self.corrected.items()},
-            "win_rate_b": {"raw": self.win_raw, **self.win.json()},
-            "win_rate_b_ties_dropped": {"raw": self.win_dropped_raw, **self.win_dropped.json()},
+            "win_rate_b": {"raw": raw, **est.json()},
         }
 
 
@@ -131,12 +131,15 @@ class PairwiseAudit:
     first_position: Census | None
     left_out: int  # labelled items without a verdict (in no pile)
 
-    def json(self) -> dict:
+    def json(self, ties: str = "half") -> dict:
+        """`vocab audit --json` (issue #79's object); ``ties``: the win rate's tie rule (:data:`TIE_RULES`)."""
+        if ties not in TIE_RULES:
+            raise CalibrationError(f"unknown tie rule {ties!r} (known: {', '.join(TIE_RULES)})")
         return {
             "kind": "pairwise",
             "rater": self.rater,
-            "ties": TIE_RULE,
-            "cells": [c.json() for c in self.cells],
+            "ties": ties,
+            "cells": [c.json(ties) for c in self.cells],
             "systems": [],  # systems against the field and rank sets: not yet simulated, so not printed (issue #79)
             "judge": {
                 "swap_inconsistency": self.swap_inconsistency and self.swap_inconsistency.json(),
