@@ -16,7 +16,6 @@ from vocab import stats
 from vocab.datasets.errors import CalibrationError
 from vocab.datasets.pairwise import Cell, PairwiseDataset, load_pairwise, pile_counts
 from vocab.stats.pairwise import PILES, PairPiles, pairwise_intervals
-from vocab.stats.pairwise_field import field_win_rates
 
 PEOPLE = "people"  # several people's labels pooled: a row's B and tie values are the shares of them who said so
 TIE_RULES = ("half", "dropped")  # a tie counts half a win (the default), or ties are left out of the win rate
@@ -66,7 +65,6 @@ class CellResult:
     win: Share
     win_dropped_raw: float | None
     win_dropped: Share
-    win_draws: np.ndarray  # (n_draws,) the corrected win rate of B's draws (ties half): the field's rates sum them
 
     def json(self, ties: str = "half") -> dict:
         raw, est = (self.win_raw, self.win) if ties == "half" else (self.win_dropped_raw, self.win_dropped)
@@ -124,26 +122,6 @@ def _share(r, name: str) -> Share:
     return Share(*[None if np.isnan(v) else v for v in vals])
 
 
-def _num(x) -> float | None:
-    return None if not np.isfinite(x) else float(x)
-
-
-@dataclass(frozen=True)
-class System:
-    """A system against the field: its win rate over every item it appears in (ties half, items alike)."""
-
-    system: str
-    items: int
-    raw: float
-    estimate: float | None
-    ci_low: float | None
-    ci_high: float | None
-
-    def json(self) -> dict:
-        rate = {"raw": self.raw, "estimate": self.estimate, "ci_low": self.ci_low, "ci_high": self.ci_high}
-        return {"system": self.system, "win_rate": rate, "rank_low": None, "rank_high": None}
-
-
 @dataclass(frozen=True)
 class PairwiseAudit:
     data: PairwiseDataset
@@ -152,7 +130,6 @@ class PairwiseAudit:
     swap_inconsistency: Census | None
     first_position: Census | None
     left_out: int  # labelled items without a verdict (in no pile)
-    systems: list[System]
 
     def json(self, ties: str = "half") -> dict:
         """`vocab audit --json` (issue #79's object); ``ties``: the win rate's tie rule (:data:`TIE_RULES`)."""
@@ -163,8 +140,7 @@ class PairwiseAudit:
             "rater": self.rater,
             "ties": ties,
             "cells": [c.json(ties) for c in self.cells],
-            # systems against the field with ties half (their rank sets: not yet; with ties dropped: not yet)
-            "systems": [x.json() for x in self.systems] if ties == "half" else [],
+            "systems": [],  # systems against the field and rank sets: not yet simulated, so not printed (issue #79)
             "judge": {
                 "swap_inconsistency": self.swap_inconsistency and self.swap_inconsistency.json(),
                 "first_position": self.first_position and self.first_position.json(),
@@ -192,12 +168,6 @@ class PairwiseAudit:
             out.append(
                 f"  win rate of {c.cell.b}: the judge's {pct(c.win_raw)}, corrected {ci(c.win)}; "
                 f"ties dropped: the judge's {pct(c.win_dropped_raw)}, corrected {ci(c.win_dropped)}"
-            )
-        for x in self.systems:
-            rate = Share(x.estimate, x.ci_low, x.ci_high)
-            out.append(
-                f"{x.system} against the field ({x.items} items, ties half): the judge's {pct(x.raw)}, "
-                f"corrected {ci(rate)}"
             )
         for name, f in (
             ("swap inconsistency", self.swap_inconsistency),
@@ -244,25 +214,9 @@ def pairwise_audit(
                 _share(r, "win_rate_b"),
                 None if np.isnan(dropped) else dropped,
                 _share(r, "win_rate_b_dropped"),
-                r.win_draws[0],
             )
         )
-    field = field_win_rates(
-        [
-            (c.cell.a, c.cell.b, c.items, c.win_raw, np.nan if c.win.estimate is None else c.win.estimate, c.win_draws)
-            for c in results
-        ]
-    )
-    systems = [
-        System(
-            name,
-            int(field.items[i, 0]),
-            float(field.raw[i, 0]),
-            *(_num(x[i, 0]) for x in (field.estimate, field.low, field.high)),
-        )
-        for i, name in enumerate(field.systems)
-    ]
     swap, first = judge_faults(data.items)
     unscored = data.items.verdict == ""
     left_out = int((labels[unscored] != "").any(axis=1).sum())
-    return PairwiseAudit(data, rater, results, swap, first, left_out, systems)
+    return PairwiseAudit(data, rater, results, swap, first, left_out)
