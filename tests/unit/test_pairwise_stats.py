@@ -134,3 +134,20 @@ def test_the_simulators_two_class_cells_are_thetas_studies():
     ok = np.isfinite(t.theta)
     assert ok.sum() > 30
     assert np.array_equal(r.win_rate_b.low[ok], t.low[ok]) and np.array_equal(r.win_rate_b.high[ok], t.high[ok])
+
+
+def test_a_systems_rate_against_the_field_weights_its_cells_by_items():
+    """Two studies of two cells, x vs y (10 items) and x vs z (30): x is A in both, so its rate is
+    (10 (1 - w_xy) + 30 (1 - w_xz)) / 40, draw by draw; y and z have one cell each."""
+    from vocab.stats.pairwise_field import field_win_rates
+
+    d1 = np.array([[0.4, 0.5, 0.6], [0.1, 0.2, 0.3]])
+    d2 = np.array([[0.2, 0.2, 0.2], [0.9, 0.8, 0.7]])
+    f = field_win_rates([("x", "y", 10, [0.6, 0.6], [0.5, 0.2], d1), ("x", "z", 30, [0.3, 0.3], [0.2, 0.8], d2)])
+    assert f.systems == ["x", "y", "z"] and f.items[:, 0].tolist() == [40, 10, 30]
+    assert f.estimate[0] == pytest.approx([(10 * 0.5 + 30 * 0.8) / 40, (10 * 0.8 + 30 * 0.2) / 40])
+    assert f.raw[0] == pytest.approx([(10 * 0.4 + 30 * 0.7) / 40] * 2)
+    assert f.draws[0, 1] == pytest.approx((10 * (1 - d1[1]) + 30 * (1 - d2[1])) / 40)
+    assert f.estimate[2].tolist() == [0.2, 0.8] and f.low[2, 0] <= 0.2 <= f.high[2, 0]
+    undefined = field_win_rates([("x", "y", 5, 0.5, float("nan"), [0.5, 0.6])])
+    assert np.isnan(undefined.estimate).all() and np.isnan(undefined.low).all()
