@@ -64,14 +64,17 @@ def _header(path: Path) -> list[str]:
                 if line.strip():
                     try:
                         first = json.loads(line)
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         return []  # the table's reader names the problem
                     return list(first) if isinstance(first, dict) else []
         return []
     if suffix == ".parquet":
         import pyarrow.parquet as pq  # deferred: only a Parquet table needs it
 
-        return list(pq.read_schema(path).names)
+        try:
+            return list(pq.read_schema(path).names)
+        except (OSError, ValueError):  # not Parquet after all (ArrowInvalid is a ValueError): its reader says so
+            return []
     if suffix == ".csv":
         return csv_header(path)
     return []
