@@ -34,6 +34,11 @@ from vocab.records import dir_lock
 from vocab.sampling.sample import CalibrationError
 
 
+def _num(x) -> float | None:
+    """A number for JSON: None where it is undefined (NaN)."""
+    return None if x is None or x != x else float(x)
+
+
 @dataclass
 class Audit:
     dir: Path
@@ -46,6 +51,37 @@ class Audit:
     next_step: str = ""
     pilot_waiting: str = ""  # a pilot allocation whose pilot is not rated yet: what the second stage waits for
     stopping: list[str] = field(default_factory=list)  # with a target half-width: whether to stop, a line a cell
+    corrected: object | None = None  # the correction the headline was read from (vocab.estimates.correct.Corrected)
+
+    def json(self) -> dict:
+        """`vocab audit --json`: the lead rater's corrected rates as one object (cells empty before any rating)."""
+        c = self.corrected
+        cells = []
+        if c is not None:
+            for r in c.table[c.table.rater == c.lead].itertuples():
+                cells.append(
+                    {
+                        "cell": r.cell,
+                        "raw": _num(r.p),
+                        **{
+                            name: {"estimate": _num(est), "ci_low": _num(lo), "ci_high": _num(hi)}
+                            for name, est, lo, hi in (
+                                ("corrected", r.theta, r.ci_low, r.ci_high),
+                                ("q1", r.q1, r.q1_low, r.q1_high),
+                                ("q0", r.q0, r.q0_low, r.q0_high),
+                            )
+                        },
+                    }
+                )
+        return {
+            "kind": "binary",
+            "rater": None if c is None else c.lead,
+            "population": None if c is None else c.population,
+            "sample_rows": self.sample_rows,
+            "rated": dict(sorted(self.rated.items())),
+            "cells": cells,
+            "next": self.next_step,
+        }
 
     def lines(self) -> list[str]:
         """What `vocab audit` prints: who has rated, the headline, the comparisons, slices, stopping, the next step."""
@@ -145,6 +181,7 @@ def audit(
         if target_half_width is not None:  # whether to stop labelling, by the anytime-valid interval
             result.stopping = [s.line() for s in stopping(c, target_half_width)]
         result.headline = report.headline_lines(d, c)
+        result.corrected = c
     result.next_step = next_step(d, rated, population, data.kind)
     return result
 
@@ -210,6 +247,7 @@ def audit_locked(
     target_half_width: float | None = None,
     by: str | None = None,
     strata: str | None = None,
+    say: Callable[[str], None] = print,
 ) -> Audit:
     """`vocab audit`: :func:`audit` with its options checked (before anything is written) and the dataset
     directory's lock held while it runs."""
@@ -250,4 +288,5 @@ def audit_locked(
             target_half_width=target_half_width,
             by=by,
             strata=strata,
+            say=say,
         )

@@ -4,12 +4,75 @@ gate, plan), each parser beside its command (the chain's steps: :mod:`vocab.cli_
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
-from vocab.cli_types import UsageError, call_budget, config_option, finite, names, population_option, rater
+from vocab.cli_types import (
+    UsageError,
+    call_budget,
+    config_option,
+    finite,
+    names,
+    population_option,
+    rater,
+    refuse_given,
+)
+
+
+def _pairwise_source(args) -> bool:
+    """Whether `vocab audit`'s source is a pairwise dataset, or a table of two systems a row."""
+    from vocab.datasets.pairwise import is_pairwise
+    from vocab.imports.pairwise_table import pairwise_header
+
+    if args.source.is_dir():
+        return is_pairwise(args.source)
+    table = args.source_kind in (None, "table") and args.source.suffix.lower() in (".csv", ".jsonl", ".parquet")
+    return table and args.source.is_file() and pairwise_header(args.source) is not None
+
+
+def _audit_pairwise(args) -> int:
+    """`vocab audit` of a pairwise dataset (or table): its corrected preferences, as lines or one JSON object."""
+    from vocab.estimates.pairwise import pairwise_audit
+    from vocab.imports.pairwise_table import import_pairwise_table, pairwise_summary
+
+    refuse_given(
+        (
+            ("--raters", args.raters),
+            ("--llm-raters", args.llm_raters),
+            ("--per-pile", args.per_pile),
+            ("--allocation", args.allocation),
+            ("--budget", args.budget),
+            ("--target-half-width", args.target_half_width),
+            ("--by", args.by),
+            ("--strata", args.strata),
+            ("--scorer", args.scorer),
+            ("--assertion", args.assertion),
+            ("--feedback", args.feedback),
+            ("--metric", args.metric),
+        ),
+        "not yet for a pairwise dataset (its people's labels come in the table's label:NAME columns)",
+    )
+    say = (lambda line: print(line, file=sys.stderr)) if args.json else print
+    d = args.source
+    if args.source.is_file():
+        if args.out is None:
+            raise UsageError(f"{args.source} is a file: name a new directory for its dataset with --out")
+        d = import_pairwise_table(args.source, args.out)
+        say(pairwise_summary(d))
+    elif args.out is not None and args.out.resolve() != d.resolve():
+        raise UsageError(f"{d} is a directory: it is audited in place (leave out --out)")
+    a = pairwise_audit(d, seed=args.seed)
+    if args.json:
+        print(json.dumps(a.json(args.ties or "half"), indent=1))
+    else:
+        print("\n".join(a.lines()))
+    return 0
 
 
 def cmd_audit(args) -> int:
+    if _pairwise_source(args):
+        return _audit_pairwise(args)
+    refuse_given((("--ties", args.ties),), "for a pairwise dataset (A, B or tie)")
     from vocab.audit import audit_locked
 
     raters = names(args.raters, "--raters") if args.raters is not None else ()
@@ -34,8 +97,9 @@ def cmd_audit(args) -> int:
         target_half_width=args.target_half_width,
         by=args.by,
         strata=args.strata,
+        say=(lambda line: print(line, file=sys.stderr)) if args.json else print,
     )
-    print("\n".join(a.lines()))
+    print(json.dumps(a.json(), indent=1) if args.json else "\n".join(a.lines()))
     return 0
 
 
@@ -175,6 +239,12 @@ def add_audit(sub) -> None:
         metavar="score|COLUMN",
         help="first call, an imported dataset: draw each pile by strata, bands of the judge's score or a column's "
         "values (--per-pile rows a pile shared over its strata, at least 3 each); the rate weights them back",
+    )
+    au.add_argument("--json", action="store_true", help="the rates as one JSON object (the steps' lines go to stderr)")
+    au.add_argument(
+        "--ties",
+        choices=("half", "dropped"),
+        help="a pairwise dataset's --json: the win rate counts a tie half a win (default) or drops ties",
     )
     au.add_argument("--seed", type=int, default=0)
     au.add_argument("--max-calls", type=call_budget, default=None)

@@ -9,7 +9,17 @@ import os
 import sys
 from pathlib import Path
 
-from vocab.cli_types import UsageError, call_budget, config_option, dataset_name, finite, names, port, rater
+from vocab.cli_types import (
+    UsageError,
+    call_budget,
+    config_option,
+    dataset_name,
+    finite,
+    names,
+    port,
+    rater,
+    refuse_given,
+)
 from vocab.config import load_config
 from vocab.layout import RunDir
 
@@ -85,9 +95,35 @@ def cmd_import_promptfoo(args) -> int:
     return _imported(out, args)
 
 
+def _import_pairwise(args) -> int:
+    """A table of two systems a row (``system_a``/``system_b``): a pairwise dataset (vocab.imports.pairwise_table)."""
+    from vocab.imports.pairwise_table import import_pairwise_table, pairwise_summary
+
+    refuse_given(
+        (
+            ("--visible", args.visible),
+            ("--pass-values", args.pass_values),
+            ("--fail-values", args.fail_values),
+            ("--pass-at", args.pass_at),
+            ("--question", args.question),
+            ("--name", args.name),
+            ("--scheduler", args.scheduler),
+            ("--jobs", args.jobs),
+        ),
+        f"not for a pairwise table ({args.file} compares two systems a row)",
+    )
+    out = import_pairwise_table(args.file, args.run_dir, rater=args.rater)
+    print(pairwise_summary(out))
+    return 0
+
+
 def cmd_import_table(args) -> int:
     from vocab.datasets.dataset import DEFAULT_QUESTION
     from vocab.imports import import_table
+    from vocab.imports.pairwise_table import pairwise_header
+
+    if args.file.is_file() and pairwise_header(args.file) is not None:
+        return _import_pairwise(args)
 
     visible = list(names(args.visible, "--visible")) if args.visible is not None else None
     words = {
@@ -297,7 +333,8 @@ def add_chain(sub) -> None:
     it = _importer(
         isub,
         "table",
-        "a CSV, JSON Lines or Parquet table, or a folder of Parquet parts (columns: vocab/imports/__init__.py)",
+        "a CSV, JSON Lines or Parquet table, or a folder of Parquet parts (columns: vocab/imports/__init__.py; "
+        "two systems a row, A, B or tie: vocab/imports/pairwise_table.py)",
         "file",
         cmd_import_table,
     )

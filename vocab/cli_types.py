@@ -84,3 +84,11 @@ def names(text: str, option: str) -> tuple[str, ...]:
 def config_option(p) -> None:
     """``--config``: the config file (default :data:`DEFAULT_CONFIG`)."""
     p.add_argument("--config", default=DEFAULT_CONFIG, help=f"config file (default: {DEFAULT_CONFIG})")
+
+
+def refuse_given(options, why: str) -> None:
+    """One line for the first of ``options`` (pairs of a flag and its parsed value) that was given: it is not
+    for this input (``why``)."""
+    given = [flag for flag, value in options if value is not None]
+    if given:
+        raise UsageError(f"{given[0]}: {why}")

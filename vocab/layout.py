@@ -5,6 +5,7 @@ nothing, and depends on no other module of vocab.
     <dir>/
       manifest.json, results_<cell>.jsonl, levels.jsonl, errors.jsonl       a Vocabscapes run (vocab.records)
       dataset.json, items.parquet (or items/ parts; judgments.jsonl before 2026-12)   an imported dataset
+      pairwise.json, pairwise_items.csv        a pairwise dataset (A, B or tie; its people's labels in label:NAME)
       calibration/
         key.csv, blind_sheet.csv, blind_sheet.jsonl, sample.json, earlier_sheets.txt   the blind sample
         ratings_<rater>.csv, history/                                  each rater's ratings, the earlier hand-ins
@@ -87,6 +88,17 @@ class RunDir:
     def rater_logs(self) -> list[Path]:
         """Every LLM rater's log and error log."""
         return sorted(self.calibration.glob("rater_*.jsonl"))
+
+    # --- a pairwise dataset (vocab.datasets.pairwise) -------------------------------------------------------------
+
+    @property
+    def pairwise_meta(self) -> Path:
+        """What a pairwise import holds; written last, so its arrival marks a complete import."""
+        return self.root / "pairwise.json"
+
+    @property
+    def pairwise_items(self) -> Path:
+        return self.root / "pairwise_items.csv"
 
     # --- what comes out -----------------------------------------------------------------------------------------
 

@@ -26,6 +26,9 @@ visible fields      yes        what a blind rater sees, ``--visible`` (default `
 anything else       no         kept hidden (never on the blind sheet)
 ==================  =========  ===========================================================================
 
+A table whose header names ``system_a`` and ``system_b`` (or ``model_a`` and ``model_b``) compares two answers a row
+("A, B or tie"): it is read as a pairwise dataset (:mod:`~vocab.imports.pairwise_table`, its columns there).
+
 An UNSCORED item is its own class: counted and reported, excluded from the judge's pass rate, bounded in
 ``03_correct`` (had they all failed / passed), never a FAIL. A bad file gets one line naming the row and the
 column, and nothing is written.
