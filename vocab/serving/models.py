@@ -13,7 +13,8 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -123,13 +124,16 @@ def prepare(asset_name: str, cache_dir: Path, force: bool = False) -> Path:
     tmp = out.with_name(out.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name, **dict(asset.tokenizer_kwargs))
-    model = AutoModelForCausalLM.from_pretrained(
-        str(gguf.parent),
-        gguf_file=gguf.name,
-        quantization_config=GgufConfig(dequantize=True),
-        dtype=torch.bfloat16,
-    )
+    import gguf as gguf_py
+
+    with _each_gguf_read_once(gguf_py):
+        tok = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name, **dict(asset.tokenizer_kwargs))
+        model = AutoModelForCausalLM.from_pretrained(
+            str(gguf.parent),
+            gguf_file=gguf.name,
+            quantization_config=GgufConfig(dequantize=True),
+            dtype=torch.bfloat16,
+        )
     model.save_pretrained(str(tmp))
     tok.save_pretrained(str(tmp))
     del model
@@ -151,6 +155,28 @@ def prepare(asset_name: str, cache_dir: Path, force: bool = False) -> Path:
         shutil.rmtree(out)
     os.replace(tmp, out)
     return out
+
+
+@contextmanager
+def _each_gguf_read_once(gguf_py) -> Iterator[None]:
+    """transformers opens the GGUF three times (for the tokenizer, the config and the weights), and each
+    ``gguf.GGUFReader`` walks every metadata value in Python: gemma-3's 262k-token vocabulary made that most of
+    its preparing time. Inside this block a path opened again gets the reader already made (read-only: a memory
+    map of the file, never written), so the folder written is the same, read once. ``gguf_py``: the ``gguf``
+    module, whose ``GGUFReader`` transformers imports inside its loader."""
+    make, readers = gguf_py.GGUFReader, {}
+
+    def reader(path, mode="r"):
+        key = (os.fspath(path), mode)
+        if key not in readers:
+            readers[key] = make(path, mode)
+        return readers[key]
+
+    gguf_py.GGUFReader = reader
+    try:
+        yield
+    finally:
+        gguf_py.GGUFReader = make
 
 
 def _files_match(folder: Path, record: dict) -> bool:
