@@ -26,7 +26,7 @@ from vocab.estimates import correct, what_if
 from vocab.estimates import scores as sc
 from vocab.estimates.agreement import agreement_table, kappa_table, no_overlap
 from vocab.estimates.compare import comparisons
-from vocab.estimates.compare_text import degenerate_text, rank_line, unrated_text
+from vocab.estimates.compare_text import degenerate_text, rank_line, unrated_sentence
 from vocab.estimates.pooled import pooled_lines
 from vocab.layout import RunDir
 from vocab.raters.blind import PEOPLE
@@ -351,10 +351,9 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
                 )
             ]
     undefined = "".join(
-        f" {cell_label(b)} − {cell_label(a)}: "
-        + _capital(unrated_text(a.split("__", 1)[-1], b.split("__", 1)[-1], short, c.lead, _row(p, a, b)))
-        + "."
-        for (a, b), short in found.unrated.items()
+        f" {cell_label(r['b'])} − {cell_label(r['a'])}: {unrated_sentence(r, found.unrated[(r['a'], r['b'])], c.lead)}."
+        for r in p.to_dict("records")
+        if (r["a"], r["b"]) in found.unrated
     )
     ranks = "; ".join(rank_line(r) for r in found.ranks.itertuples())
     rep.sections.append(
@@ -368,15 +367,6 @@ def comparisons_section(rep: Report, c, study: bool) -> None:
             table,
         )
     )
-
-
-def _capital(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _row(pairs: pd.DataFrame, a: str, b: str) -> dict:
-    """The comparison row of cells ``a`` and ``b``."""
-    return pairs[(pairs.a == a) & (pairs.b == b)].iloc[0].to_dict()
 
 
 def scores_section(rep: Report, c) -> None:

@@ -57,6 +57,12 @@ def unrated_text(a: str, b: str, unrated: dict[str, int], rater: str, r: dict | 
     )
 
 
+def unrated_sentence(r: dict, unrated: dict[str, int], rater: str) -> str:
+    """:func:`unrated_text` of a comparison's row ``r`` as a sentence of its own (capitalised)."""
+    text = unrated_text(r["a"].split("__", 1)[-1], r["b"].split("__", 1)[-1], unrated, rater, r)
+    return text[:1].upper() + text[1:]
+
+
 def paired_line(r: dict, unrated: dict[str, int] | None = None, rater: str = "") -> str:
     """Two judges on the same outputs in words: their pass rates' known gap, then sensitivity and specificity (or,
     with ``unrated`` strata, their bound and why it is one: :func:`unrated_text`)."""
