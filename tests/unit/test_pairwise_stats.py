@@ -36,8 +36,9 @@ def test_two_classes_are_the_reference_runs_theta_draw_for_draw(monkeypatch):
 
     def capture(method, p, attempts, x, y, w, **kw):
         state = copy.deepcopy(kw["rng"].bit_generator.state)
+        v_state = copy.deepcopy(kw["v_rng"].bit_generator.state)
         out = original(method, p, attempts, x, y, w, **kw)
-        calls.append((p, x, y, w, kw, state, out))
+        calls.append((p, x, y, w, kw, (state, v_state), out))
         return out
 
     monkeypatch.setattr(stats, "correction_interval", capture)
@@ -49,9 +50,9 @@ def test_two_classes_are_the_reference_runs_theta_draw_for_draw(monkeypatch):
     for p, x, y, w, kw, state, out in calls:
         piles = _as_pairwise(x, y, w, kw["passed_total"], kw["failed_total"])
         assert piles.judge_shares()[0, 0] == p
-        rng = np.random.default_rng()
-        rng.bit_generator.state = state
-        r = pairwise_intervals(piles, n_draws=kw["n_draws"], rng=rng)
+        rng, v_rng = np.random.default_rng(), np.random.default_rng()
+        rng.bit_generator.state, v_rng.bit_generator.state = state
+        r = pairwise_intervals(piles, n_draws=kw["n_draws"], rng=rng, v_rng=v_rng)
         assert np.array_equal(r.draws.b[0], out.theta_samples)
         assert (r.b.estimate[0], r.b.low[0], r.b.high[0]) == (out.point.theta, *out.theta_ci)
         # with two classes the win rate (either tie rule) is the share of B

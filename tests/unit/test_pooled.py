@@ -93,3 +93,29 @@ def test_the_pooled_interval_covers_in_a_small_simulation():
     """A slice of benchmarks/bench_pooled.py: three judges, 350 outputs, 10 rows a pile, 100 studies."""
     r = pooled_coverage(0.55, [j for _, j in JUDGES], outputs=350, per_pile=10, sims=100, seed=1, n_draws=500)
     assert r["defined"] >= 95 and r["coverage"] >= 0.9
+
+
+def test_the_pooled_rate_does_not_hang_on_the_judges_names_or_order():
+    """Three judges of 300 simulated outputs, 4 labels a pile each: the judges listed in any of four orders pool
+    the same judges' piles and print the same rate and interval (the choice is the data's, not the names')."""
+    import numpy as np
+
+    from vocab.estimates.pooled import pool
+
+    rng = np.random.default_rng(1)
+    good = rng.random(300) < 0.6
+    verdicts = []
+    for q1, q0 in ((0.9, 0.9), (0.8, 0.95), (0.95, 0.7)):
+        u = rng.random(300)
+        verdicts.append(np.where(good, u < q1, u >= q0))
+    marks = np.where(np.array(verdicts).T, "P", "F")
+    sampled = np.zeros((300, 3), bool)
+    for j, v in enumerate(verdicts):
+        for pile in (v, ~v):
+            sampled[rng.choice(np.flatnonzero(pile), 4, replace=False), j] = True
+    labels = np.where(sampled.any(axis=1), good.astype(float), np.nan)
+    got = set()
+    for order in ([0, 1, 2], [0, 2, 1], [1, 2, 0], [2, 1, 0]):
+        used, *rest = pool(marks[:, order], sampled[:, order], labels, 2000, 0, 0.95)
+        got.add((tuple(sorted(order[i] for i in used)), *rest))
+    assert len(got) == 1, got

@@ -187,7 +187,7 @@ class PairwiseAudit:
 
 
 def pairwise_audit(
-    path: str | Path, rater: str | None = None, *, seed: int = 0, n_draws: int = 4000, data=None
+    path: str | Path, rater: str | None = None, *, seed: int = 0, n_draws: int = stats.N_DRAWS, data=None
 ) -> PairwiseAudit:
     """The audit of the pairwise dataset in ``path`` against ``rater``'s labels (default: the one person, or
     :data:`PEOPLE` pooled when several labelled)."""
@@ -201,8 +201,10 @@ def pairwise_audit(
     results = []
     for cell in data.cells():
         piles = cell_piles(cell, labels, data.ties)
-        rng = stats.stream(seed, "pairwise", rater, cell.name)
-        r = pairwise_intervals(piles, n_draws=n_draws, rng=rng)
+        # from the seed and the cell's own labels and piles, never the rater's or the cell's name (as θ's)
+        content = (piles.totals, piles.ties, *piles.b, *piles.tie, *piles.weights)
+        rng, v_rng = stats.data_stream(seed, "pairwise", *content), stats.randomisation("fiducial", *content)
+        r = pairwise_intervals(piles, n_draws=n_draws, rng=rng, v_rng=v_rng)
         raw = {k: float(r.raw[k][0]) for k in ("a", "b", "tie")}
         dropped = float(r.raw["win_rate_b_dropped"][0])
         results.append(

@@ -22,6 +22,7 @@ one judge alone is its own corrected rate. Coverage: :func:`vocab.coverage.poole
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
@@ -116,17 +117,56 @@ def pooled_rate(
 def pool(marks: np.ndarray, sampled: np.ndarray, values: np.ndarray, n_draws: int, seed: int, confidence: float):
     """The pooled rate from arrays, the function the simulator measures: ``marks`` (N, judges) each output's verdict
     by each judge ('P'/'F'), ``sampled`` (N, judges) whether that judge's pile drew it, ``values`` (N,) its label
-    (NaN: none). Returns (the judges used, outputs, labelled outputs pooled, theta, low, high)."""
-    used = [0]
-    for j in range(1, marks.shape[1]):
-        if _strata(marks, sampled, values, [*used, j])[3]:
-            used = [*used, j]
+    (NaN: none). Returns (the judges used, outputs, labelled outputs pooled, theta, low, high). The judges pooled
+    are chosen by the data alone (:func:`_choose`), never by their names or order; the strata enter the interval in
+    a canonical order (by size, labelled passes and labelled outputs)."""
+    used = _choose(marks, sampled, values)
     sizes, k, n, ok = _strata(marks, sampled, values, used)
     if not ok:
         nan = float("nan")
         return used, int(sizes.sum()), int(n.sum()), nan, nan, nan
+    order = np.lexsort((n, k, sizes))
+    sizes, k, n = sizes[order], k[order], n[order]
     rng = stats.data_stream(seed, "pooled", sizes, k, n)
     return used, int(sizes.sum()), int(n.sum()), *pooled_interval(sizes, k, n, n_draws, rng, confidence)
+
+
+MAX_SEARCHED = 12  # judges up to which every set of them is tried (2^12 sets); past it, one greedy pass
+
+
+def _choose(marks, sampled, values) -> list[int]:
+    """The judges whose piles are pooled: the largest set whose patterns all hold a labelled output, then the one
+    pooling the most labelled outputs, then the one whose strata (sizes, passes, labelled) sort first — a choice of
+    the data alone, so renaming or reordering the judges changes nothing. One judge alone when no set qualifies
+    (its own patterns: its two piles). Past :data:`MAX_SEARCHED` judges, one greedy pass over the judges in the
+    order of their labelled outputs (most first), ties by their verdicts."""
+    m = marks.shape[1]
+    if m == 0:
+        return []
+
+    def score(judges):
+        sizes, k, n, ok = _strata(marks, sampled, values, list(judges))
+        order = np.lexsort((n, k, sizes))
+        return ok, len(judges), float(n.sum()), tuple(-x for x in np.c_[sizes, k, n][order].ravel())
+
+    if m <= MAX_SEARCHED:
+        best = None
+        for size in range(m, 0, -1):
+            for judges in itertools.combinations(range(m), size):
+                sc = score(judges)
+                if sc[0] and (best is None or sc[1:] > best[0][1:]):
+                    best = (sc, judges)
+            if best is not None:
+                return sorted(best[1])
+        return [
+            min(range(m), key=lambda j: (-float((sampled[:, j] & np.isfinite(values)).sum()), marks[:, j].tobytes()))
+        ]
+    order = sorted(range(m), key=lambda j: (-float((sampled[:, j] & np.isfinite(values)).sum()), marks[:, j].tobytes()))
+    used = [order[0]]
+    for j in order[1:]:
+        if _strata(marks, sampled, values, [*used, j])[3]:
+            used = [*used, j]
+    return sorted(used)
 
 
 def _strata(marks, sampled, values, judges: list[int]):
@@ -167,6 +207,8 @@ def pooled_lines(c) -> dict[str, str]:
     one rate, pooled from every labelled row of those outputs against the lead rater's verdicts
     (:func:`vocab.estimates.pooled.pooled_rate`); cells whose set the labels cannot pool are left out."""
     out = {}
+    if c.population != stats.FINITE or (c.key is not None and "stratum" in c.key.columns):
+        return out  # the pooled rate is of these outputs, from simple random samples within each pile
     verdicts = c.passes[c.lead].dropna()
     for cells in groups(c.data, c.key):
         r = pooled_rate(c.data, c.key, verdicts, cells, n_draws=c.n_boot, seed=c.seed)

@@ -45,6 +45,7 @@ import numpy as np
 
 from vocab.stats.correction import kish_rows
 from vocab.stats.intervals import binomial_cd_draws, holding_rows
+from vocab.stats.seeds import N_DRAWS
 
 PILES = ("b", "a", "tie")  # the judge's piles in the order their draws are taken (θ's passed, failed, then ties)
 CLASSES = ("a", "b", "tie")  # the shares reported
@@ -138,9 +139,11 @@ class PairPiles:
         return np.all((self.rows() > 0) | (self.totals == 0), axis=1)
 
 
-def _cd(share, rows, rng, n_draws):
-    """One break's draws: the fiducial draws of a proportion ``share`` of ``rows`` (effective) rows."""
-    return binomial_cd_draws(np.nan_to_num(share) * rows, rows, rng.random(len(rows)), n_draws, rng)
+def _cd(share, rows, rng, n_draws, v_rng=None):
+    """One break's draws: the fiducial draws of a proportion ``share`` of ``rows`` (effective) rows, randomised by
+    ``v_rng`` (None: ``rng``), as :func:`vocab.stats.intervals.share_draws` takes them."""
+    v = (rng if v_rng is None else v_rng).random(len(rows))
+    return binomial_cd_draws(np.nan_to_num(share) * rows, rows, v, n_draws, rng)
 
 
 def _complete(draws, k, n, total, rng):
@@ -173,23 +176,23 @@ PAIRED, STICK = "paired", "stick"
 RULES = (PAIRED, STICK)  # the default first; STICK the first rule tried, kept for the record (docs/statistics.md)
 
 
-def _theta_draws(piles: PairPiles, n_draws: int, rng):
+def _theta_draws(piles: PairPiles, n_draws: int, rng, v_rng=None):
     """Each pile's completed share of B, drawn exactly as θ draws its piles (B pile as passed, A pile as failed,
     then the tie pile); with the draws and completions behind them."""
     kish = [kish_rows(w) for w in piles.weights]
     sb, _ = piles.pile_shares()
     n = piles.rows().astype(float)
     k_b = [np.nansum(x, axis=1) for x in piles.b]  # labelled rows' B values (a share counts its share)
-    pb = [_cd(sb[:, j], kish[j], rng, n_draws) for j in (0, 1)]
+    pb = [_cd(sb[:, j], kish[j], rng, n_draws, v_rng) for j in (0, 1)]
     done_b, more_b, used = [None] * 3, [None] * 3, [None] * 3
     for j in (0, 1):
         more_b[j], done_b[j], used[j] = _complete(pb[j], k_b[j], n[:, j], piles.totals[:, j], rng)
-    pb.append(_cd(sb[:, 2], kish[2], rng, n_draws))
+    pb.append(_cd(sb[:, 2], kish[2], rng, n_draws, v_rng))
     more_b[2], done_b[2], used[2] = _complete(pb[2], k_b[2], n[:, 2], piles.totals[:, 2], rng)
     return done_b, pb, more_b, used
 
 
-def _class_draws(piles: PairPiles, values, n_draws: int, rng, bound: float | None = None):
+def _class_draws(piles: PairPiles, values, n_draws: int, rng, bound: float | None = None, v_rng=None):
     """Each pile's completed share of one class (or union of classes) whose labelled rows' values are ``values``
     (one (S, n_j) array a pile): its own fiducial draws and finite completion, θ's machinery on "the class or
     not"). ``bound`` 1: every draw from the confidence distribution's lower bounding Beta(k, n − k + 1), 0: from
@@ -200,7 +203,7 @@ def _class_draws(piles: PairPiles, values, n_draws: int, rng, bound: float | Non
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.nansum(np.nan_to_num(x) * w, axis=1) / w.sum(axis=1)
         if bound is None:
-            draws = _cd(share, rows, rng, n_draws)
+            draws = _cd(share, rows, rng, n_draws, v_rng)
         else:
             draws = binomial_cd_draws(np.nan_to_num(share) * rows, rows, np.full(len(rows), bound), n_draws, rng)
         n = np.sum(~np.isnan(x), axis=1).astype(float)
@@ -216,10 +219,17 @@ def _paired(lead: np.ndarray, other: np.ndarray) -> np.ndarray:
 
 
 def pairwise_draws(
-    piles: PairPiles, n_draws: int, rng: np.random.Generator, rule: str = PAIRED, bound_ties: bool = True
+    piles: PairPiles,
+    n_draws: int,
+    rng: np.random.Generator,
+    rule: str = PAIRED,
+    bound_ties: bool = True,
+    v_rng: np.random.Generator | None = None,
 ) -> PairDraws:
-    """The corrected shares' and win rates' draws, θ's first (the module's docstring)."""
-    done_b, pb, more_b, used = _theta_draws(piles, n_draws, rng)
+    """The corrected shares' and win rates' draws, θ's first (the module's docstring); ``v_rng``: where the
+    fiducial randomisation comes from (None: ``rng``; a printed estimate's: :func:`vocab.stats.seeds.randomisation`,
+    as θ's)."""
+    done_b, pb, more_b, used = _theta_draws(piles, n_draws, rng, v_rng)
     w = piles.judge_shares()
     share_b = _weighted(w, done_b)
     ties = piles.ties[:, None]
@@ -232,13 +242,13 @@ def pairwise_draws(
     # the items that are not A (B or tie), each pile by its own draws, paired with its B draws rank for rank
     not_a = [np.nan_to_num(b) + np.nan_to_num(t) for b, t in zip(piles.b, piles.tie, strict=True)]
     not_a = [np.where(np.isnan(b), np.nan, x) for b, x in zip(piles.b, not_a, strict=True)]
-    done_na = _class_draws(piles, not_a, n_draws, rng)
+    done_na = _class_draws(piles, not_a, n_draws, rng, v_rng=v_rng)
     if bound_ties:  # the ties' interval from each pile's two bounding distributions: its low end, its high end
         done_t = _class_draws(piles, piles.tie, n_draws, rng, bound=1.0)
-        high = _class_draws(piles, piles.tie, n_draws, rng)
+        high = _class_draws(piles, piles.tie, n_draws, rng, v_rng=v_rng)
         tie_high = np.where(ties, _weighted(piles.judge_shares(), high), 0.0)
     else:
-        done_t, tie_high = _class_draws(piles, piles.tie, n_draws, rng), None
+        done_t, tie_high = _class_draws(piles, piles.tie, n_draws, rng, v_rng=v_rng), None
     paired = [np.where(ties, _paired(done_b[j], done_na[j]), done_b[j]) for j in range(3)]
     share_a = _weighted(w, [1 - x for x in paired])
     share_t = np.where(ties, _weighted(w, done_t), 0.0)
@@ -332,16 +342,17 @@ def _ranged(est, draws, alpha, undefined, high=None) -> Ranged:
 def pairwise_intervals(
     piles: PairPiles,
     *,
-    n_draws: int = 4000,
+    n_draws: int = N_DRAWS,
     confidence: float = 0.95,
     rng: np.random.Generator,
     rule: str = PAIRED,
     bound_ties: bool = True,
+    v_rng: np.random.Generator | None = None,
 ) -> PairIntervals:
     """Every cell's corrected shares and win rates of B with their intervals (the module's docstring); ``rule``
-    one of :data:`RULES`."""
+    one of :data:`RULES`; ``v_rng`` the randomisation's generator (:func:`pairwise_draws`)."""
     alpha = (1 - confidence) / 2
-    d = pairwise_draws(piles, n_draws, rng, rule, bound_ties)
+    d = pairwise_draws(piles, n_draws, rng, rule, bound_ties, v_rng)
     w = piles.judge_shares()
     sb, st = piles.pile_shares()
     est_b = _weighted(w, [sb[:, j : j + 1] for j in range(3)])[:, 0]
