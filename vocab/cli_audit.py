@@ -32,6 +32,7 @@ def _pairwise_source(args) -> bool:
 
 def _audit_pairwise(args) -> int:
     """`vocab audit` of a pairwise dataset (or table): its corrected preferences, as lines or one JSON object."""
+    from vocab import stats
     from vocab.estimates.pairwise import pairwise_audit
     from vocab.imports.pairwise_table import import_pairwise_table, pairwise_summary
 
@@ -52,6 +53,11 @@ def _audit_pairwise(args) -> int:
         ),
         "not yet for a pairwise dataset (its people's labels come in the table's label:NAME columns)",
     )
+    if args.population != stats.FINITE:
+        refuse_given(
+            (("--population", args.population),),
+            "a pairwise dataset's shares are of its own items (the finite population) only",
+        )
     say = (lambda line: print(line, file=sys.stderr)) if args.json else print
     d = args.source
     if args.source.is_file():

@@ -171,3 +171,7 @@ def test_what_a_pairwise_dataset_does_not_take_yet_is_refused_in_one_line(datase
     assert main(["import", "table", str(SMALL), "--run-dir", str(tmp_path / "e"), "--pass-at", "3"]) == 2
     assert "--pass-at: not for a pairwise table" in capsys.readouterr().err
     assert not (tmp_path / "e").exists()
+    assert main(["audit", str(dataset), "--population", "superpopulation"]) == 2  # a review found it ignored
+    assert capsys.readouterr().err.strip() == (
+        "vocab: error: --population: a pairwise dataset's shares are of its own items (the finite population) only"
+    )
