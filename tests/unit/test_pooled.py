@@ -76,6 +76,12 @@ def test_the_pooled_rate_is_the_patterns_shares_weighted_by_their_outputs(sample
     out = capsys.readouterr().out
     assert out.count("one rate for them all") == 1 and "S judged by A, B, C (the same 60 outputs)" in out
     assert "against ann's blind ratings" not in out  # no rate per judge
+    # the gate holds each judge's floor by that one rate's lower end (the pooled interval), not a per-judge rate
+    capsys.readouterr()
+    assert main(["gate", str(d), "--min-rate", f"{r.ci_low - 1e-6:.9f}"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 3 and all(f"labels pooled) {r.ci_low:.3f} ≥" in x for x in lines), lines
+    assert main(["gate", str(d), "--min-rate", f"{r.ci_low + 1e-3:.9f}"]) == 1
 
 
 def test_a_pattern_without_a_label_pools_fewer_judges():

@@ -16,6 +16,7 @@ from vocab.datasets.items import cell_label
 from vocab.estimates.compare_dir import compare_dir, dataset_cells
 from vocab.estimates.compare_text import unrated_text
 from vocab.estimates.correct import corrected
+from vocab.estimates.pooled import pooled_results
 from vocab.estimates.stopping import stopping
 from vocab.sampling.labelled import labels_note
 
@@ -35,6 +36,7 @@ class Check:
             "q0": "q0's lower bound",
             "unscored": "unscored share",
             "rate_anytime": "rate's anytime-valid lower bound",
+            "rate_pooled": "the one rate's lower bound (judges on the same outputs, labels pooled)",
         }
         what = what[self.name]
         sign = "≤" if self.name == "unscored" else "≥"
@@ -134,6 +136,8 @@ def gate(
     if anytime:  # each cell's sequence, or why it has none (pooled labels, a pile drawn a group at a time, ...)
         seq = {s.cell: s for s in stopping(c, 0.5, name)}
     shares = lost_shares(c.data)
+    # judges on the same outputs have one rate: their floor is held by it, the rate the report prints once
+    pooled = pooled_results(c, name) if "min_rate" in bounds and not anytime else {}
     floors = (("min_rate", "ci_low", "rate"), ("min_q1", "q1_low", "q1"), ("min_q0", "q0_low", "q0"))
     kind = "labels" if labels_note(run_dir, c.loaded.stages) else "blind ratings"
     out = []
@@ -142,6 +146,8 @@ def gate(
         for key, column, check in floors:
             if key in bounds:
                 v = float(table.loc[cell, column]) if cell in table.index else math.nan
+                if check == "rate" and cell in pooled:
+                    check, v = "rate_pooled", pooled[cell].ci_low
                 why = ""
                 if anytime and check == "rate":
                     got = seq.get(cell)

@@ -202,28 +202,37 @@ def _pct(x: float) -> str:
     return f"{_num(x)} %"
 
 
-def pooled_lines(c) -> dict[str, str]:
-    """Per cell of a set of judges on the same outputs (:func:`vocab.estimates.pooled.groups`): the line of their
-    one rate, pooled from every labelled row of those outputs against the lead rater's verdicts
-    (:func:`vocab.estimates.pooled.pooled_rate`); cells whose set the labels cannot pool are left out."""
+def pooled_results(c, rater: str | None = None) -> dict[str, Pooled]:
+    """Per cell of a set of judges on the same outputs (:func:`vocab.estimates.pooled.groups`): their one rate
+    (:func:`vocab.estimates.pooled.pooled_rate`) against ``rater``'s verdicts (default the lead rater); cells whose
+    set the labels cannot pool are left out, and so is every cell under ``--strata`` or the superpopulation (the
+    pooled rate is of these outputs, from simple random samples within each pile)."""
     out = {}
     if c.population != stats.FINITE or (c.key is not None and "stratum" in c.key.columns):
-        return out  # the pooled rate is of these outputs, from simple random samples within each pile
-    verdicts = c.passes[c.lead].dropna()
+        return out
+    verdicts = c.passes[rater or c.lead].dropna()
     for cells in groups(c.data, c.key):
         r = pooled_rate(c.data, c.key, verdicts, cells, n_draws=c.n_boot, seed=c.seed)
-        if not np.isfinite(r.theta):
-            continue
+        if np.isfinite(r.theta):
+            out.update({x: r for x in cells})
+    return out
+
+
+def pooled_lines(c) -> dict[str, str]:
+    """Per cell of a set of judges on the same outputs: the line of their one rate, pooled from every labelled row
+    of those outputs against the lead rater's verdicts (:func:`pooled_results`)."""
+    out = {}
+    for cell, r in pooled_results(c).items():
+        cells = r.cells
         system = cells[0].partition("__")[0]
         judges = [x.partition("__")[2] for x in cells]
         said = (float(c.data.cells.passed[x] / c.data.cells.attempts[x]) for x in cells)
         rates = ", ".join(f"{j} {_pct(v)}" for j, v in zip(judges, said, strict=True))
         pooled_from = "every judge's" if r.used == r.cells else ", ".join(x.partition("__")[2] for x in r.used) + "'s"
-        line = (
+        out[cell] = (
             f"{system} judged by {', '.join(judges)} (the same {r.outputs} outputs): one rate for them all, "
             f"{_pct(r.theta)} ({_num(r.ci_low)}–{_pct(r.ci_high)}, 95 %), against {c.lead}'s labels of {r.labelled} "
             f"of those outputs pooled from {pooled_from} piles; the judges say {rates}. They are compared on q1, q0 "
             "and leniency only (vocab compare)."
         )
-        out.update({x: line for x in cells})
     return out
